@@ -1,0 +1,5 @@
+#ifndef CKioskGPIOD_SHIM_H
+#define CKioskGPIOD_SHIM_H
+#include <gpiod.h>
+
+#endif

@@ -1,0 +1,5 @@
+#ifndef CKioskSQLite_SHIM_H
+#define CKioskSQLite_SHIM_H
+#include <sqlite3.h>
+
+#endif
