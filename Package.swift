@@ -56,6 +56,11 @@ let package = Package(
         ),
 
         // MARK: Tests
+        .testTarget(
+            name: "KioskCoreTests",
+            dependencies: ["KioskCore", "KioskOpenSSL"],
+            swiftSettings: strictness
+        ),
         .testTarget(name: "KioskOpenSSLTests", dependencies: ["KioskOpenSSL", "KioskCore"], swiftSettings: strictness),
     ]
 )
