@@ -1,0 +1,268 @@
+/// The consent flow of a positive visitor who wants to share stays, as a pure state machine that a screen or the
+/// staff console drives (seed specification, App UI requirements 5–9):
+///
+/// 1. the holder proves presence with their card (a PIN step can be added: `presence(pinRequired:)`);
+/// 2. their stays of the last 14 days are listed, **none selected**; they select explicitly;
+/// 3. they say when symptoms began (this picks the transmission risk level) and how the reports leave;
+/// 4. the kiosk discloses that submitting risks revealing their identity and location;
+/// 5. it shows exactly what will leave the device and asks yes or no — two choices of equal weight, neither a default;
+/// 6. yes → the shell seals and outputs exactly the previewed reports. Nothing is remembered: every flow asks again.
+///
+/// Aborting at any step returns to the start with nothing kept.
+public struct ConsentFlow: Sendable {
+    public enum State: Equatable, Sendable {
+        /// Waiting for the holder's card.
+        case awaitingCard
+        /// Listing the holder's stays; `selected` starts empty.
+        case selecting(stays: [ReportableStay], selected: Set<ReportableStay.ID>)
+        /// Asking when symptoms began and how the reports should leave.
+        case askingDetails(selection: [ReportableStay])
+        /// Telling the holder what submitting risks, before asking for permission.
+        case disclosing(Preview)
+        /// Showing exactly what will leave and asking yes or no.
+        case asking(Preview)
+        /// The holder said yes to this preview: the shell seals and outputs it, then reports the outcome.
+        case consented(Preview)
+        /// Done: what happened, for the screen. Nothing of the flow is kept.
+        case finished(Outcome)
+    }
+
+    public enum Event: Equatable, Sendable {
+        /// The holder's card was read and their stays of the last 14 days were opened.
+        case cardPresented(stays: [ReportableStay])
+        case toggle(ReportableStay.ID)
+        /// Moves on from the selection (needs at least one selected stay).
+        case confirmSelection
+        case details(symptoms: SymptomIndication, output: ReportOutput)
+        /// The holder has read the disclosure.
+        case acknowledgeDisclosure
+        /// The holder's answer: `true` for yes, `false` for no. There is no other way past the question.
+        case answer(Bool)
+        /// The shell finished (or failed) the output.
+        case outputFinished(Outcome)
+        /// Cancel, a timeout or the card taken away: everything is dropped.
+        case abort
+    }
+
+    /// What happened at the end of a flow.
+    public enum Outcome: Equatable, Sendable {
+        case declined
+        case aborted
+        case nothingToReport
+        case delivered(ReportOutput, reportCount: Int)
+        /// The output failed (printer empty, stick missing, upload refused); the holder may try again or choose
+        /// another output, starting a new flow.
+        case failed(ReportOutput, reason: String)
+    }
+
+    public private(set) var state: State = .awaitingCard
+    public let now: Int64
+    public let parameters: PresenceTracingParameters
+
+    /// A fresh flow at `now` (UNIX seconds), with the authority's parameters.
+    public init(now: Int64, parameters: PresenceTracingParameters = .cwaProduction) {
+        self.now = now
+        self.parameters = parameters
+    }
+
+    /// Applies `event`; an event that does not fit the current state changes nothing and returns false.
+    @discardableResult
+    public mutating func handle(_ event: Event) -> Bool {
+        if event == .abort {
+            switch state {
+            case .finished: return false
+            default:
+                state = .finished(.aborted)
+                return true
+            }
+        }
+        switch (state, event) {
+        case (.awaitingCard, .cardPresented(let stays)):
+            let recent = stays.filter { $0.end > now - 14 * 86_400 && $0.start <= now }.sorted { $0.start > $1.start }
+            state = recent.isEmpty ? .finished(.nothingToReport) : .selecting(stays: recent, selected: [])
+        case (.selecting(let stays, var selected), .toggle(let id)):
+            guard stays.contains(where: { $0.id == id }) else { return false }
+            if selected.contains(id) { selected.remove(id) } else { selected.insert(id) }
+            state = .selecting(stays: stays, selected: selected)
+        case (.selecting(let stays, let selected), .confirmSelection):
+            guard !selected.isEmpty else { return false }
+            state = .askingDetails(selection: stays.filter { selected.contains($0.id) })
+        case (.askingDetails(let selection), .details(let symptoms, let output)):
+            let preview = Preview(selection: selection, symptoms: symptoms, output: output, now: now, parameters: parameters)
+            state = preview.reportCount == 0 ? .finished(.nothingToReport) : .disclosing(preview)
+        case (.disclosing(let preview), .acknowledgeDisclosure):
+            state = .asking(preview)
+        case (.asking(let preview), .answer(let yes)):
+            state = yes ? .consented(preview) : .finished(.declined)
+        case (.consented, .outputFinished(let outcome)):
+            state = .finished(outcome)
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// The two answers, presented alike: same label style, size and colour, in a fixed order; neither is a default.
+    public static let answers: [AnswerOption] = [
+        AnswerOption(answer: true, label: "Yes, share"),
+        AnswerOption(answer: false, label: "No, do not share"),
+    ]
+
+    /// The disclosure the holder reads before being asked (seed UI requirement 7).
+    public static let disclosure = """
+        Sharing your stays can reveal who you are and where you were: people who were at the same places may be \
+        able to guess that the warning came from you. Only the times you choose leave this kiosk, protected so that \
+        only devices that saw a venue's code can read them. You can still say no on the next screen.
+        """
+}
+
+/// One answer button of the consent question.
+public struct AnswerOption: Equatable, Sendable {
+    public let answer: Bool
+    public let label: String
+}
+
+/// How the reports leave the kiosk.
+public enum ReportOutput: Equatable, Sendable, Codable {
+    /// A receipt with the batch as QR codes, to carry to the test centre.
+    case print
+    /// Files on a USB stick.
+    case export
+    /// Sent to the health authority with the verification code from the test centre.
+    case upload(verificationCode: String)
+
+    /// The kind, without the verification code (for messages and metrics).
+    public var kind: String {
+        switch self {
+        case .print: "print"
+        case .export: "export"
+        case .upload: "upload"
+        }
+    }
+}
+
+/// A stay as the consent flow lists it: readable only because the holder's card is present.
+public struct ReportableStay: Equatable, Hashable, Sendable, Identifiable {
+    public let id: String
+    public let venueName: String
+    public let locationId: [UInt8]
+    /// UNIX seconds.
+    public let start: Int64
+    public let end: Int64
+
+    public init(id: String, venueName: String, locationId: [UInt8], start: Int64, end: Int64) {
+        self.id = id
+        self.venueName = venueName
+        self.locationId = locationId
+        self.start = start
+        self.end = end
+    }
+}
+
+/// Exactly what will leave the device if the holder says yes: the reports per stay after rounding, decay and
+/// splitting, with their risk levels, and how many dummies are added.
+public struct Preview: Equatable, Sendable {
+    public struct Item: Equatable, Sendable {
+        public let stay: ReportableStay
+        /// The reports this stay becomes; empty when the stay is too short or too old to matter.
+        public let reports: [PresenceReport]
+    }
+
+    public let items: [Item]
+    public let symptoms: SymptomIndication
+    public let output: ReportOutput
+    public let createdAt: Int64
+
+    init(selection: [ReportableStay], symptoms: SymptomIndication, output: ReportOutput, now: Int64,
+         parameters: PresenceTracingParameters) {
+        self.items = selection.map { stay in
+            Item(stay: stay, reports: StayPreparation.reports(stayStart: stay.start, stayEnd: stay.end, reportTime: now,
+                                                              symptoms: symptoms, parameters: parameters))
+        }
+        self.symptoms = symptoms
+        self.output = output
+        self.createdAt = now
+    }
+
+    public var reportCount: Int { items.reduce(0) { $0 + $1.reports.count } }
+
+    /// Dummy records added so that the batch does not tell how many reports are real.
+    public var dummyCount: Int { ReportBatch.paddedCount(forReal: reportCount) - reportCount }
+
+    /// The reports with the venue each belongs to, in order — what the shell seals after a yes.
+    public var sealingPlan: [(locationId: [UInt8], report: PresenceReport)] {
+        items.flatMap { item in item.reports.map { (item.stay.locationId, $0) } }
+    }
+
+    /// The preview in plain words, one line each: what is sent for each stay, and what is added.
+    public var lines: [String] {
+        var lines = ["\(reportCount) report\(reportCount == 1 ? "" : "s") will leave this kiosk:"]
+        for item in items {
+            if item.reports.isEmpty {
+                lines.append("\(item.stay.venueName): nothing (too short or too long ago to matter)")
+                continue
+            }
+            for report in item.reports {
+                lines.append("\(item.stay.venueName): \(TimeText.day(report.day)) \(TimeText.intervalWindow(report)) UTC, "
+                             + "risk level \(report.transmissionRiskLevel) of 8")
+            }
+        }
+        lines.append("Times are rounded to 10 minutes and extended for air that lingers after you left.")
+        lines.append("\(dummyCount) random decoy record\(dummyCount == 1 ? "" : "s") will be added and the order shuffled, "
+                     + "so nobody can tell how many are real.")
+        lines.append("Venue names and addresses do not leave this kiosk; only a code that devices which were there can read.")
+        switch output {
+        case .print: lines.append("They will be printed as QR codes on a receipt for you to take to the test centre.")
+        case .export: lines.append("They will be written to the USB stick.")
+        case .upload: lines.append("They will be sent to the health authority with your verification code.")
+        }
+        return lines
+    }
+}
+
+/// Human-readable UTC dates and times without Foundation.
+public enum TimeText {
+    /// `2021-03-04` for a day number.
+    public static func day(_ day: UInt32) -> String { date(unixSeconds: Int64(day) * 86_400) }
+
+    /// `2021-03-04` for UNIX seconds (UTC).
+    public static func date(unixSeconds: Int64) -> String {
+        let (y, m, d) = civil(fromDays: StayPreparation.floorTo(unixSeconds, 86_400) / 86_400)
+        return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))"
+    }
+
+    /// `14:20` for UNIX seconds (UTC).
+    public static func time(unixSeconds: Int64) -> String {
+        let secondsOfDay = unixSeconds - StayPreparation.floorTo(unixSeconds, 86_400)
+        return "\(pad(secondsOfDay / 3600, 2)):\(pad(secondsOfDay % 3600 / 60, 2))"
+    }
+
+    /// `2021-03-04 14:20` for UNIX seconds (UTC).
+    public static func dateTime(unixSeconds: Int64) -> String { "\(date(unixSeconds: unixSeconds)) \(time(unixSeconds: unixSeconds))" }
+
+    /// `14:20–15:10` for a report's window.
+    public static func intervalWindow(_ report: PresenceReport) -> String {
+        let start = Int64(report.startIntervalNumber) * Interval.seconds
+        let end = Int64(report.endIntervalNumber) * Interval.seconds
+        let endText = end % 86_400 == 0 ? "24:00" : time(unixSeconds: end)
+        return "\(time(unixSeconds: start))–\(endText)"
+    }
+
+    static func pad(_ value: Int64, _ width: Int) -> String {
+        let text = String(value)
+        return String(repeating: "0", count: max(0, width - text.count)) + text
+    }
+
+    /// Proleptic Gregorian date of a day number (H. Hinnant's algorithm).
+    static func civil(fromDays days: Int64) -> (Int64, Int64, Int64) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+    }
+}
