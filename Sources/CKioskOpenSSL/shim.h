@@ -11,5 +11,11 @@
 #include <openssl/x509.h>
 #include <openssl/pem.h>
 #include <openssl/core_names.h>
+#include <openssl/bio.h>
+
+/// `BIO_get_mem_data` is a macro over `BIO_ctrl`; Swift does not import function-like macros.
+static inline long ckiosk_bio_get_mem_data(BIO *bio, char **data) {
+    return BIO_get_mem_data(bio, data);
+}
 
 #endif

@@ -1,0 +1,149 @@
+/// Matching published reports against a card holder's stays, on the kiosk, at the holder's tap: the only moment the
+/// stays are readable. Records are looked up by their day tag (a hash map), never by scanning every record against
+/// every stay.
+public struct WarningIndex: Sendable {
+    /// Records by their 16-byte tag.
+    private(set) var recordsByTag: [[UInt8]: [[UInt8]]] = [:]
+
+    public init() {}
+
+    /// How many records are kept.
+    public private(set) var count = 0
+
+    /// Adds the records of `package` whose tag is in `interestingTags` (the tags of the venues and days this kiosk
+    /// has stays for); returns how many were kept. Everything else is dropped at once, so memory stays small however
+    /// large the feed.
+    @discardableResult
+    public mutating func add(_ records: [[UInt8]], keepingTags interestingTags: Set<[UInt8]>) -> Int {
+        var kept = 0
+        for record in records where record.count == CKPR.recordLength {
+            let tag = Array(record[0..<CKPR.tagLength])
+            guard interestingTags.contains(tag) else { continue }
+            if recordsByTag[tag, default: []].contains(record) { continue }
+            recordsByTag[tag, default: []].append(record)
+            kept += 1
+        }
+        count += kept
+        return kept
+    }
+
+    /// The records filed under `tag`.
+    public func records(tagged tag: [UInt8]) -> [[UInt8]] { recordsByTag[tag] ?? [] }
+
+    /// Drops records whose tag is no longer interesting (their stays expired).
+    public mutating func retain(tags: Set<[UInt8]>) {
+        recordsByTag = recordsByTag.filter { tags.contains($0.key) }
+        count = recordsByTag.values.reduce(0) { $0 + $1.count }
+    }
+}
+
+/// A stay to match: its venue and its times (UNIX seconds), and whether the holder submitted it themselves.
+public struct MatchableStay: Equatable, Sendable {
+    public let id: String
+    public let locationId: [UInt8]
+    public let start: Int64
+    public let end: Int64
+    /// Reports this holder sent from this stay: a visitor's own reports never warn themselves.
+    public let ownReports: Set<[UInt8]>
+
+    public init(id: String, locationId: [UInt8], start: Int64, end: Int64, ownReports: Set<[UInt8]> = []) {
+        self.id = id
+        self.locationId = locationId
+        self.start = start
+        self.end = end
+        self.ownReports = ownReports
+    }
+
+    /// The UTC days the stay touches.
+    public var days: ClosedRange<Int64> {
+        StayPreparation.floorTo(start, 86_400) / 86_400...StayPreparation.floorTo(max(start, end), 86_400) / 86_400
+    }
+}
+
+/// A stay that overlapped a published report.
+public struct ExposureMatch: Equatable, Sendable {
+    public let stayId: String
+    /// UTC day of the overlap (days since the epoch).
+    public let day: Int64
+    public let overlapMinutes: Int64
+    public let transmissionRiskLevel: UInt8
+    /// Transmission risk value × overlap minutes.
+    public let normalizedTime: Double
+}
+
+/// The risk found at one tap.
+public struct ExposureResult: Equatable, Sendable {
+    public let matches: [ExposureMatch]
+    /// Risk level per UTC day (1 low, 2 high) after summing normalized time per day.
+    public let riskLevelByDay: [Int64: Int]
+
+    /// Whether any day reached high risk.
+    public var isHighRisk: Bool { riskLevelByDay.values.contains { $0 >= 2 } }
+}
+
+public enum WarningMatcher {
+    /// The tags under which reports about `locationId` on `days` would be published.
+    public static func tags(locationId: [UInt8], days: ClosedRange<Int64>, crypto: some CryptoProvider) throws(ProtectedReportError) -> [[UInt8]] {
+        let keys = try CKPR.deriveKeys(locationId: locationId, crypto: crypto)
+        var tags = [[UInt8]]()
+        for day in days where day >= 0 && day <= Int64(UInt32.max) {
+            tags.append(try CKPR.tag(day: UInt32(day), keys: keys))
+        }
+        return tags
+    }
+
+    /// Matches `stays` against the kept records: tag lookup, constant-time MAC check, decryption, validation, overlap
+    /// in minutes, and risk per CWA's rules. Stays older than the parameters' maximum age are ignored.
+    public static func match(
+        stays: [MatchableStay], index: WarningIndex, now: Int64, parameters: PresenceTracingParameters = .cwaProduction,
+        crypto: some CryptoProvider
+    ) -> ExposureResult {
+        var matches = [ExposureMatch]()
+        let today = StayPreparation.floorTo(now, 86_400) / 86_400
+        for stay in stays where stay.end > stay.start {
+            guard let keys = try? CKPR.deriveKeys(locationId: stay.locationId, crypto: crypto) else { continue }
+            for day in stay.days where today - day <= Int64(parameters.maxCheckInAgeInDays) && day >= 0 {
+                guard let tag = try? CKPR.tag(day: UInt32(day), keys: keys) else { continue }
+                for record in index.records(tagged: tag) where !stay.ownReports.contains(record) {
+                    guard let report = try? CKPR.openAfterTagMatch(record, day: UInt32(day), keys: keys) else { continue }
+                    let minutes = overlapMinutes(stayStart: stay.start, stayEnd: stay.end, report: report)
+                    guard minutes > 0 else { continue }
+                    let value = parameters.transmissionRiskValue(for: report.transmissionRiskLevel)
+                    guard value > 0 else { continue }
+                    matches.append(ExposureMatch(stayId: stay.id, day: day, overlapMinutes: minutes,
+                                                 transmissionRiskLevel: report.transmissionRiskLevel,
+                                                 normalizedTime: value * Double(minutes)))
+                }
+            }
+        }
+        return ExposureResult(matches: matches, riskLevelByDay: riskLevels(matches, parameters: parameters))
+    }
+
+    /// Minutes that a stay and a report share: `min(ends) − max(starts)`, rounded to whole minutes; 0 if none.
+    public static func overlapMinutes(stayStart: Int64, stayEnd: Int64, report: PresenceReport) -> Int64 {
+        let reportStart = Int64(report.startIntervalNumber) * Interval.seconds
+        let reportEnd = Int64(report.endIntervalNumber) * Interval.seconds
+        let overlap = min(stayEnd, reportEnd) - max(stayStart, reportStart)
+        guard overlap > 0 else { return 0 }
+        return Int64((Double(overlap) / 60).rounded(.toNearestOrAwayFromZero))
+    }
+
+    /// Per-day risk: each match's normalized time is mapped per check-in, and summed per day and mapped again; a day
+    /// is high if either mapping says so (CWA's presence-tracing risk calculation).
+    static func riskLevels(_ matches: [ExposureMatch], parameters: PresenceTracingParameters) -> [Int64: Int] {
+        var perDay = [Int64: Double]()
+        var levels = [Int64: Int]()
+        for match in matches {
+            perDay[match.day, default: 0] += match.normalizedTime
+            if let level = parameters.normalizedTimePerCheckInToRiskLevel.first(where: { $0.range.contains(match.normalizedTime) })?.riskLevel {
+                levels[match.day] = max(levels[match.day] ?? 0, level)
+            }
+        }
+        for (day, total) in perDay {
+            if let level = parameters.normalizedTimePerDayToRiskLevel.first(where: { $0.range.contains(total) })?.riskLevel {
+                levels[day] = max(levels[day] ?? 0, level)
+            }
+        }
+        return levels.filter { $0.value > 0 }
+    }
+}
