@@ -44,6 +44,9 @@ let package = Package(
         // MARK: Thin owners of the C libraries
         .target(name: "KioskOpenSSL", dependencies: ["CKioskOpenSSL", "KioskCore"], swiftSettings: strictness),
 
+        // MARK: Reports leaving the kiosk (export, upload)
+        .target(name: "KioskReporting", dependencies: ["KioskCore"], swiftSettings: strictness),
+
         // MARK: Executables
         .executableTarget(
             name: "kiosk",
@@ -61,6 +64,7 @@ let package = Package(
             dependencies: ["KioskCore", "KioskOpenSSL"],
             swiftSettings: strictness
         ),
+        .testTarget(name: "KioskReportingTests", dependencies: ["KioskReporting", "KioskCore", "KioskOpenSSL"], swiftSettings: strictness),
         .testTarget(name: "KioskOpenSSLTests", dependencies: ["KioskOpenSSL", "KioskCore"], swiftSettings: strictness),
     ]
 )

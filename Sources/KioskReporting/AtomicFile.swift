@@ -1,0 +1,89 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Writes whole files or nothing: a temporary file in the same directory, `fsync`, `rename` over the target, then
+/// `fsync` of the directory, so that a pulled stick or a power cut leaves either the old state or the new file.
+public enum AtomicFile {
+    /// Writes `bytes` to `directory/name` with mode 0600.
+    public static func write(_ bytes: [UInt8], named name: String, in directory: String) throws(ExportError) {
+        guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else { throw .invalidName }
+        var info = stat()
+        guard stat(directory, &info) == 0 else { throw ExportError(errno: errno) }
+        guard info.st_mode & S_IFMT == S_IFDIR else { throw .notADirectory }
+
+        let target = directory + "/" + name
+        let temporary = directory + "/." + name + ".partial"
+        let fd = retryingOnInterrupt { open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600) }
+        guard fd >= 0 else { throw ExportError(errno: errno) }
+        var failure: ExportError?
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = retryingOnInterrupt { Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset) }
+                if written < 0 { failure = ExportError(errno: errno); return }
+                if written == 0 { failure = .deviceFull; return }
+                offset += written
+            }
+        }
+        if failure == nil, fsync(fd) != 0 { failure = ExportError(errno: errno) }
+        if close(fd) != 0, failure == nil { failure = ExportError(errno: errno) }
+        if failure == nil, rename(temporary, target) != 0 { failure = ExportError(errno: errno) }
+        if let failure {
+            unlink(temporary)
+            throw failure
+        }
+        let directoryFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directoryFD >= 0 {
+            let synced = fsync(directoryFD)
+            let syncErrno = errno
+            close(directoryFD)
+            if synced != 0 { throw ExportError(errno: syncErrno) }
+        }
+    }
+
+    /// Retries a system call interrupted by a signal (EINTR).
+    static func retryingOnInterrupt<T: BinaryInteger>(_ call: () -> T) -> T {
+        while true {
+            let result = call()
+            if result < 0 && errno == EINTR { continue }
+            return result
+        }
+    }
+}
+
+/// Why an export did not complete. The text tells a field worker what to do; it names no file content.
+public enum ExportError: Error, Equatable, Sendable, CustomStringConvertible {
+    case noMedium
+    case notADirectory
+    case readOnly
+    case deviceFull
+    case permissionDenied
+    case invalidName
+    case ioError(Int32)
+
+    init(errno code: Int32) {
+        switch code {
+        case ENOENT, ENODEV, ENXIO: self = .noMedium
+        case ENOTDIR: self = .notADirectory
+        case EROFS: self = .readOnly
+        case ENOSPC, EDQUOT, EFBIG: self = .deviceFull
+        case EACCES, EPERM: self = .permissionDenied
+        default: self = .ioError(code)
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .noMedium: "No USB stick found: insert one and try again."
+        case .notADirectory: "The export location is not a folder: check the kiosk's configuration."
+        case .readOnly: "The USB stick is write-protected: unlock it or use another one."
+        case .deviceFull: "The USB stick is full: free some space or use another one."
+        case .permissionDenied: "The kiosk may not write to the USB stick: check how it is mounted."
+        case .invalidName: "The export file name is invalid."
+        case .ioError(let code): "Writing to the USB stick failed (error \(code)): try another stick."
+        }
+    }
+}
