@@ -21,6 +21,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.100.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
     ],
     targets: [
         // MARK: C libraries (pkg-config system-library targets)
@@ -45,7 +48,29 @@ let package = Package(
         .target(name: "KioskOpenSSL", dependencies: ["CKioskOpenSSL", "KioskCore"], swiftSettings: strictness),
 
         // MARK: Reports leaving the kiosk (export, upload)
-        .target(name: "KioskReporting", dependencies: ["KioskCore"], swiftSettings: strictness),
+        .target(
+            name: "KioskReporting",
+            dependencies: [
+                "KioskCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strictness
+        ),
+
+        // MARK: The health authority's side: verification codes, accepted uploads, signed warning packages
+        .target(
+            name: "KioskAuthority",
+            dependencies: [
+                "KioskCore",
+                "KioskOpenSSL",
+                "KioskReporting",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictness
+        ),
 
         // MARK: Executables
         .executableTarget(
@@ -65,6 +90,15 @@ let package = Package(
             swiftSettings: strictness
         ),
         .testTarget(name: "KioskReportingTests", dependencies: ["KioskReporting", "KioskCore", "KioskOpenSSL"], swiftSettings: strictness),
+        .testTarget(
+            name: "KioskAuthorityTests",
+            dependencies: [
+                "KioskAuthority", "KioskCore", "KioskOpenSSL", "KioskReporting",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: strictness
+        ),
         .testTarget(name: "KioskOpenSSLTests", dependencies: ["KioskOpenSSL", "KioskCore"], swiftSettings: strictness),
     ]
 )

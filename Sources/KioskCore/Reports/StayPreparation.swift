@@ -79,7 +79,8 @@ public enum StayPreparation {
         return reports
     }
 
-    static func floorTo(_ value: Int64, _ unit: Int64) -> Int64 {
+    /// `value` rounded down to a multiple of `unit` (also for negative values).
+    public static func floorTo(_ value: Int64, _ unit: Int64) -> Int64 {
         value >= 0 ? value - value % unit : value - ((value % unit) + unit) % unit
     }
 }

@@ -1,0 +1,91 @@
+public import AsyncHTTPClient
+public import KioskCore
+import NIOCore
+import NIOHTTP1
+
+/// Sends a consented batch to the health authority with the holder's verification code (the code the test centre
+/// gave them). Nothing is kept on failure that was not kept before: the caller still holds the batch and can retry,
+/// print or export it.
+///
+/// Wire protocol: `POST <endpoint>` with body = the CKPB/1 batch, `Content-Type: application/x-ckpb`, and header
+/// `X-Verification-Code`. 201/204 = accepted; 401/403 = wrong or expired code; 409 = code already used;
+/// 400/413/415 = batch refused; 5xx = server trouble.
+public struct ReportUploader: Sendable {
+    public static let contentType = "application/x-ckpb"
+    public static let codeHeader = "X-Verification-Code"
+
+    public let endpoint: String
+    public let timeout: Duration
+    let client: HTTPClient
+
+    public init(endpoint: String, timeout: Duration = .seconds(30), client: HTTPClient = .shared) {
+        self.endpoint = endpoint
+        self.timeout = timeout
+        self.client = client
+    }
+
+    /// Normalises a typed verification code: upper case, without spaces and dashes; nil if it cannot be a code.
+    public static func normalizedCode(_ typed: String) -> String? {
+        let kept = typed.uppercased().filter { $0 != " " && $0 != "-" }
+        guard (6...32).contains(kept.count), kept.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else { return nil }
+        return kept
+    }
+
+    /// Uploads `batch`; throws a typed error a holder can act on.
+    public func upload(_ batch: ReportBatch, verificationCode typed: String) async throws(UploadError) {
+        guard let code = Self.normalizedCode(typed) else { throw .malformedCode }
+        guard endpoint.hasPrefix("https://") || endpoint.hasPrefix("http://") else { throw .notConfigured }
+        var request = HTTPClientRequest(url: endpoint)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: Self.contentType)
+        request.headers.add(name: Self.codeHeader, value: code)
+        request.body = .bytes(ByteBuffer(bytes: batch.bytes))
+        let status: HTTPResponseStatus
+        do {
+            let (seconds, attoseconds) = timeout.components
+            let deadline = TimeAmount.nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+            let response = try await client.execute(request, timeout: deadline)
+            status = response.status
+            _ = try? await response.body.collect(upTo: 64 * 1024)
+        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {
+            throw .timeout
+        } catch {
+            throw .unreachable
+        }
+        switch status.code {
+        case 200...299: return
+        case 401, 403: throw .wrongCode
+        case 409: throw .codeAlreadyUsed
+        case 400, 413, 415, 422: throw .refused
+        case 500...599: throw .serverError(Int(status.code))
+        default: throw .unexpectedAnswer(Int(status.code))
+        }
+    }
+}
+
+/// Why an upload did not go through. Each message says what the holder can do; none names the code or a stay.
+public enum UploadError: Error, Equatable, Sendable, CustomStringConvertible {
+    case malformedCode
+    case wrongCode
+    case codeAlreadyUsed
+    case refused
+    case timeout
+    case unreachable
+    case serverError(Int)
+    case unexpectedAnswer(Int)
+    case notConfigured
+
+    public var description: String {
+        switch self {
+        case .malformedCode: "That does not look like a verification code: check it and type it again."
+        case .wrongCode: "The health authority did not accept this verification code: check it, or ask the test centre for a new one."
+        case .codeAlreadyUsed: "This verification code was already used. Ask the test centre for a new one, or print the reports instead."
+        case .refused: "The health authority refused the reports. Print them instead and take the receipt to the test centre."
+        case .timeout: "The health authority did not answer in time. Try again later, or print the reports instead."
+        case .unreachable: "The health authority cannot be reached (no network?). Try again later, or print the reports instead."
+        case .serverError(let code): "The health authority had a problem (\(code)). Try again later, or print the reports instead."
+        case .unexpectedAnswer(let code): "The health authority answered unexpectedly (\(code)). Try again later, or print the reports instead."
+        case .notConfigured: "No health authority address is configured on this kiosk. Print or export the reports instead."
+        }
+    }
+}
