@@ -1,0 +1,228 @@
+public import AsyncHTTPClient
+import Foundation
+public import KioskCore
+import NIOCore
+import NIOHTTP1
+
+/// Fetches the health authority's warnings: the signed index first (with `If-None-Match`), then only the packages
+/// not seen yet, each verified against the configured key before a byte of it is read. Only records that could
+/// concern this kiosk's venues are kept, so memory and disk stay small however large the feed.
+///
+/// State (the index's ETag, the packages seen, the records kept) lives in one file, written atomically.
+public actor WarningsClient {
+    public let baseURL: String
+    let verifier: any SignatureVerifier
+    let client: HTTPClient
+    let statePath: String
+    let timeout: Duration
+    let maximumPackageSize: Int
+    public private(set) var state: WarningsState
+
+    /// `baseURL` is where `index.json` lives (e.g. `https://warnings.example/warnings`).
+    public init(baseURL: String, verifier: any SignatureVerifier, stateDirectory: String, client: HTTPClient = .shared,
+                timeout: Duration = .seconds(30), maximumPackageSize: Int = WarningPackage.defaultMaximumSize) {
+        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        self.verifier = verifier
+        self.client = client
+        self.statePath = stateDirectory
+        self.timeout = timeout
+        self.maximumPackageSize = maximumPackageSize
+        self.state = (try? WarningsState.load(from: stateDirectory)) ?? WarningsState()
+    }
+
+    /// What a sync did, for the status page and metrics; no record content.
+    public struct SyncReport: Equatable, Sendable {
+        public var indexUnchanged = false
+        public var packagesFetched = 0
+        public var recordsKept = 0
+        /// Packages refused, with the reason (bad signature, truncated, oversized…).
+        public var rejected: [String] = []
+    }
+
+    /// Fetches what is new. `interestingTags` are the CKPR/1 tags of this kiosk's venues on the days it holds stays.
+    public func sync(interestingTags: Set<[UInt8]>) async throws(WarningsSyncError) -> SyncReport {
+        var report = SyncReport()
+        let (status, body, etag) = try await get("/" + "index.json", ifNoneMatch: state.indexETag, limit: 4 * 1024 * 1024)
+        if status == 304 {
+            report.indexUnchanged = true
+            return report
+        }
+        guard status == 200 else { throw .server(status) }
+        let (signatureStatus, signature, _) = try await get("/index.json.sig", ifNoneMatch: nil, limit: 1024)
+        guard signatureStatus == 200, verifier.isValidSignature(signature, for: body) else { throw .badIndexSignature }
+        guard let index = try? JSONDecoder().decode(PublishedIndex.self, from: Data(body)) else { throw .malformedIndex }
+        for entry in index.packages.sorted(by: { $0.sequence < $1.sequence }) where !state.seenPackages.contains(entry.sequence) {
+            guard entry.file.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "." || $0 == "_" }),
+                  entry.signature.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "." || $0 == "_" }) else {
+                report.rejected.append("package \(entry.sequence): unsafe file name")
+                continue
+            }
+            let (packageStatus, bytes, _) = try await get("/" + entry.file, ifNoneMatch: nil, limit: maximumPackageSize)
+            let (sigStatus, packageSignature, _) = try await get("/" + entry.signature, ifNoneMatch: nil, limit: 1024)
+            guard packageStatus == 200, sigStatus == 200 else {
+                // Not there yet (a CDN still filling): try again at the next sync.
+                report.rejected.append("package \(entry.sequence): not available (\(packageStatus))")
+                continue
+            }
+            do {
+                let package = try WarningPackage.verified(bytes: bytes, signature: packageSignature, verifier: verifier,
+                                                          maximumSize: maximumPackageSize)
+                report.recordsKept += state.add(package.records, keepingTags: interestingTags)
+                report.packagesFetched += 1
+                state.seenPackages.insert(entry.sequence)
+            } catch {
+                report.rejected.append("package \(entry.sequence): \(error)")
+            }
+        }
+        // Remember the index only when every package in it was taken: otherwise the next sync must look again.
+        state.indexETag = report.rejected.isEmpty ? etag : nil
+        try persist()
+        return report
+    }
+
+    /// Loads packages that staff brought on a USB stick: every `*.bin` with a `*.bin.sig` beside it in `directory`.
+    public func loadFromDirectory(_ directory: String, interestingTags: Set<[UInt8]>) throws(WarningsSyncError) -> SyncReport {
+        var report = SyncReport()
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { throw .noMedium }
+        for name in names.sorted() where name.hasSuffix(".bin") {
+            let path = directory + "/" + name
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+                  let size = attributes[.size] as? Int, size <= maximumPackageSize else {
+                report.rejected.append("\(name): oversized or unreadable")
+                continue
+            }
+            guard let bytes = FileManager.default.contents(atPath: path).map([UInt8].init),
+                  let signature = FileManager.default.contents(atPath: path + ".sig").map([UInt8].init) else {
+                report.rejected.append("\(name): no signature beside it")
+                continue
+            }
+            do {
+                let package = try WarningPackage.verified(bytes: bytes, signature: signature, verifier: verifier, maximumSize: maximumPackageSize)
+                report.recordsKept += state.add(package.records, keepingTags: interestingTags)
+                report.packagesFetched += 1
+            } catch {
+                report.rejected.append("\(name): \(error)")
+            }
+        }
+        try persist()
+        return report
+    }
+
+    /// Drops kept records whose tags no longer matter (their stays expired).
+    public func retain(tags: Set<[UInt8]>) throws(WarningsSyncError) {
+        state.retain(tags: tags)
+        try persist()
+    }
+
+    /// The kept records, indexed by tag, for matching at a tap.
+    public var index: WarningIndex { state.makeIndex() }
+
+    /// Seconds to wait before the next attempt after `failures` failed syncs in a row: 1 min doubling to 1 h.
+    public static func backoff(afterFailures failures: Int) -> Int64 {
+        guard failures > 0 else { return 0 }
+        return min(3600, 60 << min(failures - 1, 6))
+    }
+
+    private func persist() throws(WarningsSyncError) {
+        do { try state.save(to: statePath) } catch { throw .storage }
+    }
+
+    private func get(_ path: String, ifNoneMatch etag: String?, limit: Int) async throws(WarningsSyncError) -> (Int, [UInt8], String?) {
+        var request = HTTPClientRequest(url: baseURL + path)
+        if let etag { request.headers.add(name: "If-None-Match", value: etag) }
+        do {
+            let (seconds, attoseconds) = timeout.components
+            let response = try await client.execute(request, timeout: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
+            if let length = response.headers.first(name: "Content-Length").flatMap(Int.init), length > limit {
+                throw WarningsSyncError.oversized
+            }
+            let body = try await response.body.collect(upTo: limit)
+            return (Int(response.status.code), Array(body.readableBytesView), response.headers.first(name: "ETag"))
+        } catch let error as WarningsSyncError {
+            throw error
+        } catch let error as NIOTooManyBytesError {
+            _ = error
+            throw .oversized
+        } catch {
+            throw .unreachable
+        }
+    }
+}
+
+/// The published index as the client reads it (the same shape the authority writes).
+struct PublishedIndex: Decodable {
+    struct Entry: Decodable {
+        let sequence: Int
+        let file: String
+        let signature: String
+    }
+    let packages: [Entry]
+}
+
+/// What the warnings client remembers between syncs.
+public struct WarningsState: Codable, Equatable, Sendable {
+    public var indexETag: String?
+    public var seenPackages: Set<Int> = []
+    /// Kept records, hex-encoded.
+    public var records: [String] = []
+
+    public init() {}
+
+    static let fileName = "warnings.json"
+
+    mutating func add(_ new: [[UInt8]], keepingTags tags: Set<[UInt8]>) -> Int {
+        var known = Set(records)
+        var kept = 0
+        for record in new where record.count == CKPR.recordLength && tags.contains(Array(record[0..<CKPR.tagLength])) {
+            let hex = Hex.encode(record)
+            if known.insert(hex).inserted {
+                records.append(hex)
+                kept += 1
+            }
+        }
+        return kept
+    }
+
+    mutating func retain(tags: Set<[UInt8]>) {
+        records = records.filter { hex in Hex.decode(hex).map { tags.contains(Array($0.prefix(CKPR.tagLength))) } ?? false }
+    }
+
+    func makeIndex() -> WarningIndex {
+        var index = WarningIndex()
+        let all = records.compactMap(Hex.decode)
+        index.add(all, keepingTags: Set(all.map { Array($0.prefix(CKPR.tagLength)) }))
+        return index
+    }
+
+    static func load(from directory: String) throws -> WarningsState {
+        guard let data = FileManager.default.contents(atPath: directory + "/" + fileName) else { return WarningsState() }
+        return try JSONDecoder().decode(WarningsState.self, from: data)
+    }
+
+    func save(to directory: String) throws {
+        try AtomicFile.write(Array(try JSONEncoder().encode(self)), named: Self.fileName, in: directory)
+    }
+}
+
+/// Why a sync did not complete. Messages carry no record content.
+public enum WarningsSyncError: Error, Equatable, Sendable, CustomStringConvertible {
+    case unreachable
+    case server(Int)
+    case badIndexSignature
+    case malformedIndex
+    case oversized
+    case noMedium
+    case storage
+
+    public var description: String {
+        switch self {
+        case .unreachable: "the warnings server cannot be reached"
+        case .server(let status): "the warnings server answered \(status)"
+        case .badIndexSignature: "the warnings index is not signed by the configured authority key"
+        case .malformedIndex: "the warnings index is malformed"
+        case .oversized: "a warnings file is larger than allowed"
+        case .noMedium: "no warnings folder found on the USB stick"
+        case .storage: "the warnings state could not be saved"
+        }
+    }
+}
