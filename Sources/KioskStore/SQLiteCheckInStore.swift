@@ -50,10 +50,9 @@ public final class SQLiteCheckInStore: CheckInStore {
                 let synchronous = try Int.fetchOne(db, sql: "PRAGMA synchronous")
                 // 1 = ON; synchronous 2 = FULL. Anything else would break the durability or deletion promises.
                 guard secureDelete == 1, synchronous == 2 else { throw StoreError.cannotOpen }
-                let migrator = Self.migrator
-                if try migrator.hasBeenSuperseded(db) { throw StoreError.newerSchema }
-                try migrator.migrate(db)
+                if try Self.migrator.hasBeenSuperseded(db) { throw StoreError.newerSchema }
             }
+            try Self.migrator.migrate(queue)
         } catch let error as StoreError {
             throw error
         } catch {

@@ -23,10 +23,10 @@ extension CardSecret {
     /// Parses a printed card code; throws for anything torn, mistyped or foreign.
     public init(printedText text: String) throws(CardCodeError) {
         let trimmed = text.trimmingASCIIWhitespace()
-        let upper = String(trimmed.prefix(4)).uppercased()
-        guard upper.hasPrefix("KC") else { throw .notACardCode }
-        guard upper == Self.textPrefix else { throw .unsupportedVersion }
-        guard let symbols = CrockfordBase32.symbols(of: trimmed.dropFirst(4)) else { throw .invalidCharacter }
+        let head = Array(trimmed.prefix(3).uppercased())
+        guard head.count == 3, head[0] == "K", head[1] == "C" else { throw .notACardCode }
+        guard head[2] == "1" else { throw .unsupportedVersion }
+        guard let symbols = CrockfordBase32.symbols(of: trimmed.dropFirst(3)) else { throw .invalidCharacter }
         guard let bytes = CrockfordBase32.bytes(fromSymbols: symbols, byteCount: Self.layoutLength) else {
             throw .wrongLength
         }

@@ -55,12 +55,12 @@ public struct CardSecret: Sendable, Equatable {
     /// Reads a tag's layout bytes; rejects a wrong version, kind, length or checksum.
     public init(layoutBytes bytes: [UInt8]) throws(CardCodeError) {
         guard bytes.count == Self.layoutLength else { throw .wrongLength }
-        guard bytes[0] == Self.layoutVersion else { throw .unsupportedVersion }
         let body = Array(bytes[0..<(Self.layoutLength - 2)])
         let crc = CRC16.ccittFalse(body)
         guard bytes[Self.layoutLength - 2] == UInt8(crc >> 8), bytes[Self.layoutLength - 1] == UInt8(crc & 0xff) else {
             throw .checksumMismatch
         }
+        guard bytes[0] == Self.layoutVersion else { throw .unsupportedVersion }
         guard let kind = CardKind(rawValue: bytes[1]) else { throw .unknownKind }
         self.init(unchecked: kind, entropy: Array(bytes[2..<(2 + Self.entropyLength)]))
     }

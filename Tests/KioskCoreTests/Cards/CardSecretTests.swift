@@ -31,8 +31,8 @@ import Testing
     /// A fixed secret gives a fixed text: the printed format is stable across versions of this code.
     @Test func knownTextForKnownSecret() throws {
         let secret = try CardSecret(kind: .staff, entropy: Array(0..<16))
-        #expect(secret.printedText == "KC1-0410-0041-0C28-2G30-G2GA-1G60-W3R8-0X6W")
-        #expect(try CardSecret(printedText: "kc1-o410-oo41-oc28-2g3o-g2ga-ig6o-w3r8-ox6w").kind == .staff)
+        #expect(secret.printedText == "KC1-0410-0082-0C20-A1G7-104G-M2RC-1M70-ZHB3")
+        #expect(try CardSecret(printedText: "kc1 o410 oo82 oc2o a1g7 io4g m2rc im7o zhb3").kind == .staff)
     }
 
     /// Every single-symbol substitution is rejected (CRC-16 covers every 5-bit error).
@@ -71,13 +71,36 @@ import Testing
 
     @Test func layoutBytesWithBadVersionKindOrChecksumAreRejected() throws {
         let bytes = try CardSecret.generate(kind: .visitor, crypto: crypto).layoutBytes
-        var badVersion = bytes
+        var badVersion = Array(bytes.prefix(18))
         badVersion[0] = 2
+        let crc = crc16(badVersion)
+        badVersion += [UInt8(crc >> 8), UInt8(crc & 0xff)]
         #expect(throws: CardCodeError.unsupportedVersion) { try CardSecret(layoutBytes: badVersion) }
         var flipped = bytes
         flipped[7] ^= 0x01
         #expect(throws: CardCodeError.checksumMismatch) { try CardSecret(layoutBytes: flipped) }
         #expect(throws: CardCodeError.wrongLength) { try CardSecret(layoutBytes: Array(bytes.prefix(18))) }
+    }
+
+    /// CRC-16/CCITT-FALSE, written out independently of the implementation (check value of "123456789" is 0x29B1).
+    private func crc16(_ bytes: [UInt8]) -> UInt16 {
+        var crc: UInt16 = 0xffff
+        for byte in bytes {
+            for bit in 0..<8 {
+                let inBit = (byte >> (7 - UInt8(bit))) & 1 == 1
+                let top = crc & 0x8000 != 0
+                crc <<= 1
+                if inBit != top { crc ^= 0x1021 }
+            }
+        }
+        return crc
+    }
+
+    @Test func crcCheckValue() throws {
+        #expect(crc16(Array("123456789".utf8)) == 0x29b1)
+        let bytes = try CardSecret.generate(kind: .visitor, crypto: crypto).layoutBytes
+        let crc = crc16(Array(bytes.prefix(18)))
+        #expect(Array(bytes.suffix(2)) == [UInt8(crc >> 8), UInt8(crc & 0xff)])
     }
 
     @Test func errorTextsCarryNoCode() throws {
