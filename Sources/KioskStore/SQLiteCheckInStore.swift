@@ -32,9 +32,10 @@ public final class SQLiteCheckInStore: CheckInStore {
         }
         path = directory.hasSuffix("/") ? directory + Self.fileName : directory + "/" + Self.fileName
         var configuration = Configuration()
-        configuration.journalMode = .wal
         configuration.label = "kiosk.checkins"
         configuration.prepareDatabase { db in
+            // GRDB's own WAL setup would lower `synchronous` to NORMAL (not durable per commit): set WAL here.
+            try db.execute(sql: "PRAGMA journal_mode = WAL")
             try db.execute(sql: "PRAGMA secure_delete = ON")
             try db.execute(sql: "PRAGMA synchronous = FULL")
             if let maximumPageCount {
@@ -49,7 +50,8 @@ public final class SQLiteCheckInStore: CheckInStore {
                 let secureDelete = try Int.fetchOne(db, sql: "PRAGMA secure_delete")
                 let synchronous = try Int.fetchOne(db, sql: "PRAGMA synchronous")
                 // 1 = ON; synchronous 2 = FULL. Anything else would break the durability or deletion promises.
-                guard secureDelete == 1, synchronous == 2 else { throw StoreError.cannotOpen }
+                let journal = try String.fetchOne(db, sql: "PRAGMA journal_mode")
+                guard secureDelete == 1, synchronous == 2, journal == "wal" else { throw StoreError.cannotOpen }
                 if try Self.migrator.hasBeenSuperseded(db) { throw StoreError.newerSchema }
             }
             try Self.migrator.migrate(queue)
