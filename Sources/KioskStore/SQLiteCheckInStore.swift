@@ -23,10 +23,17 @@ public final class SQLiteCheckInStore: CheckInStore {
     public let path: String
     private let queue: DatabaseQueue
     private let failure = Mutex<StoreError?>(nil)
+    private let maximumPageCount: Int?
+    private let minimumFreeBytes: Int
 
     /// Opens (or creates) the store in `directory`, creating the directory if needed.
     /// `maximumPageCount` caps the file (SQLite `max_page_count`); the kiosk leaves it nil.
-    public init(directory: String, maximumPageCount: Int? = nil) throws(StoreError) {
+    /// `minimumFreeBytes`: after the storage ran full, writes stay refused until the file system has this much
+    /// free space again (and the file is below `maximumPageCount`), so the kiosk does not flap between storing and
+    /// failing on the last few kilobytes.
+    public init(directory: String, maximumPageCount: Int? = nil, minimumFreeBytes: Int = 1 << 20) throws(StoreError) {
+        self.maximumPageCount = maximumPageCount
+        self.minimumFreeBytes = minimumFreeBytes
         if mkdir(directory, 0o700) != 0, errno != EEXIST {
             throw Self.classify(errno: errno, directory: directory)
         }
@@ -38,6 +45,9 @@ public final class SQLiteCheckInStore: CheckInStore {
             try db.execute(sql: "PRAGMA journal_mode = WAL")
             try db.execute(sql: "PRAGMA secure_delete = ON")
             try db.execute(sql: "PRAGMA synchronous = FULL")
+            // Keep the WAL short on small SD cards: checkpoint every 100 pages, shrink it back to 256 KiB.
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = 100")
+            try db.execute(sql: "PRAGMA journal_size_limit = 262144")
             if let maximumPageCount {
                 try db.execute(sql: "PRAGMA max_page_count = \(maximumPageCount)")
             }
@@ -91,7 +101,7 @@ public final class SQLiteCheckInStore: CheckInStore {
 
     public func commit(handle: [UInt8], upserts: [StoredStay], deletions: [[UInt8]]) throws(StoreError) {
         precondition(upserts.allSatisfy { $0.handle == handle }, "a commit writes rows of one card only")
-        try write { db in
+        let body: @Sendable (Database) throws -> Void = { db in
             for row in upserts {
                 // A row id is unique; an existing row of another handle is never replaced.
                 try db.execute(sql: """
@@ -104,11 +114,12 @@ public final class SQLiteCheckInStore: CheckInStore {
                 try db.execute(sql: "DELETE FROM stay WHERE id = ? AND handle = ?", arguments: [Data(id), Data(handle)])
             }
         }
+        if upserts.isEmpty { try delete(body) } else { try write(body) }
         if !deletions.isEmpty { try checkpoint() }
     }
 
     public func deleteAll(handle: [UInt8]) throws(StoreError) -> Int {
-        let count = try write { db in
+        let count = try delete { db in
             try db.execute(sql: "DELETE FROM stay WHERE handle = ?", arguments: [Data(handle)])
             return db.changesCount
         }
@@ -117,7 +128,7 @@ public final class SQLiteCheckInStore: CheckInStore {
     }
 
     public func expire(today: Int64) throws(StoreError) -> Int {
-        let count = try write { db in
+        let count = try delete { db in
             try db.execute(sql: "DELETE FROM stay WHERE expiry_day <= ?", arguments: [today])
             return db.changesCount
         }
@@ -126,7 +137,7 @@ public final class SQLiteCheckInStore: CheckInStore {
     }
 
     public func wipe() throws(StoreError) {
-        try write { db in try db.execute(sql: "DELETE FROM stay") }
+        try delete { db in try db.execute(sql: "DELETE FROM stay") }
         try checkpoint()
     }
 
@@ -168,7 +179,26 @@ public final class SQLiteCheckInStore: CheckInStore {
     }
 
     private func write<T>(_ body: @escaping (Database) throws -> T) throws(StoreError) -> T {
+        try refuseWhileFull()
+        return try guarded { try queue.write(body) }
+    }
+
+    /// Deletions free space, so they run even while the store is full.
+    private func delete<T>(_ body: @escaping (Database) throws -> T) throws(StoreError) -> T {
         try guarded { try queue.write(body) }
+    }
+
+    /// After `storageFull`, refuses writes until there is room again.
+    private func refuseWhileFull() throws(StoreError) {
+        guard failure.withLock({ $0 }) == .storageFull else { return }
+        var info = statvfs()
+        var room = statvfs(directory, &info) == 0 && Int(info.f_bavail) * Int(info.f_frsize) >= minimumFreeBytes
+        if room, let maximumPageCount {
+            let pages = (try? queue.read { db in try Int.fetchOne(db, sql: "PRAGMA page_count") }) ?? nil
+            room = (pages ?? maximumPageCount) + 16 <= maximumPageCount
+        }
+        guard room else { throw .storageFull }
+        failure.withLock { if $0 == .storageFull { $0 = nil } }
     }
 
     private func run<T>(_ body: @escaping (Database) throws -> T) throws(StoreError) -> T {
@@ -176,12 +206,12 @@ public final class SQLiteCheckInStore: CheckInStore {
     }
 
     private func guarded<T>(_ body: () throws -> T) throws(StoreError) -> T {
-        if let sticky = failure.withLock({ $0 }) { throw sticky }
+        if let sticky = failure.withLock({ $0 }), sticky == .corrupt { throw sticky }
         do {
             return try body()
         } catch {
             let storeError = (error as? StoreError) ?? Self.classify(error, directory: directory)
-            if storeError == .corrupt { failure.withLock { $0 = .corrupt } }
+            if storeError == .corrupt || storeError == .storageFull { failure.withLock { $0 = storeError } }
             throw storeError
         }
     }
