@@ -23,6 +23,7 @@ public final class SQLiteCheckInStore: CheckInStore {
     public let path: String
     private let queue: DatabaseQueue
     private let failure = Mutex<StoreError?>(nil)
+    private let cachedSalt = Mutex<[UInt8]?>(nil)
     private let maximumPageCount: Int?
     private let minimumFreeBytes: Int
 
@@ -54,6 +55,8 @@ public final class SQLiteCheckInStore: CheckInStore {
         }
         do {
             queue = try DatabaseQueue(path: path, configuration: configuration)
+            // Owner-only, like the state directory; SQLite gives -wal and -shm the database file's mode.
+            chmod(path, 0o600)
             try queue.writeWithoutTransaction { db in
                 let check = try String.fetchAll(db, sql: "PRAGMA quick_check")
                 guard check == ["ok"] else { throw StoreError.corrupt }
@@ -86,7 +89,29 @@ public final class SQLiteCheckInStore: CheckInStore {
                 CREATE INDEX stay_by_expiry_day ON stay(expiry_day);
                 """)
         }
+        migrator.registerMigration("v2: kiosk handle salt") { db in
+            try db.execute(sql: """
+                CREATE TABLE kiosk (
+                    id INTEGER PRIMARY KEY NOT NULL CHECK (id = 1),
+                    handle_salt BLOB NOT NULL CHECK (length(handle_salt) = 32)
+                );
+                """)
+        }
         return migrator
+    }
+
+    public func handleSalt(orStore fresh: [UInt8]) throws(StoreError) -> [UInt8] {
+        if let salt = cachedSalt.withLock({ $0 }) { return salt }
+        precondition(fresh.count == 32, "the handle salt is 32 bytes")
+        let salt = try write { db in
+            if let existing = try Data.fetchOne(db, sql: "SELECT handle_salt FROM kiosk WHERE id = 1") {
+                return Array(existing)
+            }
+            try db.execute(sql: "INSERT INTO kiosk (id, handle_salt) VALUES (1, ?)", arguments: [Data(fresh)])
+            return fresh
+        }
+        cachedSalt.withLock { $0 = salt }
+        return salt
     }
 
     public func stays(handle: [UInt8]) throws(StoreError) -> [StoredStay] {

@@ -8,6 +8,7 @@ public final class InMemoryCheckInStore: CheckInStore {
         var rows: [[UInt8]: StoredStay] = [:]
         var injectedFailure: StoreError?
         var commits = 0
+        var salt: [UInt8]?
     }
 
     private let state = Mutex(State())
@@ -66,6 +67,14 @@ public final class InMemoryCheckInStore: CheckInStore {
             for row in state.rows.values { byDay[row.expiryDay, default: 0] += 1 }
             return StoreCounts(stays: state.rows.count, cards: Set(state.rows.values.map(\.handle)).count,
                                staysByExpiryDay: byDay)
+        }
+    }
+
+    public func handleSalt(orStore fresh: [UInt8]) throws(StoreError) -> [UInt8] {
+        if let salt = state.withLock({ $0.salt }) { return salt }
+        return try mutate { state in
+            if state.salt == nil { state.salt = fresh }
+            return state.salt!
         }
     }
 

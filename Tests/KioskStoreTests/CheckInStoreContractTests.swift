@@ -76,6 +76,25 @@ import Testing
         #expect(try store.counts() == StoreCounts(stays: 0, cards: 0, staysByExpiryDay: [:]))
     }
 
+    @Test(arguments: Kind.allCases) func handleSaltIsCreatedOnceAndKept(kind: Kind) throws {
+        let (store, cleanUp) = try Self.make(kind)
+        defer { cleanUp() }
+        let first = [UInt8](repeating: 1, count: 32), second = [UInt8](repeating: 2, count: 32)
+        #expect(try store.handleSalt(orStore: first) == first)
+        #expect(try store.handleSalt(orStore: second) == first)
+    }
+
+    @Test func sqliteHandleSaltSurvivesReopening() throws {
+        let directory = TemporaryDirectory("salt")
+        defer { directory.remove() }
+        let salt = [UInt8](repeating: 7, count: 32)
+        let store = try SQLiteCheckInStore(directory: directory.path)
+        #expect(try store.handleSalt(orStore: salt) == salt)
+        try store.close()
+        let reopened = try SQLiteCheckInStore(directory: directory.path)
+        #expect(try reopened.handleSalt(orStore: [UInt8](repeating: 8, count: 32)) == salt)
+    }
+
     @Test(arguments: Kind.allCases) func fullLifecycleThroughTheDesk(kind: Kind) throws {
         let (store, cleanUp) = try Self.make(kind)
         defer { cleanUp() }

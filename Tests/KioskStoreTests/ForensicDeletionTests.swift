@@ -44,7 +44,7 @@ import Testing
         let clock = ManualClockSource(now: Date(timeIntervalSince1970: 1_790_000_000))
         let victim = try CardSecret.generate(kind: .visitor, crypto: crypto)
         let bystander = try CardSecret.generate(kind: .visitor, crypto: crypto)
-        let victimHandle = try CardKeys(secret: victim, crypto: crypto).handle
+        let victimHandle = try desk.keys(for: victim).handle
 
         // The victim checks in and out (two sealed versions of one stay), then in again; others check in around it.
         var rowsSeen = [StoredStay]()

@@ -3,8 +3,10 @@
 /// - the **lookup handle** (32 bytes), under which the card's stays are indexed in the store;
 /// - the **record key** (32 bytes, AES-256-GCM), under which every stay is sealed.
 ///
-/// `IKM` = the card's layout bytes without the checksum (version, kind, entropy), `salt` = "CheckInKiosk card v1",
-/// `info` = "lookup handle" or "record key". Neither value reveals the other or the secret.
+/// `IKM` = the card's layout bytes without the checksum (version, kind, entropy), `salt` = "CheckInKiosk card v1"
+/// followed by the kiosk's own random 32-byte handle salt, `info` = "lookup handle" or "record key". Neither value
+/// reveals the other or the secret, and the same card has unrelated handles on different kiosks, so databases taken
+/// from two kiosks cannot be joined by handle.
 ///
 /// A reference type on purpose: there is one copy of the key bytes, it is wiped by `wipe()` and again in `deinit`,
 /// so keys live only while a card is being served. Not `Sendable`: use it within one task.
@@ -19,12 +21,13 @@ public final class CardKeys {
     private(set) var recordKey: [UInt8]
     private let crypto: any CryptoProvider
 
-    public init(secret: CardSecret, crypto: any CryptoProvider) throws(CryptoError) {
+    public init(secret: CardSecret, kioskSalt: [UInt8], crypto: any CryptoProvider) throws(CryptoError) {
         var ikm = Array(secret.layoutBytes.prefix(CardSecret.layoutLength - 2))
         defer { crypto.wipe(&ikm) }
         self.crypto = crypto
-        self.handle = try crypto.hkdfSHA256(inputKeyMaterial: ikm, salt: Self.salt, info: Self.handleInfo, length: 32)
-        self.recordKey = try crypto.hkdfSHA256(inputKeyMaterial: ikm, salt: Self.salt, info: Self.recordKeyInfo, length: 32)
+        let salt = Self.salt + kioskSalt
+        self.handle = try crypto.hkdfSHA256(inputKeyMaterial: ikm, salt: salt, info: Self.handleInfo, length: 32)
+        self.recordKey = try crypto.hkdfSHA256(inputKeyMaterial: ikm, salt: salt, info: Self.recordKeyInfo, length: 32)
     }
 
     /// True once `wipe()` ran.

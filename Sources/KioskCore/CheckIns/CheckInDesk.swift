@@ -79,8 +79,17 @@ public struct CheckInDesk: Sendable {
         do { return try store.expire(today: RetentionPolicy.dayNumber(clock.now)) } catch { throw .storeUnavailable(error) }
     }
 
+    /// The card's keys on this kiosk (see `CardKeys`: the kiosk's handle salt is part of the derivation).
+    public func keys(for card: CardSecret) throws(TapRefusal) -> CardKeys {
+        try makeKeys(card)
+    }
+
     private func makeKeys(_ card: CardSecret) throws(TapRefusal) -> CardKeys {
-        do { return try CardKeys(secret: card, crypto: crypto) } catch { throw .cryptoFailure }
+        let fresh: [UInt8]
+        do { fresh = try crypto.randomBytes(count: 32) } catch { throw .cryptoFailure }
+        let salt: [UInt8]
+        do { salt = try store.handleSalt(orStore: fresh) } catch { throw .storeUnavailable(error) }
+        do { return try CardKeys(secret: card, kioskSalt: salt, crypto: crypto) } catch { throw .cryptoFailure }
     }
 
     private func openStays(keys: CardKeys) throws(TapRefusal) -> [Stay] {

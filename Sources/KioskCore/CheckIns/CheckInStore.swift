@@ -47,6 +47,9 @@ public protocol CheckInStore: Sendable {
     func wipe() throws(StoreError)
     /// Counts and expiry days.
     func counts() throws(StoreError) -> StoreCounts
+    /// The kiosk's handle salt (mixed into every card's key derivation). If there is none yet, stores `fresh`
+    /// durably and returns it; afterwards always returns the stored one.
+    func handleSalt(orStore fresh: [UInt8]) throws(StoreError) -> [UInt8]
 }
 
 /// Why the store failed. Messages say what a field worker can do; they carry no stored data.

@@ -154,7 +154,7 @@ import Testing
         let alice = try self.card(), bob = try self.card()
         _ = desk.tap(alice, at: cafe, clock: clock.read())
         _ = desk.tap(bob, at: cafe, clock: clock.read())
-        let aliceKeys = try CardKeys(secret: alice, crypto: crypto), bobKeys = try CardKeys(secret: bob, crypto: crypto)
+        let aliceKeys = try desk.keys(for: alice), bobKeys = try desk.keys(for: bob)
         let aliceRow = try #require(try store.stays(handle: aliceKeys.handle).first)
         // Bob's row re-filed under Alice's handle (an attacker with the database file): does not authenticate.
         var moved = try #require(try store.stays(handle: bobKeys.handle).first)
