@@ -78,6 +78,7 @@ let package = Package(
                 "KioskCore",
                 "KioskOpenSSL",
                 "KioskStore",
+                "KioskTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictness

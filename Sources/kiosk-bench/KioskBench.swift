@@ -3,6 +3,7 @@ import Foundation
 import KioskCore
 import KioskOpenSSL
 import KioskStore
+import KioskTesting
 
 /// Benchmarks (not tests): timings are measured here and recorded in BENCHMARKS.md, never asserted.
 @main
@@ -71,9 +72,22 @@ struct StoreBench: ParsableCommand {
         }
         let counts = try store.counts()
 
+        // The same taps against the in-memory store: the part of a tap that is not the store (keys, crypto, decisions).
+        let memoryDesk = CheckInDesk(store: InMemoryCheckInStore(), crypto: crypto)
+        var memoryTimes = [Duration]()
+        memoryTimes.reserveCapacity(taps)
+        for index in 0..<taps {
+            now = now.addingTimeInterval(60)
+            let card = cardList[index % cards]
+            memoryTimes.append(clock.measure {
+                _ = memoryDesk.tap(card, at: venue, clock: ClockReading(now: now, isSynchronized: true))
+            })
+        }
+
         print("kiosk-bench store: \(taps) taps by \(cards) cards, \(stored) stored; \(counts.stays) rows at the end")
         print(Self.summary("tap → durable check-in (full path)", tapTimes))
         print(Self.summary("store commit only (one row, durable)", commitTimes))
+        print(Self.summary("tap without the store (in-memory store)", memoryTimes))
     }
 
     static func summary(_ label: String, _ samples: [Duration]) -> String {
