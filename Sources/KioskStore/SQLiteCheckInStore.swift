@@ -12,7 +12,8 @@ internal import Glibc
 ///   `commit` returns, so a tap is acknowledged only once it survives a power cut.
 /// - `secure_delete = ON`, and `PRAGMA wal_checkpoint(TRUNCATE)` after every deletion: deleted rows are overwritten
 ///   with zeros in the database file and the WAL is emptied, so no file of the state directory keeps their bytes.
-/// - Rows hold only a stay id, the card's lookup handle, the sealed stay and an expiry day (schema migrations from v1).
+/// - Rows hold only the card's lookup handle, a stay id, the sealed stay and an expiry day (schema migrations from v1),
+///   keyed by (handle, id) so that one card's rows sit together.
 /// - Start-up checks the file (`PRAGMA quick_check`). A damaged file is left untouched and reported as
 ///   `StoreError.corrupt`; after a damage report at run time the store refuses every call until it is reopened.
 public final class SQLiteCheckInStore: CheckInStore {
@@ -81,12 +82,12 @@ public final class SQLiteCheckInStore: CheckInStore {
         migrator.registerMigration("v1") { db in
             try db.execute(sql: """
                 CREATE TABLE stay (
-                    id BLOB PRIMARY KEY NOT NULL CHECK (length(id) = 16),
                     handle BLOB NOT NULL CHECK (length(handle) = 32),
+                    id BLOB NOT NULL CHECK (length(id) = 16),
                     sealed BLOB NOT NULL,
-                    expiry_day INTEGER NOT NULL
+                    expiry_day INTEGER NOT NULL,
+                    PRIMARY KEY (handle, id)
                 ) WITHOUT ROWID;
-                CREATE INDEX stay_by_handle ON stay(handle);
                 CREATE INDEX stay_by_expiry_day ON stay(expiry_day);
                 """)
         }
@@ -129,15 +130,15 @@ public final class SQLiteCheckInStore: CheckInStore {
         precondition(upserts.allSatisfy { $0.handle == handle }, "a commit writes rows of one card only")
         let body: @Sendable (Database) throws -> Void = { db in
             for row in upserts {
-                // A row id is unique; an existing row of another handle is never replaced.
+                // Rows are keyed by (handle, id), clustered by card: a tap touches one table page and one index page.
+                // Ids are per card, so no card can replace another card's row.
                 try db.execute(sql: """
-                    INSERT INTO stay (id, handle, sealed, expiry_day) VALUES (?, ?, ?, ?)
-                    ON CONFLICT (id) DO UPDATE SET sealed = excluded.sealed, expiry_day = excluded.expiry_day
-                    WHERE stay.handle = excluded.handle
-                    """, arguments: [Data(row.id), Data(handle), Data(row.sealed), row.expiryDay])
+                    INSERT INTO stay (handle, id, sealed, expiry_day) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (handle, id) DO UPDATE SET sealed = excluded.sealed, expiry_day = excluded.expiry_day
+                    """, arguments: [Data(handle), Data(row.id), Data(row.sealed), row.expiryDay])
             }
             for id in deletions {
-                try db.execute(sql: "DELETE FROM stay WHERE id = ? AND handle = ?", arguments: [Data(id), Data(handle)])
+                try db.execute(sql: "DELETE FROM stay WHERE handle = ? AND id = ?", arguments: [Data(handle), Data(id)])
             }
         }
         if upserts.isEmpty { try delete(body) } else { try write(body) }

@@ -5,7 +5,7 @@ internal import Synchronization
 /// (the contract suite runs against both), without durability. `failNextWrites` simulates a store fault.
 public final class InMemoryCheckInStore: CheckInStore {
     private struct State {
-        var rows: [[UInt8]: StoredStay] = [:]
+        var rows: [[UInt8]: StoredStay] = [:]  // keyed by handle · id
         var injectedFailure: StoreError?
         var commits = 0
         var salt: [UInt8]?
@@ -30,30 +30,25 @@ public final class InMemoryCheckInStore: CheckInStore {
     public func commit(handle: [UInt8], upserts: [StoredStay], deletions: [[UInt8]]) throws(StoreError) {
         precondition(upserts.allSatisfy { $0.handle == handle }, "a commit writes rows of one card only")
         try mutate { state in
-            for row in upserts {
-                if let existing = state.rows[row.id], existing.handle != handle { continue }
-                state.rows[row.id] = row
-            }
-            for id in deletions where state.rows[id]?.handle == handle {
-                state.rows[id] = nil
-            }
+            for row in upserts { state.rows[handle + row.id] = row }
+            for id in deletions { state.rows[handle + id] = nil }
             return ()
         }
     }
 
     public func deleteAll(handle: [UInt8]) throws(StoreError) -> Int {
         try mutate { state in
-            let ids = state.rows.values.filter { $0.handle == handle }.map(\.id)
-            for id in ids { state.rows[id] = nil }
-            return ids.count
+            let keys = state.rows.filter { $0.value.handle == handle }.map(\.key)
+            for key in keys { state.rows[key] = nil }
+            return keys.count
         }
     }
 
     public func expire(today: Int64) throws(StoreError) -> Int {
         try mutate { state in
-            let ids = state.rows.values.filter { $0.expiryDay <= today }.map(\.id)
-            for id in ids { state.rows[id] = nil }
-            return ids.count
+            let keys = state.rows.filter { $0.value.expiryDay <= today }.map(\.key)
+            for key in keys { state.rows[key] = nil }
+            return keys.count
         }
     }
 

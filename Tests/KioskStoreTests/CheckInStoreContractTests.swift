@@ -47,12 +47,15 @@ import Testing
         updated.expiryDay = 90
         try store.commit(handle: a.handle, upserts: [updated], deletions: [])
         #expect(try store.stays(handle: a.handle) == [updated])
-        // Another handle can neither overwrite nor delete the row.
+        // Another handle can neither overwrite nor delete the row, even with the same id.
         var foreign = Self.row(1, handle: 0xb, day: 1)
         foreign.sealed = [6]
         try store.commit(handle: foreign.handle, upserts: [foreign], deletions: [a.id])
         #expect(try store.stays(handle: a.handle) == [updated])
         #expect(try store.stays(handle: foreign.handle).isEmpty)
+        try store.commit(handle: foreign.handle, upserts: [foreign], deletions: [])
+        #expect(try store.stays(handle: a.handle) == [updated])
+        #expect(try store.stays(handle: foreign.handle) == [foreign])
         // Upsert and deletion in one commit.
         let b = Self.row(2, handle: 0xa, day: 100)
         try store.commit(handle: a.handle, upserts: [b], deletions: [a.id])

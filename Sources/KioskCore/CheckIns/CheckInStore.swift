@@ -1,7 +1,7 @@
 /// One row of the check-in store: everything the store ever holds about a stay. Without the card's record key the
 /// row says nothing but its handle (a per-card pseudonym), its size and its expiry day.
 public struct StoredStay: Sendable, Equatable {
-    /// Random 16-byte stay id (primary key).
+    /// Random 16-byte stay id; a row is named by (handle, id).
     public var id: [UInt8]
     /// The card's lookup handle (32 bytes).
     public var handle: [UInt8]
@@ -37,7 +37,8 @@ public struct StoreCounts: Sendable, Equatable {
 public protocol CheckInStore: Sendable {
     /// The rows under `handle`.
     func stays(handle: [UInt8]) throws(StoreError) -> [StoredStay]
-    /// Inserts or replaces `upserts` and deletes the rows with ids `deletions` under `handle`, in one transaction.
+    /// Inserts or replaces `upserts` and deletes the rows with ids `deletions`, all under `handle`, in one
+    /// transaction. Rows of other handles are never touched, whatever their ids.
     func commit(handle: [UInt8], upserts: [StoredStay], deletions: [[UInt8]]) throws(StoreError)
     /// Deletes every row under `handle`; returns how many.
     func deleteAll(handle: [UInt8]) throws(StoreError) -> Int
