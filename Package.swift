@@ -93,7 +93,11 @@ let package = Package(
             dependencies: ["KioskCore", "KioskStore", "KioskTesting", "KioskOpenSSL"],
             swiftSettings: strictness
         ),
-        .testTarget(name: "KioskSystemTests", dependencies: ["KioskSystem", "KioskCore"], swiftSettings: strictness),
+        .testTarget(
+            name: "KioskSystemTests",
+            dependencies: ["KioskSystem", "KioskCore", "KioskTesting", "KioskOpenSSL"],
+            swiftSettings: strictness
+        ),
 
         // MARK: Tests
         .testTarget(name: "KioskOpenSSLTests", dependencies: ["KioskOpenSSL", "KioskCore"], swiftSettings: strictness),
