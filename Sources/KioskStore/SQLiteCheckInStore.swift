@@ -105,6 +105,12 @@ public final class SQLiteCheckInStore: CheckInStore {
     public func handleSalt(orStore fresh: [UInt8]) throws(StoreError) -> [UInt8] {
         if let salt = cachedSalt.withLock({ $0 }) { return salt }
         precondition(fresh.count == 32, "the handle salt is 32 bytes")
+        // Read first: an existing salt must be usable while the storage is full ("delete all my data" then).
+        let existing = try run { db in try Data.fetchOne(db, sql: "SELECT handle_salt FROM kiosk WHERE id = 1") }
+        if let existing {
+            cachedSalt.withLock { $0 = Array(existing) }
+            return Array(existing)
+        }
         let salt = try write { db in
             if let existing = try Data.fetchOne(db, sql: "SELECT handle_salt FROM kiosk WHERE id = 1") {
                 return Array(existing)

@@ -36,7 +36,7 @@ import Testing
         let directory = TemporaryDirectory("full")
         defer { directory.remove() }
         let store = try SQLiteCheckInStore(directory: directory.path, maximumPageCount: 12)
-        let (stored, refusal) = try fill(CheckInDesk(store: store, crypto: crypto), limit: 5000)
+        var (stored, refusal) = try fill(CheckInDesk(store: store, crypto: crypto), limit: 5000)
         #expect(refusal == .storeUnavailable(.storageFull))
         #expect(refusal?.description.contains("storage is full") == true)
         #expect(stored.count > 5)
@@ -45,6 +45,14 @@ import Testing
         try expectAllPresent(stored, in: store)
         #expect(try store.integrityCheck())
         try store.close()
+        // Restarted while still full: reading and "delete all my data" work; new check-ins are still refused.
+        let stillFull = try SQLiteCheckInStore(directory: directory.path, maximumPageCount: 12)
+        let fullDesk = CheckInDesk(store: stillFull, crypto: crypto)
+        try expectAllPresent(stored, in: stillFull)
+        #expect(try fullDesk.deleteAll(of: stored[0]) == 1)
+        let erased = stored.removeFirst()
+        #expect(try fullDesk.stays(of: erased, clock: ClockReading(now: start, isSynchronized: false)).isEmpty)
+        try stillFull.close()
         // Fixed (room again): everything acknowledged is there and check-ins resume.
         let roomy = try SQLiteCheckInStore(directory: directory.path)
         try expectAllPresent(stored, in: roomy)
