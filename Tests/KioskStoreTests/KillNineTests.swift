@@ -36,7 +36,7 @@ import Testing
     /// `afterFirstAck` false, `delay` after its start, which may hit start-up), then parses what it acknowledged.
     static func runAndKill(helper: String, directory: String, delay: TimeInterval, afterFirstAck: Bool) throws -> Run {
         let output = directory + "/../" + URL(fileURLWithPath: directory).lastPathComponent + ".out"
-        FileManager.default.createFile(atPath: output, contents: nil)
+        _ = FileManager.default.createFile(atPath: output, contents: nil)
         defer { try? FileManager.default.removeItem(atPath: output) }
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
         let process = Process()

@@ -71,7 +71,7 @@ import Testing
         #expect(first.count == 20)
         // Fill the file system with something else.
         let filler = directory.path + "/filler"
-        FileManager.default.createFile(atPath: filler, contents: nil)
+        _ = FileManager.default.createFile(atPath: filler, contents: nil)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: filler))
         let block = Data(repeating: 0x55, count: 4096)
         while (try? handle.write(contentsOf: block)) != nil {}

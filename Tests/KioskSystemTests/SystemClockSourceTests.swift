@@ -8,14 +8,15 @@ import Testing
         let marker = NSTemporaryDirectory() + "kiosk-timesync-\(UUID().uuidString)"
         let source = SystemClockSource(markerPath: marker, consultKernel: false)
         #expect(source.read().isSynchronized == false)
-        FileManager.default.createFile(atPath: marker, contents: nil)
+        _ = FileManager.default.createFile(atPath: marker, contents: nil)
         defer { try? FileManager.default.removeItem(atPath: marker) }
         #expect(source.read().isSynchronized == true)
     }
 
     @Test func readsTheKernelStateAndTheWallClock() throws {
         // ntp_adjtime in read-only mode works for any user.
-        let kernel = try #require(SystemClockSource.kernelSynchronized())
+        let state: Bool? = SystemClockSource.kernelSynchronized()
+        let kernel = try #require(state)
         let reading = SystemClockSource(markerPath: nil).read()
         #expect(reading.isSynchronized == kernel)
         #expect(abs(reading.now.timeIntervalSinceNow) < 5)
@@ -23,7 +24,7 @@ import Testing
 
     @Test func eitherSourceSuffices() throws {
         let marker = NSTemporaryDirectory() + "kiosk-timesync-\(UUID().uuidString)"
-        FileManager.default.createFile(atPath: marker, contents: nil)
+        _ = FileManager.default.createFile(atPath: marker, contents: nil)
         defer { try? FileManager.default.removeItem(atPath: marker) }
         #expect(SystemClockSource(markerPath: marker, consultKernel: true).read().isSynchronized)
     }
