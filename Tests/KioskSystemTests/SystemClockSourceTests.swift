@@ -15,8 +15,10 @@ import Testing
 
     @Test func readsTheKernelStateAndTheWallClock() throws {
         // ntp_adjtime in read-only mode works for any user.
-        let state: Bool? = SystemClockSource.kernelSynchronized()
-        let kernel = try #require(state)
+        guard let kernel = SystemClockSource.kernelSynchronized() else {
+            Issue.record("ntp_adjtime failed")
+            return
+        }
         let reading = SystemClockSource(markerPath: nil).read()
         #expect(reading.isSynchronized == kernel)
         #expect(abs(reading.now.timeIntervalSinceNow) < 5)
