@@ -15,6 +15,9 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "kiosk", targets: ["kiosk"]),
+        // MARK: Cards and check-in store
+        .executable(name: "kiosk-bench", targets: ["kiosk-bench"]),
+        .executable(name: "kiosk-store-stress", targets: ["kiosk-store-stress"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -80,6 +83,47 @@ let package = Package(
                 "KioskOpenSSL",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            swiftSettings: strictness
+        ),
+
+        // MARK: Cards and check-in store (store, clock, fakes, stress helper, benchmark)
+        .target(
+            name: "KioskStore",
+            dependencies: ["KioskCore", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strictness
+        ),
+        .systemLibrary(name: "CKioskTime"),
+        .target(name: "KioskSystem", dependencies: ["KioskCore", "CKioskTime"], swiftSettings: strictness),
+        .target(name: "KioskTesting", dependencies: ["KioskCore"], swiftSettings: strictness),
+        .executableTarget(
+            name: "kiosk-store-stress",
+            dependencies: ["KioskCore", "KioskOpenSSL", "KioskStore"],
+            swiftSettings: strictness
+        ),
+        .executableTarget(
+            name: "kiosk-bench",
+            dependencies: [
+                "KioskCore",
+                "KioskOpenSSL",
+                "KioskStore",
+                "KioskTesting",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictness
+        ),
+        .testTarget(
+            name: "KioskCoreTests",
+            dependencies: ["KioskCore", "KioskTesting", "KioskOpenSSL"],
+            swiftSettings: strictness
+        ),
+        .testTarget(
+            name: "KioskStoreTests",
+            dependencies: ["KioskCore", "KioskStore", "KioskTesting", "KioskOpenSSL"],
+            swiftSettings: strictness
+        ),
+        .testTarget(
+            name: "KioskSystemTests",
+            dependencies: ["KioskSystem", "KioskCore", "KioskTesting", "KioskOpenSSL"],
             swiftSettings: strictness
         ),
 

@@ -1,0 +1,118 @@
+
+/// Serves card taps: derives the card's keys, opens its stays, lets `CheckInLifecycle` decide, seals the changes
+/// and commits them to the store. A tap is reported as stored only after the store's durable commit returned.
+///
+/// Keys exist only inside one call and are wiped before it returns. Rows that do not authenticate under the card's
+/// key are ignored (never shown, never overwritten).
+public struct CheckInDesk: Sendable {
+    public let store: any CheckInStore
+    public let crypto: any CryptoProvider
+    public var policy: CheckInPolicy
+
+    public init(store: any CheckInStore, crypto: any CryptoProvider, policy: CheckInPolicy = .default) {
+        self.store = store
+        self.crypto = crypto
+        self.policy = policy
+    }
+
+    /// A visitor card tapped at the kiosk bound to `venue`.
+    public func tap(_ card: CardSecret, at venue: StayVenue, clock: ClockReading) -> TapOutcome {
+        guard clock.isSynchronized else { return .refused(.clockNotSynchronized) }
+        guard card.kind == .visitor else { return .refused(.staffCard) }
+        do throws(TapRefusal) {
+            let keys = try makeKeys(card)
+            defer { keys.wipe() }
+            let stays = try openStays(keys: keys)
+            let newID: StayID
+            do { newID = try StayID.random(using: crypto) } catch { throw TapRefusal.cryptoFailure }
+            let decision = CheckInLifecycle.tap(stays: stays, at: venue, now: clock.now, newStayID: newID, policy: policy)
+            if !decision.upserts.isEmpty || !decision.deletions.isEmpty {
+                try commit(decision.upserts, deletions: decision.deletions, keys: keys)
+            }
+            return decision.outcome
+        } catch {
+            return .refused(error)
+        }
+    }
+
+    /// The card's stays, newest first. With an unsynchronized clock nothing is filtered by age.
+    public func stays(of card: CardSecret, clock: ClockReading) throws(TapRefusal) -> [StaySummary] {
+        let keys = try makeKeys(card)
+        defer { keys.wipe() }
+        var stays = try openStays(keys: keys)
+        if clock.isSynchronized {
+            stays = stays.filter { policy.retention.isWithinRetention($0, now: clock.now) }
+        }
+        return stays.sorted { $0.start > $1.start }.map { StaySummary($0, now: clock.now) }
+    }
+
+    /// "Delete this stay": removes one of the card's stays. Returns false if the card has no such stay.
+    @discardableResult
+    public func deleteStay(_ id: StayID, of card: CardSecret) throws(TapRefusal) -> Bool {
+        let keys = try makeKeys(card)
+        defer { keys.wipe() }
+        let owned = try openStays(keys: keys).contains { $0.id == id }
+        guard owned else { return false }
+        try commit([], deletions: [id], keys: keys)
+        return true
+    }
+
+    /// "Delete all my data": removes every row under the card's handle, readable or not. Returns how many.
+    @discardableResult
+    public func deleteAll(of card: CardSecret) throws(TapRefusal) -> Int {
+        let keys = try makeKeys(card)
+        defer { keys.wipe() }
+        do { return try store.deleteAll(handle: keys.handle) } catch { throw .storeUnavailable(error) }
+    }
+
+    /// "Wipe this kiosk" (staff): removes every stay of every card.
+    public func wipeKiosk() throws(TapRefusal) {
+        do { try store.wipe() } catch { throw .storeUnavailable(error) }
+    }
+
+    /// Deletes every row whose expiry day has come. Runs at start-up and on a timer; refuses to run on an
+    /// unsynchronized clock (a clock set years ahead would otherwise delete stays early). A clock set back only
+    /// delays expiry until it is right again: rows carry their expiry day, so a late run deletes all that are due.
+    @discardableResult
+    public func expire(clock: ClockReading) throws(TapRefusal) -> Int {
+        guard clock.isSynchronized else { throw .clockNotSynchronized }
+        do { return try store.expire(today: RetentionPolicy.dayNumber(clock.now)) } catch { throw .storeUnavailable(error) }
+    }
+
+    /// The card's keys on this kiosk (see `CardKeys`: the kiosk's handle salt is part of the derivation).
+    public func keys(for card: CardSecret) throws(TapRefusal) -> CardKeys {
+        try makeKeys(card)
+    }
+
+    private func makeKeys(_ card: CardSecret) throws(TapRefusal) -> CardKeys {
+        let fresh: [UInt8]
+        do { fresh = try crypto.randomBytes(count: 32) } catch { throw .cryptoFailure }
+        let salt: [UInt8]
+        do { salt = try store.handleSalt(orStore: fresh) } catch { throw .storeUnavailable(error) }
+        do { return try CardKeys(secret: card, kioskSalt: salt, crypto: crypto) } catch { throw .cryptoFailure }
+    }
+
+    private func openStays(keys: CardKeys) throws(TapRefusal) -> [Stay] {
+        let rows: [StoredStay]
+        do { rows = try store.stays(handle: keys.handle) } catch { throw .storeUnavailable(error) }
+        return rows.compactMap { row in
+            guard let id = StayID(bytes: row.id) else { return nil }
+            return StaySealing.open(row.sealed, id: id, keys: keys, crypto: crypto)
+        }
+    }
+
+    private func commit(_ upserts: [Stay], deletions: [StayID], keys: CardKeys) throws(TapRefusal) {
+        var rows = [StoredStay]()
+        for stay in upserts {
+            let sealed: [UInt8]
+            do { sealed = try StaySealing.seal(stay, keys: keys, crypto: crypto) } catch { throw .cryptoFailure }
+            rows.append(StoredStay(id: stay.id.bytes, handle: keys.handle, sealed: sealed,
+                                   expiryDay: policy.retention.expiryDay(forStayEndingAt: stay.endBound)))
+        }
+        do {
+            try store.commit(handle: keys.handle, upserts: rows, deletions: deletions.map(\.bytes))
+        } catch {
+            throw .storeUnavailable(error)
+        }
+    }
+}

@@ -1,0 +1,89 @@
+/// One row of the check-in store: everything the store ever holds about a stay. Without the card's record key the
+/// row says nothing but its handle (a per-card pseudonym), its size and its expiry day.
+public struct StoredStay: Sendable, Equatable {
+    /// Random 16-byte stay id; a row is named by (handle, id).
+    public var id: [UInt8]
+    /// The card's lookup handle (32 bytes).
+    public var handle: [UInt8]
+    /// Nonce · AES-256-GCM ciphertext · tag; the associated data binds it to `handle` and `id`.
+    public var sealed: [UInt8]
+    /// UTC day number from which the row may be deleted.
+    public var expiryDay: Int64
+
+    public init(id: [UInt8], handle: [UInt8], sealed: [UInt8], expiryDay: Int64) {
+        self.id = id
+        self.handle = handle
+        self.sealed = sealed
+        self.expiryDay = expiryDay
+    }
+}
+
+/// What the store can tell without any card: counts and expiry days only.
+public struct StoreCounts: Sendable, Equatable {
+    public var stays: Int
+    public var cards: Int
+    /// Rows per expiry day (UTC day number).
+    public var staysByExpiryDay: [Int64: Int]
+
+    public init(stays: Int, cards: Int, staysByExpiryDay: [Int64: Int]) {
+        self.stays = stays
+        self.cards = cards
+        self.staysByExpiryDay = staysByExpiryDay
+    }
+}
+
+/// The check-in store port. Every mutating call is durable when it returns (the kiosk acknowledges a tap only
+/// then) and atomic (all of it or nothing). Deleting calls leave no copy of the deleted bytes in any file.
+public protocol CheckInStore: Sendable {
+    /// The rows under `handle`.
+    func stays(handle: [UInt8]) throws(StoreError) -> [StoredStay]
+    /// Inserts or replaces `upserts` and deletes the rows with ids `deletions`, all under `handle`, in one
+    /// transaction. Rows of other handles are never touched, whatever their ids.
+    func commit(handle: [UInt8], upserts: [StoredStay], deletions: [[UInt8]]) throws(StoreError)
+    /// Deletes every row under `handle`; returns how many.
+    func deleteAll(handle: [UInt8]) throws(StoreError) -> Int
+    /// Deletes every row whose expiry day is `today` or earlier; returns how many.
+    func expire(today: Int64) throws(StoreError) -> Int
+    /// Deletes every row of every card.
+    func wipe() throws(StoreError)
+    /// Counts and expiry days.
+    func counts() throws(StoreError) -> StoreCounts
+    /// The kiosk's handle salt (mixed into every card's key derivation). If there is none yet, stores `fresh`
+    /// durably and returns it; afterwards always returns the stored one.
+    func handleSalt(orStore fresh: [UInt8]) throws(StoreError) -> [UInt8]
+}
+
+/// Why the store failed. Messages say what a field worker can do; they carry no stored data.
+public enum StoreError: Error, Sendable, Equatable {
+    /// The storage is full: nothing new can be written.
+    case storageFull
+    /// The database file or its file system is read-only.
+    case readOnly
+    /// The database file is damaged or is not a kiosk database.
+    case corrupt
+    /// The state directory or database cannot be opened or created.
+    case cannotOpen
+    /// Another I/O failure (SQLite extended result code).
+    case ioFailure(code: Int32)
+    /// The database was written by a newer kiosk version.
+    case newerSchema
+}
+
+extension StoreError: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .storageFull:
+            "the kiosk's storage is full. Free space on the data partition; stored check-ins are safe."
+        case .readOnly:
+            "the kiosk's storage is read-only. Check the SD card (it may be worn out or locked) and the state directory's permissions; stored check-ins are safe."
+        case .corrupt:
+            "the check-in database is damaged. Do not delete it; keep the kiosk off and contact support to recover it."
+        case .cannotOpen:
+            "the check-in database cannot be opened. Check that the state directory exists and is writable."
+        case .ioFailure(let code):
+            "the storage reported an input/output error (code \(code)). Check the SD card."
+        case .newerSchema:
+            "the check-in database was written by a newer kiosk version. Install that version again."
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+
+/// The binary plaintext of a sealed stay, version 1 (all integers big-endian):
+/// `01` · location id (u16 length + bytes) · description (u16 length + UTF-8) · address (u16 length + UTF-8) ·
+/// start (i64 ms since 1970) · latest end (i64 ms) · checkout flag (u8 0/1) · checkout (i64 ms, if flagged).
+/// The stay id is not inside: it is the row's key and bound to the ciphertext as associated data.
+enum StayCoding {
+    static let version: UInt8 = 1
+
+    static func encode(_ stay: Stay) -> [UInt8] {
+        var out: [UInt8] = [version]
+        appendBlob(stay.locationId, to: &out)
+        appendBlob(Array(stay.venueDescription.utf8), to: &out)
+        appendBlob(Array(stay.venueAddress.utf8), to: &out)
+        appendTime(stay.start, to: &out)
+        appendTime(stay.latestEnd, to: &out)
+        if let checkedOut = stay.checkedOut {
+            out.append(1)
+            appendTime(checkedOut, to: &out)
+        } else {
+            out.append(0)
+        }
+        return out
+    }
+
+    static func decode(_ bytes: [UInt8], id: StayID) -> Stay? {
+        var reader = Reader(bytes: bytes)
+        guard reader.byte() == version,
+              let locationId = reader.blob(),
+              let description = reader.blob(),
+              let address = reader.blob(),
+              let start = reader.time(),
+              let latestEnd = reader.time(),
+              let flag = reader.byte()
+        else { return nil }
+        var checkedOut: Date?
+        if flag == 1 {
+            guard let time = reader.time() else { return nil }
+            checkedOut = time
+        } else if flag != 0 {
+            return nil
+        }
+        guard reader.isAtEnd else { return nil }
+        return Stay(id: id, locationId: locationId,
+                    venueDescription: String(decoding: description, as: UTF8.self),
+                    venueAddress: String(decoding: address, as: UTF8.self),
+                    start: start, latestEnd: latestEnd, checkedOut: checkedOut)
+    }
+
+    private static func appendBlob(_ blob: [UInt8], to out: inout [UInt8]) {
+        let bounded = blob.prefix(Int(UInt16.max))
+        out.append(UInt8(bounded.count >> 8))
+        out.append(UInt8(bounded.count & 0xff))
+        out.append(contentsOf: bounded)
+    }
+
+    private static func appendTime(_ date: Date, to out: inout [UInt8]) {
+        let millis = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        let bits = UInt64(bitPattern: millis)
+        for shift in stride(from: 56, through: 0, by: -8) { out.append(UInt8((bits >> UInt64(shift)) & 0xff)) }
+    }
+
+    private struct Reader {
+        let bytes: [UInt8]
+        var offset = 0
+        var isAtEnd: Bool { offset == bytes.count }
+
+        mutating func byte() -> UInt8? {
+            guard offset < bytes.count else { return nil }
+            defer { offset += 1 }
+            return bytes[offset]
+        }
+
+        mutating func blob() -> [UInt8]? {
+            guard let high = byte(), let low = byte() else { return nil }
+            let length = Int(high) << 8 | Int(low)
+            guard offset + length <= bytes.count else { return nil }
+            defer { offset += length }
+            return Array(bytes[offset..<(offset + length)])
+        }
+
+        mutating func time() -> Date? {
+            guard offset + 8 <= bytes.count else { return nil }
+            var bits: UInt64 = 0
+            for index in offset..<(offset + 8) { bits = bits << 8 | UInt64(bytes[index]) }
+            offset += 8
+            return Date(timeIntervalSince1970: TimeInterval(Int64(bitPattern: bits)) / 1000)
+        }
+    }
+}

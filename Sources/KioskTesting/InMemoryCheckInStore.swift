@@ -1,0 +1,85 @@
+public import KioskCore
+internal import Synchronization
+
+/// A check-in store in memory, for fast tests of the core and the daemon. Same contract as `SQLiteCheckInStore`
+/// (the contract suite runs against both), without durability. `failNextWrites` simulates a store fault.
+public final class InMemoryCheckInStore: CheckInStore {
+    private struct State {
+        var rows: [[UInt8]: StoredStay] = [:]  // keyed by handle · id
+        var injectedFailure: StoreError?
+        var commits = 0
+        var salt: [UInt8]?
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    /// Every following mutating call throws `error` until `heal()`.
+    public func fail(with error: StoreError) { state.withLock { $0.injectedFailure = error } }
+    public func heal() { state.withLock { $0.injectedFailure = nil } }
+    /// Number of successful commits (`commit`, `deleteAll`, `expire`, `wipe`).
+    public var commitCount: Int { state.withLock { $0.commits } }
+    /// Every row, for inspection.
+    public var allRows: [StoredStay] { state.withLock { Array($0.rows.values) } }
+
+    public func stays(handle: [UInt8]) throws(StoreError) -> [StoredStay] {
+        state.withLock { $0.rows.values.filter { $0.handle == handle } }
+    }
+
+    public func commit(handle: [UInt8], upserts: [StoredStay], deletions: [[UInt8]]) throws(StoreError) {
+        precondition(upserts.allSatisfy { $0.handle == handle }, "a commit writes rows of one card only")
+        try mutate { state in
+            for row in upserts { state.rows[handle + row.id] = row }
+            for id in deletions { state.rows[handle + id] = nil }
+            return ()
+        }
+    }
+
+    public func deleteAll(handle: [UInt8]) throws(StoreError) -> Int {
+        try mutate { state in
+            let keys = state.rows.filter { $0.value.handle == handle }.map(\.key)
+            for key in keys { state.rows[key] = nil }
+            return keys.count
+        }
+    }
+
+    public func expire(today: Int64) throws(StoreError) -> Int {
+        try mutate { state in
+            let keys = state.rows.filter { $0.value.expiryDay <= today }.map(\.key)
+            for key in keys { state.rows[key] = nil }
+            return keys.count
+        }
+    }
+
+    public func wipe() throws(StoreError) {
+        try mutate { state in state.rows.removeAll() }
+    }
+
+    public func counts() throws(StoreError) -> StoreCounts {
+        state.withLock { state in
+            var byDay = [Int64: Int]()
+            for row in state.rows.values { byDay[row.expiryDay, default: 0] += 1 }
+            return StoreCounts(stays: state.rows.count, cards: Set(state.rows.values.map(\.handle)).count,
+                               staysByExpiryDay: byDay)
+        }
+    }
+
+    public func handleSalt(orStore fresh: [UInt8]) throws(StoreError) -> [UInt8] {
+        if let salt = state.withLock({ $0.salt }) { return salt }
+        return try mutate { state in
+            if state.salt == nil { state.salt = fresh }
+            return state.salt!
+        }
+    }
+
+    private func mutate<T>(_ body: (inout State) -> T) throws(StoreError) -> T {
+        let result: Result<T, StoreError> = state.withLock { state in
+            if let failure = state.injectedFailure { return .failure(failure) }
+            let value = body(&state)
+            state.commits += 1
+            return .success(value)
+        }
+        return try result.get()
+    }
+}

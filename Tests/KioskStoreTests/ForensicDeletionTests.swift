@@ -1,0 +1,101 @@
+import Foundation
+import KioskCore
+import KioskOpenSSL
+import KioskStore
+import KioskTesting
+import Testing
+
+/// Write stays, delete them (one stay, all of a card, expiry, wipe), then scan every file of the state directory
+/// for every byte string the store held for them: id, handle, every sealed version. None may remain.
+@Suite struct ForensicDeletionTests {
+    enum Deletion: String, CaseIterable, Sendable { case deleteStay, deleteAll, expire, wipe }
+
+    /// Byte strings that identify the victim card's rows: ids, handle, and 16-byte pieces of each sealed version.
+    static func needles(of rows: [StoredStay]) -> [[UInt8]] {
+        var out = [[UInt8]]()
+        for row in rows {
+            out.append(row.id)
+            out.append(row.handle)
+            var offset = 0
+            while offset + 16 <= row.sealed.count {
+                out.append(Array(row.sealed[offset..<(offset + 16)]))
+                offset += 8
+            }
+        }
+        return out
+    }
+
+    static func remaining(_ needles: [[UInt8]], in directory: TemporaryDirectory) throws -> [String] {
+        var found = [String]()
+        for (name, contents) in try directory.files() {
+            for needle in needles where contents.contains(bytes: needle) {
+                found.append("\(name): \(needle.count)-byte string")
+            }
+        }
+        return found
+    }
+
+    @Test(arguments: Deletion.allCases) func deletedStaysLeaveNoBytesInAnyFile(deletion: Deletion) throws {
+        let directory = TemporaryDirectory("forensic")
+        defer { directory.remove() }
+        let crypto = OpenSSLCrypto()
+        let store = try SQLiteCheckInStore(directory: directory.path)
+        let desk = CheckInDesk(store: store, crypto: crypto)
+        let clock = ManualClockSource(now: Date(timeIntervalSince1970: 1_790_000_000))
+        let victim = try CardSecret.generate(kind: .visitor, crypto: crypto)
+        let bystander = try CardSecret.generate(kind: .visitor, crypto: crypto)
+        let victimHandle = try desk.keys(for: victim).handle
+
+        // The victim checks in and out (two sealed versions of one stay), then in again; others check in around it.
+        var rowsSeen = [StoredStay]()
+        for _ in 0..<3 {
+            _ = desk.tap(victim, at: testVenue, clock: clock.read())
+            rowsSeen += try store.stays(handle: victimHandle)
+            clock.advance(by: 600)
+        }
+        // The bystander's stays come later, so that expiry removes only the victim's.
+        clock.advance(by: 3 * 86_400)
+        for _ in 0..<3 {
+            _ = desk.tap(bystander, at: testVenue, clock: clock.read())
+            clock.advance(by: 600)
+        }
+        let needles = Self.needles(of: rowsSeen)
+        #expect(rowsSeen.count >= 3)
+        // Control: before deletion the scan finds them, so the scan can fail.
+        #expect(!(try Self.remaining(needles, in: directory)).isEmpty)
+
+        switch deletion {
+        case .deleteStay:
+            for stay in try desk.stays(of: victim, clock: clock.read()) { try desk.deleteStay(stay.id, of: victim) }
+        case .deleteAll:
+            #expect(try desk.deleteAll(of: victim) == 2)
+        case .expire:
+            let victimEnd = Date(timeIntervalSince1970: 1_790_000_000 + 1200 + 7200)
+            clock.set(victimEnd.addingTimeInterval(15 * 86_400))
+            #expect(try desk.expire(clock: clock.read()) == 2)
+        case .wipe:
+            try desk.wipeKiosk()
+        }
+        #expect(try store.stays(handle: victimHandle).isEmpty)
+        let left = try Self.remaining(needles, in: directory)
+        #expect(left.isEmpty, "deleted bytes remain: \(left)")
+        #expect(try store.integrityCheck())
+        if deletion != .wipe {
+            #expect(try desk.stays(of: bystander, clock: ClockReading(now: clock.read().now, isSynchronized: false)).count == 2)
+        }
+        let names = try directory.files().keys.sorted()
+        #expect(names.contains(SQLiteCheckInStore.fileName))
+        #expect(names.contains(SQLiteCheckInStore.fileName + "-wal"))
+    }
+
+    @Test func databaseIsConfiguredForDurabilityAndDeletion() throws {
+        let directory = TemporaryDirectory("pragmas")
+        defer { directory.remove() }
+        let store = try SQLiteCheckInStore(directory: directory.path)
+        try store.close()
+        // Read the settings back with the sqlite3 library through a second store: WAL is persistent in the file.
+        let header = try #require(try directory.files()[SQLiteCheckInStore.fileName])
+        // Bytes 18 and 19 of the header are 2 in WAL mode.
+        #expect(header[18] == 2 && header[19] == 2)
+    }
+}
