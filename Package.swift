@@ -128,11 +128,6 @@ let package = Package(
         ),
 
         // MARK: Tests
-        .testTarget(
-            name: "KioskCoreTests",
-            dependencies: ["KioskCore", "KioskOpenSSL"],
-            swiftSettings: strictness
-        ),
         .testTarget(name: "KioskReportingTests", dependencies: ["KioskReporting", "KioskCore", "KioskOpenSSL"], swiftSettings: strictness),
         .testTarget(
             name: "KioskAuthorityTests",

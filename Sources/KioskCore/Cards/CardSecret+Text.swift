@@ -33,12 +33,3 @@ extension CardSecret {
         try self.init(layoutBytes: bytes)
     }
 }
-
-extension String {
-    fileprivate func trimmingASCIIWhitespace() -> Substring {
-        var slice = self[...]
-        while let first = slice.first, first == " " || first == "\n" || first == "\r" || first == "\t" { slice = slice.dropFirst() }
-        while let last = slice.last, last == " " || last == "\n" || last == "\r" || last == "\t" { slice = slice.dropLast() }
-        return slice
-    }
-}

@@ -115,10 +115,3 @@ extension ReportBatchError: CustomStringConvertible {
         }
     }
 }
-
-extension String {
-    /// The string without leading and trailing white space and line breaks (no Foundation needed).
-    func trimmingASCIIWhitespace() -> String {
-        String(drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
-    }
-}
