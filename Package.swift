@@ -37,6 +37,7 @@ let package = Package(
             name: "KioskCore",
             dependencies: [
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                "KioskProto", // venue codes: generated protobuf messages
             ],
             swiftSettings: strictness
         ),
@@ -44,12 +45,22 @@ let package = Package(
         // MARK: Thin owners of the C libraries
         .target(name: "KioskOpenSSL", dependencies: ["CKioskOpenSSL", "KioskCore"], swiftSettings: strictness),
 
+        // MARK: Venue codes (KioskProto, KioskZBar)
+        .target(
+            name: "KioskProto",
+            dependencies: [.product(name: "SwiftProtobuf", package: "swift-protobuf")],
+            exclude: ["proto"],
+            swiftSettings: strictness
+        ),
+        .target(name: "KioskZBar", dependencies: ["CKioskZBar", "CKioskPNG"], swiftSettings: strictness),
+
         // MARK: Executables
         .executableTarget(
             name: "kiosk",
             dependencies: [
                 "KioskCore",
                 "KioskOpenSSL",
+                "KioskZBar", // venue codes: `kiosk decode` of images
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictness
@@ -57,5 +68,12 @@ let package = Package(
 
         // MARK: Tests
         .testTarget(name: "KioskOpenSSLTests", dependencies: ["KioskOpenSSL", "KioskCore"], swiftSettings: strictness),
+        // Venue codes
+        .testTarget(
+            name: "KioskCoreTests",
+            dependencies: ["KioskCore", "KioskOpenSSL", "KioskProto"],
+            swiftSettings: strictness
+        ),
+        .testTarget(name: "KioskZBarTests", dependencies: ["KioskZBar", "KioskCore", "KioskOpenSSL"], swiftSettings: strictness),
     ]
 )

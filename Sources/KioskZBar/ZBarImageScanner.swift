@@ -1,0 +1,1 @@
+// ZBar wrapper
