@@ -71,7 +71,9 @@ let package = Package(
         // Venue codes
         .testTarget(
             name: "KioskCoreTests",
-            dependencies: ["KioskCore", "KioskOpenSSL", "KioskProto"],
+            dependencies: [
+                "KioskCore", "KioskOpenSSL", "KioskProto", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
             swiftSettings: strictness
         ),
         .testTarget(name: "KioskZBarTests", dependencies: ["KioskZBar", "KioskCore", "KioskOpenSSL"], swiftSettings: strictness),

@@ -70,7 +70,7 @@ public enum PayloadEncoding: String, Sendable, Equatable {
             default: return nil
             }
             count += 1
-            buffer = (buffer << 5 | UInt32(value)) & 0x3ff
+            buffer = (buffer << 5 | UInt32(value)) & 0xffff
             bits += 5
             if bits >= 8 {
                 bits -= 8

@@ -98,18 +98,19 @@ extension VenueCodeParser {
     }
 
     /// `[http[s]://]<host>[/]?<query with v=N>#<payload>`; version `nil` when `v` is missing or not a number.
-    /// Returns `nil` when the text is not a URL of `host` (the host must be followed by `/` or `?`).
+    /// Returns `nil` when the text is not a URL of `host` (the host must be followed by `/`, `?` or `#`).
     static func matchCrowdNotifier(_ bytes: [UInt8], host: String) -> (version: UInt32?, payload: ArraySlice<UInt8>)? {
         var index = 0
         if URLText.hasPrefix(bytes, "https://") { index = 8 } else if URLText.hasPrefix(bytes, "http://") { index = 7 }
         guard URLText.hasPrefix(bytes, host, at: index) else { return nil }
         index += host.utf8.count
-        guard index < bytes.count, bytes[index] == UInt8(ascii: "/") || bytes[index] == UInt8(ascii: "?") else { return nil }
+        guard index < bytes.count, [UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#")].contains(bytes[index]) else { return nil }
         if bytes[index] == UInt8(ascii: "/") { index += 1 }
-        guard index < bytes.count, bytes[index] == UInt8(ascii: "?") else { return nil }
         guard let hash = bytes[index...].firstIndex(of: UInt8(ascii: "#")) else { return nil }
         var version: UInt32?
-        for parameter in bytes[(index + 1)..<hash].split(separator: UInt8(ascii: "&")) {
+        // No query at all (`host/#…`, NotifyMe v1): the host's code, of a version without a number.
+        guard index == hash || bytes[index] == UInt8(ascii: "?") else { return nil }
+        for parameter in bytes[min(index + 1, hash)..<hash].split(separator: UInt8(ascii: "&")) {
             let parameter = Array(parameter)
             if parameter.count > 2, parameter[0] == UInt8(ascii: "v"), parameter[1] == UInt8(ascii: "=") {
                 version = URLText.number(parameter[2...])
