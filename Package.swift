@@ -76,6 +76,11 @@ let package = Package(
             ],
             swiftSettings: strictness
         ),
-        .testTarget(name: "KioskZBarTests", dependencies: ["KioskZBar", "KioskCore", "KioskOpenSSL"], swiftSettings: strictness),
+        .testTarget(
+            name: "KioskZBarTests",
+            dependencies: ["KioskZBar", "KioskCore", "KioskOpenSSL"],
+            exclude: ["Fixtures"],
+            swiftSettings: strictness
+        ),
     ]
 )
