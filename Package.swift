@@ -54,6 +54,10 @@ let package = Package(
         ),
         .target(name: "KioskZBar", dependencies: ["CKioskZBar", "CKioskPNG"], swiftSettings: strictness),
 
+        // Venue code parser fuzz target: libFuzzer entry with -DKIOSK_FUZZ (Tests/scripts/20-fuzz-venue.sh), a corpus
+        // replayer otherwise.
+        .executableTarget(name: "kiosk-fuzz-venue", dependencies: ["KioskCore", "KioskOpenSSL"], swiftSettings: strictness),
+
         // MARK: Executables
         .executableTarget(
             name: "kiosk",
