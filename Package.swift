@@ -43,6 +43,7 @@ let package = Package(
             name: "KioskCore",
             dependencies: [
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                "KioskProto", // venue codes: generated protobuf messages
             ],
             swiftSettings: strictness
         ),
@@ -75,12 +76,26 @@ let package = Package(
             swiftSettings: strictness
         ),
 
+        // MARK: Venue codes (KioskProto, KioskZBar)
+        .target(
+            name: "KioskProto",
+            dependencies: [.product(name: "SwiftProtobuf", package: "swift-protobuf")],
+            exclude: ["proto"],
+            swiftSettings: strictness
+        ),
+        .target(name: "KioskZBar", dependencies: ["CKioskZBar", "CKioskPNG"], swiftSettings: strictness),
+
+        // Venue code parser fuzz target: libFuzzer entry with -DKIOSK_FUZZ (Tests/scripts/20-fuzz-venue.sh), a corpus
+        // replayer otherwise.
+        .executableTarget(name: "kiosk-fuzz-venue", dependencies: ["KioskCore", "KioskOpenSSL"], swiftSettings: strictness),
+
         // MARK: Executables
         .executableTarget(
             name: "kiosk",
             dependencies: [
                 "KioskCore",
                 "KioskOpenSSL",
+                "KioskZBar", // venue codes: `kiosk decode` of images
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictness
@@ -113,7 +128,10 @@ let package = Package(
         ),
         .testTarget(
             name: "KioskCoreTests",
-            dependencies: ["KioskCore", "KioskTesting", "KioskOpenSSL"],
+            dependencies: [
+                "KioskCore", "KioskTesting", "KioskOpenSSL", "KioskProto",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
             swiftSettings: strictness
         ),
         .testTarget(
@@ -139,5 +157,12 @@ let package = Package(
             swiftSettings: strictness
         ),
         .testTarget(name: "KioskOpenSSLTests", dependencies: ["KioskOpenSSL", "KioskCore"], swiftSettings: strictness),
+        // Venue codes
+        .testTarget(
+            name: "KioskZBarTests",
+            dependencies: ["KioskZBar", "KioskCore", "KioskOpenSSL"],
+            exclude: ["Fixtures"],
+            swiftSettings: strictness
+        ),
     ]
 )

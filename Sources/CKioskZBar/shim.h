@@ -2,4 +2,9 @@
 #define CKioskZBar_SHIM_H
 #include <zbar.h>
 
+/// `zbar_fourcc` is a function-like macro, which Swift does not import: the 8-bit greyscale format code ("Y800").
+static inline unsigned long ckiosk_zbar_fourcc_y800(void) {
+    return zbar_fourcc('Y', '8', '0', '0');
+}
+
 #endif
