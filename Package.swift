@@ -21,6 +21,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // MARK: Devices (GPIO lights/buttons, receipt printer): errno as a typed error
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
         // MARK: C libraries (pkg-config system-library targets)
@@ -51,6 +53,42 @@ let package = Package(
                 "KioskCore",
                 "KioskOpenSSL",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictness
+        ),
+
+        // MARK: Devices: GPIO lights, buzzer, buttons (libgpiod v1) and the ESC/POS receipt printer
+        .target(
+            name: "KioskGPIO",
+            dependencies: [
+                "CKioskGPIOD", "KioskCore",
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictness
+        ),
+        .target(
+            name: "KioskPrinter",
+            dependencies: ["CKioskQRencode", "KioskCore", .product(name: "SystemPackage", package: "swift-system")],
+            swiftSettings: strictness
+        ),
+        .target(name: "KioskTesting", dependencies: ["KioskCore"], swiftSettings: strictness),
+        .executableTarget(
+            name: "kiosk-gpio-check",
+            dependencies: ["KioskGPIO", "KioskCore", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strictness
+        ),
+        .testTarget(name: "KioskCoreTests", dependencies: ["KioskCore", "KioskTesting"], swiftSettings: strictness),
+        .testTarget(
+            name: "KioskGPIOTests",
+            dependencies: ["KioskGPIO", "KioskCore", .product(name: "SystemPackage", package: "swift-system")],
+            swiftSettings: strictness
+        ),
+        .testTarget(
+            name: "KioskPrinterTests",
+            dependencies: [
+                "KioskPrinter", "KioskCore", "KioskTesting", "CKioskZBar",
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strictness
         ),
