@@ -75,7 +75,11 @@ let package = Package(
         .target(name: "KioskTesting", dependencies: ["KioskCore"], swiftSettings: strictness),
         .executableTarget(
             name: "kiosk-gpio-check",
-            dependencies: ["KioskGPIO", "KioskCore", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "KioskGPIO", "KioskCore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
             swiftSettings: strictness
         ),
         .testTarget(name: "KioskCoreTests", dependencies: ["KioskCore", "KioskTesting"], swiftSettings: strictness),
