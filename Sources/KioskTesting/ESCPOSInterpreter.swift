@@ -10,6 +10,12 @@ public struct ESCPOSInterpreter {
         public var text: String
         public var alignment: PrintAlignment
         public var emphasized: Bool
+
+        public init(text: String, alignment: PrintAlignment, emphasized: Bool) {
+            self.text = text
+            self.alignment = alignment
+            self.emphasized = emphasized
+        }
     }
 
     /// The rendered receipt.

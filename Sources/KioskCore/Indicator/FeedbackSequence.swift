@@ -49,7 +49,8 @@ public struct FeedbackSequence: Sendable, Codable, Equatable, Hashable {
     }
 
     /// The output states in playing order, with the time each starts at (from the start of the pattern), ending with
-    /// the `hold` state at `totalMilliseconds`. Neighbouring steps with the same outputs are merged.
+    /// the `hold` state at `totalMilliseconds` (always, so a player knows when the pattern is over). Neighbouring steps
+    /// with the same outputs are merged.
     public var timeline: [(atMilliseconds: Int, on: Set<IndicatorOutput>)] {
         var result: [(atMilliseconds: Int, on: Set<IndicatorOutput>)] = []
         var time = 0
@@ -59,7 +60,7 @@ public struct FeedbackSequence: Sendable, Codable, Equatable, Hashable {
                 time += step.milliseconds
             }
         }
-        if result.last?.on != hold || result.isEmpty { result.append((time, hold)) }
+        result.append((time, hold))
         return result
     }
 
