@@ -21,6 +21,6 @@ import Testing
         ])
         let indicator = RecordingIndicator(table: table)
         await indicator.show(.refused)
-        #expect(await indicator.states == [[.red]])
+        #expect(await indicator.states == [[.red], [.red]])
     }
 }
