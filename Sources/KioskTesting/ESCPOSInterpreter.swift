@@ -25,7 +25,8 @@ public struct ESCPOSInterpreter {
         /// Row-major 8-bit grey: 0 black, 255 white.
         public private(set) var pixels: [UInt8] = []
         public internal(set) var lines: [TextLine] = []
-        public internal(set) var images = 0
+        /// `GS v 0` commands seen (a tall image goes out as several bands).
+        public internal(set) var rasterBands = 0
         public internal(set) var cuts = 0
         public internal(set) var initializations = 0
 
@@ -156,7 +157,7 @@ public struct ESCPOSInterpreter {
                             }
                         }
                     }
-                    out.images += 1
+                    out.rasterBands += 1
                     index = data + widthBytes * rows
                 case 0x56:
                     try need(3)

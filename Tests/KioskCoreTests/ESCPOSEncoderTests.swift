@@ -59,7 +59,7 @@ import Testing
         var encoder = ESCPOSEncoder(paper: .mm58)
         try encoder.image(bitmap)
         let rendering = try ESCPOSInterpreter.render(encoder.bytes, paper: .mm58)
-        #expect(rendering.images == 3)
+        #expect(rendering.rasterBands == 3)
         #expect(rendering.height == 600)
         let left = (384 - 16) / 2
         for y in 0..<600 {
