@@ -4,7 +4,7 @@ import SystemPackage
 
 /// Where and how the receipt printer is reached.
 public struct PrinterDevice: Sendable, Equatable {
-    /// `/dev/usb/lp0`, a serial port (`/dev/ttyUSB0`, `/dev/serial0`), or a plain file or FIFO.
+    /// `/dev/usb/lp0`, a serial port (`/dev/ttyUSB0`, `/dev/serial0`), or a plain file (appended to) or FIFO.
     public var path: String
     /// The printer answers `DLE EOT` status queries on this port (serial printers and some USB ones). When true,
     /// every job starts with a status query, and a printer that does not answer is reported as not responding.
@@ -79,7 +79,7 @@ struct PrinterConnection: ~Copyable {
         let mode = device.bidirectional ? O_RDWR : O_WRONLY
         var descriptor: Int32
         repeat {
-            descriptor = Glibc.open(device.path, mode | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
+            descriptor = Glibc.open(device.path, mode | O_APPEND | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
         } while descriptor < 0 && Glibc.errno == EINTR
         guard descriptor >= 0 else {
             throw PrinterError.from(Errno(rawValue: Glibc.errno), path: device.path, call: "open")
