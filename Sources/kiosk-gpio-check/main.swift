@@ -70,12 +70,23 @@ func makeSimulatedChip(lines: Int) throws(CheckFailure) -> (chip: String, sysfs:
     return (chip, "/sys/devices/platform/\(deviceName)/\(chip)")
 }
 
+func monotonicMicroseconds() -> Int {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return now.tv_sec * 1_000_000 + now.tv_nsec / 1000
+}
+
 final class EventLog: Sendable {
     let events = Mutex<[ButtonEvent]>([])
+    let lastArrival = Mutex<Int>(0)
+    func append(_ event: ButtonEvent) {
+        events.withLock { $0.append(event) }
+        lastArrival.withLock { $0 = monotonicMicroseconds() }
+    }
     func take() -> [ButtonEvent] { events.withLock { let all = $0; $0 = []; return all } }
 }
 
-func run() async throws -> (checks: Int, stopMicroseconds: Int) {
+func run() async throws -> (checks: Int, stopMicroseconds: Int, pressMicroseconds: Int) {
     var checks = 0
     let (chip, sysfs) = try makeSimulatedChip(lines: 8)
     func value(_ offset: Int) throws(CheckFailure) -> String { try readFile("\(sysfs)/sim_gpio\(offset)/value") }
@@ -158,6 +169,13 @@ func run() async throws -> (checks: Int, stopMicroseconds: Int) {
         await indicator.show(.refused)
         seen = [try value(0), try value(1), try value(2), try value(3)]
         guard seen == ["0", "0", "1", "0"] else { throw fail("indicator", "after refused: \(seen)") }
+        // A pattern started while another plays takes over: the long warning gives way to an accepted tap.
+        let long = Task { await indicator.show(.warningPending) }
+        await sleepMilliseconds(100)
+        await indicator.show(.accepted)
+        await long.value
+        seen = [try value(0), try value(1), try value(2), try value(3)]
+        guard seen == ["1", "0", "0", "0"] else { throw fail("indicator", "after a superseded warning: \(seen)") }
         await indicator.clear()
         seen = [try value(0), try value(1), try value(2), try value(3)]
         guard seen == ["0", "0", "0", "0"] else { throw fail("indicator", "after clear: \(seen)") }
@@ -201,6 +219,7 @@ func run() async throws -> (checks: Int, stopMicroseconds: Int) {
 
     // Buttons with debounce: a bouncing press is one press, a glitch shorter than the debounce is nothing.
     var stopMicroseconds = 0
+    var pressMicroseconds = 0
     do {
         try pull(5, false)
         try pull(6, true)  // the cancel button is wired active-low: idle high
@@ -210,10 +229,12 @@ func run() async throws -> (checks: Int, stopMicroseconds: Int) {
         let log = EventLog()
         monitor.start()
         let reader = Task.detached {
-            for await event in monitor.events { log.events.withLock { $0.append(event) } }
+            for await event in monitor.events { log.append(event) }
         }
         for up in [true, false, true, false, true] { try pull(5, up) }
+        let lastPull = monotonicMicroseconds()
         await sleepMilliseconds(300)
+        pressMicroseconds = log.lastArrival.withLock { $0 } - lastPull
         var got = log.take()
         guard got == [ButtonEvent(button: .confirm, pressed: true)] else {
             throw fail("debounce", "bouncing press gave \(got)")
@@ -253,12 +274,13 @@ func run() async throws -> (checks: Int, stopMicroseconds: Int) {
     } catch let error as GPIOError {
         throw fail("buttons", error.description)
     }
-    return (checks, stopMicroseconds)
+    return (checks, stopMicroseconds, pressMicroseconds)
 }
 
 do {
-    let (checks, stop) = try await run()
-    print("KIOSK-GPIO-CHECK: PASS checks=\(checks) stop-us=\(stop)")
+    let (checks, stop, press) = try await run()
+    // press-us: from the last bouncing edge to the debounced event (debounce 40 ms included); stop-us: stop() time.
+    print("KIOSK-GPIO-CHECK: PASS checks=\(checks) press-us=\(press) stop-us=\(stop)")
     exit(0)
 } catch let error as CheckFailure {
     print("KIOSK-GPIO-CHECK: FAIL \(error.check): \(error.detail)")
