@@ -206,3 +206,12 @@ struct PrinterConnection: ~Copyable {
         if !closed { Glibc.close(fd) }
     }
 }
+
+extension PrinterDevice {
+    /// The device a configuration names.
+    public init(_ configuration: ReceiptPrinterConfiguration) {
+        self.init(path: configuration.path, bidirectional: configuration.bidirectional,
+                  baudRate: configuration.baudRate,
+                  writeTimeout: .milliseconds(max(configuration.writeTimeoutMilliseconds, 100)))
+    }
+}
