@@ -179,6 +179,18 @@ func run() async throws -> (checks: Int, stopMicroseconds: Int, pressMicrosecond
         await indicator.clear()
         seen = [try value(0), try value(1), try value(2), try value(3)]
         guard seen == ["0", "0", "0", "0"] else { throw fail("indicator", "after clear: \(seen)") }
+        // Cancelling the task that plays a pattern (shutdown) leaves nothing lit.
+        let cancelled = Task { await indicator.show(.warningPending) }
+        var amberSeen = false
+        for _ in 0..<100 where !amberSeen {
+            amberSeen = try value(2) == "1"
+            if !amberSeen { await sleepMilliseconds(10) }
+        }
+        guard amberSeen else { throw fail("indicator", "the warning pattern does not light amber") }
+        cancelled.cancel()
+        await cancelled.value
+        seen = [try value(0), try value(1), try value(2), try value(3)]
+        guard seen == ["0", "0", "0", "0"] else { throw fail("indicator", "after cancelling: \(seen)") }
         guard await indicator.lastError == nil else { throw fail("indicator", "a line failed") }
         checks += 1
     } catch let error as GPIOError {
