@@ -7,7 +7,7 @@ import SystemPackage
 /// A pattern started while another is playing takes over at the other's next step. If a line cannot be driven the
 /// pattern goes on with the others, and `lastError` and a debug log say which line failed.
 public actor GPIOIndicator<C: Clock>: Indicator where C.Duration == Duration {
-    private let lines: [IndicatorOutput: GPIOLineHandle]
+    private let lines: [IndicatorOutput: any IndicatorLineDriver]
     private let table: FeedbackTable
     private let clock: C
     private let logger: Logger
@@ -22,12 +22,17 @@ public actor GPIOIndicator<C: Clock>: Indicator where C.Duration == Duration {
     public init(pins: [IndicatorOutput: GPIOPin], table: FeedbackTable = .default, clock: C,
                 consumer: String = "kiosk", logger: Logger) throws(GPIOError)
     {
-        var lines: [IndicatorOutput: GPIOLineHandle] = [:]
+        var lines: [IndicatorOutput: any IndicatorLineDriver] = [:]
         for output in IndicatorOutput.allCases {
             guard let pin = pins[output] else { continue }
             lines[output] = try GPIOLineHandle(pin, consumer: consumer, request: .output(initial: false))
         }
-        self.lines = lines
+        self.init(drivers: lines, table: table, clock: clock, logger: logger)
+    }
+
+    /// For tests of the playing logic without a chip.
+    init(drivers: [IndicatorOutput: any IndicatorLineDriver], table: FeedbackTable, clock: C, logger: Logger) {
+        self.lines = drivers
         self.table = table
         self.clock = clock
         self.logger = logger
@@ -81,3 +86,10 @@ extension GPIOIndicator where C == ContinuousClock {
         try self.init(pins: pins, table: table, clock: ContinuousClock(), consumer: consumer, logger: logger)
     }
 }
+
+/// What the indicator needs of a line: drive it. `GPIOLineHandle` in the kiosk, a recorder in tests.
+protocol IndicatorLineDriver: AnyObject {
+    func set(_ active: Bool) throws(GPIOError)
+}
+
+extension GPIOLineHandle: IndicatorLineDriver {}
