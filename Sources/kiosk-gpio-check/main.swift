@@ -86,6 +86,16 @@ final class EventLog: Sendable {
     func take() -> [ButtonEvent] { events.withLock { let all = $0; $0 = []; return all } }
 }
 
+/// Runs the self-test while another consumer holds `busy`.
+func selfTestWithBusyLine(_ busy: GPIOPin, _ configuration: LightsAndButtonsConfiguration) throws(GPIOError)
+    -> [GPIOLineCheck]
+{
+    let holder = try OutputLine(busy, consumer: "another-program")
+    let results = GPIOSelfTest.run(configuration)
+    try holder.set(false)
+    return results
+}
+
 func run() async throws -> (checks: Int, stopMicroseconds: Int, pressMicroseconds: Int) {
     var checks = 0
     let (chip, sysfs) = try makeSimulatedChip(lines: 8)
@@ -286,6 +296,21 @@ func run() async throws -> (checks: Int, stopMicroseconds: Int, pressMicrosecond
     } catch let error as GPIOError {
         throw fail("buttons", error.description)
     }
+    // The self-test passes on working lines and names the line another program holds.
+    let configuration = LightsAndButtonsConfiguration(
+        outputs: [.green: GPIOPin(chip: chip, offset: 0), .red: GPIOPin(chip: chip, offset: 1),
+                  .amber: GPIOPin(chip: "label:kiosk-sim", offset: 2), .buzzer: GPIOPin(chip: "/dev/\(chip)", offset: 3)],
+        buttons: [.confirm: GPIOPin(chip: chip, offset: 5), .cancel: GPIOPin(chip: chip, offset: 6, activeLow: true)])
+    var results = GPIOSelfTest.run(configuration)
+    guard results.count == 6, results.allSatisfy(\.passed) else {
+        throw fail("selftest", "\(results.filter { !$0.passed }.map { $0.problem ?? "" })")
+    }
+    results = try selfTestWithBusyLine(GPIOPin(chip: chip, offset: 1), configuration)
+    guard results.filter({ !$0.passed }).map(\.role) == ["red"],
+          results.first(where: { $0.role == "red" })?.problem?.contains("already in use") == true else {
+        throw fail("selftest", "with a busy line: \(results)")
+    }
+    checks += 1
     return (checks, stopMicroseconds, pressMicroseconds)
 }
 

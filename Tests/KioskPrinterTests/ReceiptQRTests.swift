@@ -98,3 +98,18 @@ import Testing
         }
     }
 }
+
+@Suite struct ReceiptTestPageTests {
+    @Test(arguments: PaperWidth.allCases)
+    func testPageRendersWithAReadableCodeAndACut(paper: PaperWidth) throws {
+        let rendering = try ESCPOSInterpreter.render(try ReceiptTestPage.bytes(paper: paper), paper: paper)
+        #expect(rendering.cuts == 1)
+        #expect(rendering.lines.first?.text == "Kiosk printer test")
+        #expect(rendering.lines.contains { $0.text.contains("\(paper.dots) dots") })
+        #expect(ZBarDecoder.decodeQRCodes(width: rendering.width, height: rendering.height, grey: rendering.pixels)
+            == [Array("KIOSK PRINTER TEST".utf8)])
+        // The ruler reaches the last dot of the printable width.
+        let rulerTop = rendering.lines.count * ESCPOSInterpreter.lineHeight
+        #expect(rendering.pixels[rulerTop * rendering.width + (paper.dots - 8)] == 0)
+    }
+}
