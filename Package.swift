@@ -27,6 +27,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.100.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
+        // MARK: Devices (GPIO lights/buttons, receipt printer): errno as a typed error
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
         // MARK: C libraries (pkg-config system-library targets)
@@ -142,6 +144,43 @@ let package = Package(
         .testTarget(
             name: "KioskSystemTests",
             dependencies: ["KioskSystem", "KioskCore", "KioskTesting", "KioskOpenSSL"],
+            swiftSettings: strictness
+        ),
+        // MARK: Devices: GPIO lights, buzzer, buttons (libgpiod v1) and the ESC/POS receipt printer
+        .target(
+            name: "KioskGPIO",
+            dependencies: [
+                "CKioskGPIOD", "KioskCore",
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictness
+        ),
+        .target(
+            name: "KioskPrinter",
+            dependencies: ["CKioskQRencode", "KioskCore", .product(name: "SystemPackage", package: "swift-system")],
+            swiftSettings: strictness
+        ),
+        .executableTarget(
+            name: "kiosk-gpio-check",
+            dependencies: [
+                "KioskGPIO", "KioskCore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: strictness
+        ),
+        .testTarget(
+            name: "KioskGPIOTests",
+            dependencies: ["KioskGPIO", "KioskCore", .product(name: "SystemPackage", package: "swift-system")],
+            swiftSettings: strictness
+        ),
+        .testTarget(
+            name: "KioskPrinterTests",
+            dependencies: [
+                "KioskPrinter", "KioskCore", "KioskTesting", "CKioskZBar",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
             swiftSettings: strictness
         ),
 

@@ -1,0 +1,149 @@
+/// The paper a receipt printer takes, with its printable width in dots (203 dpi heads) and characters of font A
+/// (12 × 24 dots).
+public enum PaperWidth: String, Sendable, Codable, CaseIterable {
+    /// 58 mm paper: 384 dots, 32 characters.
+    case mm58
+    /// 80 mm paper: 576 dots, 48 characters.
+    case mm80
+
+    public var dots: Int {
+        switch self {
+        case .mm58: 384
+        case .mm80: 576
+        }
+    }
+
+    public var columns: Int { dots / 12 }
+}
+
+/// Horizontal alignment of text and images (`ESC a n`).
+public enum PrintAlignment: UInt8, Sendable, Codable {
+    case left = 0, center = 1, right = 2
+}
+
+/// Why a receipt could not be encoded.
+public enum ESCPOSError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// An image is wider than the paper's printable width.
+    case imageTooWide(width: Int, maximum: Int)
+    /// A QR code does not fit the paper even at one dot per module.
+    case qrCodeTooLarge
+
+    public var description: String {
+        switch self {
+        case .imageTooWide(let width, let maximum): "an image of \(width) dots does not fit the paper (\(maximum) dots)"
+        case .qrCodeTooLarge: "the QR code is too large for this paper"
+        }
+    }
+}
+
+/// Builds an ESC/POS byte stream for a thermal receipt printer (the common Epson subset that 58/80 mm printers
+/// understand): initialise, text with alignment and emphasis, line feeds, raster images (`GS v 0`) and a cut.
+///
+/// Text goes out as ASCII (the printer's default code page): characters outside printable ASCII are printed as `?`,
+/// so no control byte can ever be smuggled into the stream through text. Lines longer than the paper wrap at spaces.
+public struct ESCPOSEncoder: Sendable {
+    public let paper: PaperWidth
+    public private(set) var bytes: [UInt8] = []
+
+    /// Raster images go out in bands of at most this many rows: small printers have small receive buffers.
+    public static let maximumRowsPerBand = 256
+
+    public init(paper: PaperWidth) {
+        self.paper = paper
+    }
+
+    /// `ESC @`: resets the printer's modes (alignment, emphasis, size) to their defaults.
+    public mutating func initialize() {
+        bytes += [0x1B, 0x40]
+    }
+
+    /// `ESC a n`.
+    public mutating func align(_ alignment: PrintAlignment) {
+        bytes += [0x1B, 0x61, alignment.rawValue]
+    }
+
+    /// `ESC E n`: emphasised (bold) text on or off.
+    public mutating func emphasis(_ on: Bool) {
+        bytes += [0x1B, 0x45, on ? 1 : 0]
+    }
+
+    /// Prints `text` as one or more lines with the given alignment and emphasis, wrapping at the paper's width, and
+    /// restores left alignment and normal weight after it.
+    public mutating func text(_ text: String, alignment: PrintAlignment = .left, emphasized: Bool = false) {
+        align(alignment)
+        if emphasized { emphasis(true) }
+        for line in Self.wrap(text, columns: paper.columns) {
+            bytes += Self.printableASCII(line)
+            bytes.append(0x0A)
+        }
+        if emphasized { emphasis(false) }
+        if alignment != .left { align(.left) }
+    }
+
+    /// `ESC d n`: feeds `lines` blank lines (at most 255 in one command).
+    public mutating func feed(lines: Int) {
+        var left = max(lines, 0)
+        while left > 0 {
+            let now = min(left, 255)
+            bytes += [0x1B, 0x64, UInt8(now)]
+            left -= now
+        }
+    }
+
+    /// `GS v 0 0 xL xH yL yH d…`: prints `bitmap` at normal density, in bands of at most `maximumRowsPerBand` rows.
+    public mutating func image(_ bitmap: MonoBitmap, alignment: PrintAlignment = .center) throws(ESCPOSError) {
+        guard bitmap.width <= paper.dots else { throw .imageTooWide(width: bitmap.width, maximum: paper.dots) }
+        guard bitmap.width > 0, bitmap.height > 0 else { return }
+        align(alignment)
+        let widthBytes = bitmap.bytesPerRow
+        var row = 0
+        while row < bitmap.height {
+            let band = min(Self.maximumRowsPerBand, bitmap.height - row)
+            bytes += [0x1D, 0x76, 0x30, 0x00,
+                      UInt8(widthBytes & 0xFF), UInt8(widthBytes >> 8),
+                      UInt8(band & 0xFF), UInt8(band >> 8)]
+            bytes += bitmap.packedRows(row..<(row + band))
+            row += band
+        }
+        if alignment != .left { align(.left) }
+    }
+
+    /// A QR code from its module matrix, as large as fits the paper (at most 8 dots per module), with a quiet zone.
+    public mutating func qrCode(_ matrix: QRMatrix, alignment: PrintAlignment = .center) throws(ESCPOSError) {
+        guard let scale = matrix.dotsPerModule(fitting: paper.dots) else { throw .qrCodeTooLarge }
+        try image(matrix.raster(dotsPerModule: scale), alignment: alignment)
+    }
+
+    /// `GS V 66 n`: feeds `feedLines` × the motion unit so the last line clears the cutter, then a partial cut.
+    public mutating func cut(feedLines: UInt8 = 3) {
+        bytes += [0x1D, 0x56, 0x42, feedLines]
+    }
+
+    static func printableASCII(_ line: Substring) -> [UInt8] {
+        line.unicodeScalars.map { scalar in
+            (0x20...0x7E).contains(scalar.value) ? UInt8(scalar.value) : UInt8(ascii: "?")
+        }
+    }
+
+    /// Splits `text` at newlines and wraps each line at spaces to `columns` characters (a word longer than a line is
+    /// broken).
+    static func wrap(_ text: String, columns: Int) -> [Substring] {
+        var lines: [Substring] = []
+        for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            var rest = paragraph
+            if rest.isEmpty { lines.append(rest); continue }
+            while rest.count > columns {
+                let limit = rest.index(rest.startIndex, offsetBy: columns)
+                if let space = rest[..<limit].lastIndex(of: " "), space > rest.startIndex {
+                    lines.append(rest[..<space])
+                    rest = rest[rest.index(after: space)...]
+                } else {
+                    lines.append(rest[..<limit])
+                    rest = rest[limit...]
+                }
+            }
+            lines.append(rest)
+        }
+        return lines
+    }
+}
