@@ -97,17 +97,17 @@ public struct EmulatedTag: Equatable, Sendable {
         memory.replaceSubrange(page * 4 ..< page * 4 + 4, with: bytes)
     }
 
-    var auth0: Int { Int(memory[model.configPage * 4 + 3]) }
+    public var auth0: Int { Int(memory[model.configPage * 4 + 3]) }
     var readProtected: Bool { memory[(model.configPage + 1) * 4] & 0x80 != 0 }
     var authLimit: Int { Int(memory[(model.configPage + 1) * 4] & 0x07) }
     private var pwdPage: Int { model.configPage + 2 }
     private var packPage: Int { model.configPage + 3 }
 
     /// Called when the reader selects the tag (anticollision done): the tag is ACTIVE, not authenticated.
-    mutating func select() { active = true; halted = false; authenticated = false; pendingCompatibilityWrite = nil }
+    public mutating func select() { active = true; halted = false; authenticated = false; pendingCompatibilityWrite = nil }
 
     /// Called when the RF field goes off: the tag loses power and all state.
-    mutating func powerOff() { active = false; halted = false; authenticated = false; pendingCompatibilityWrite = nil }
+    public mutating func powerOff() { active = false; halted = false; authenticated = false; pendingCompatibilityWrite = nil }
 
     private mutating func nak(_ code: UInt8 = 0x0) -> TagAnswer {
         active = false
