@@ -56,7 +56,7 @@ public struct PN532Chip: Sendable {
         if case .tag(var tag) = removed { tag.powerOff(); removed = .tag(tag) }
         if removed != nil { lastRemovedCard = removed }
         card = nil
-        targetSelected = false
+        // The chip still believes its target is selected: the next exchange times out (status 01), as on hardware.
         return removed
     }
 

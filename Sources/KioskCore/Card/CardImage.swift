@@ -92,6 +92,8 @@ public enum CardImage {
         let image = Array(bytes.prefix(byteCount))
         if image.allSatisfy({ $0 == 0 }) { return .blank }
         guard Array(image[0 ..< 2]) == magic else { return .foreign }
+        // Version 0 is never written: it is what a page 4 torn over zeroed memory holds.
+        guard image[2] != 0 else { return .incomplete }
         guard image[2] == layoutVersion else { return .unsupportedLayout(version: image[2]) }
         let stored = image[40 ..< 44].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
         guard stored != 0, stored == CRC32.checksum(uid + image[0 ..< 40]) else { return .incomplete }
