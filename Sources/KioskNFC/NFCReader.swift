@@ -60,11 +60,11 @@ public final class NFCReader<Crypto: CryptoProvider>: Sendable {
     public func stop() {
         guard !stopping.exchange(true, ordering: .sequentiallyConsistent) else { return }
         guard running.load(ordering: .sequentiallyConsistent) else { continuation.finish(); return }
-        wakeUp.signal()
-        while finished.wait(timeout: .now() + .milliseconds(20)) == .timedOut {
+        // Abort whatever libnfc call is in progress; repeat in case the thread was between two calls.
+        repeat {
             abortHandle.withLock { $0?.abort() }
             wakeUp.signal()
-        }
+        } while finished.wait(timeout: .now() + .milliseconds(5)) == .timedOut
         enrolment.withLock { $0 }?.reply(.failure(.reader(NFCError(code: .stopped))))
     }
 

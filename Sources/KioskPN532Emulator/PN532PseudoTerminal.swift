@@ -35,9 +35,13 @@ public final class PN532PseudoTerminal: @unchecked Sendable {
     private let started = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
 
+    /// If set, replies are paced as on a serial line at this rate (10 bits per byte); nil sends them at once.
+    public let baudRate: Int?
+
     /// Creates the pseudo-terminal (raw mode) and optionally a symlink to its slave side at `linkPath`.
-    public init(emulator: PN532Emulator, linkPath: String? = nil) throws(PseudoTerminalError) {
+    public init(emulator: PN532Emulator, linkPath: String? = nil, baudRate: Int? = nil) throws(PseudoTerminalError) {
         self.emulator = emulator
+        self.baudRate = baudRate
         let master = posix_openpt(O_RDWR | O_NOCTTY)
         guard master >= 0 else { throw .openFailed(step: "posix_openpt", errno: errno) }
         guard grantpt(master) == 0, unlockpt(master) == 0 else {
@@ -138,6 +142,7 @@ public final class PN532PseudoTerminal: @unchecked Sendable {
     }
 
     private func send(_ bytes: [UInt8]) {
+        if let baudRate, !bytes.isEmpty { usleep(UInt32(bytes.count * 10 * 1_000_000 / baudRate)) }
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes { write(master, $0.baseAddress, $0.count) }
