@@ -18,6 +18,9 @@ let package = Package(
         // MARK: Cards and check-in store
         .executable(name: "kiosk-bench", targets: ["kiosk-bench"]),
         .executable(name: "kiosk-store-stress", targets: ["kiosk-store-stress"]),
+        // NFC reader (libnfc) and its PN532 emulator
+        .executable(name: "pn532-emulator", targets: ["pn532-emulator"]),
+        .executable(name: "kiosk-bench-nfc", targets: ["kiosk-bench-nfc"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -181,6 +184,26 @@ let package = Package(
                 "KioskPrinter", "KioskCore", "KioskTesting", "CKioskZBar",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
+            swiftSettings: strictness
+        ),
+        // MARK: NFC reader (libnfc), the PN532 emulator and their benchmark
+        .systemLibrary(name: "CKioskPTY"),
+        .target(name: "KioskPN532Emulator", dependencies: ["CKioskPTY"], swiftSettings: strictness),
+        .target(
+            name: "KioskNFC",
+            dependencies: ["CKioskNFC", "KioskCore", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strictness
+        ),
+        .executableTarget(name: "pn532-emulator", dependencies: ["KioskPN532Emulator", "KioskCore"], swiftSettings: strictness),
+        .executableTarget(
+            name: "kiosk-bench-nfc",
+            dependencies: ["KioskNFC", "KioskPN532Emulator", "KioskCore", "KioskOpenSSL"],
+            swiftSettings: strictness
+        ),
+        .testTarget(name: "KioskPN532EmulatorTests", dependencies: ["KioskPN532Emulator"], swiftSettings: strictness),
+        .testTarget(
+            name: "KioskNFCTests",
+            dependencies: ["KioskNFC", "KioskPN532Emulator", "KioskCore", "KioskOpenSSL", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictness
         ),
 

@@ -1,0 +1,166 @@
+public import KioskCore
+public import Logging
+internal import Foundation
+internal import Synchronization
+
+/// What the reader saw.
+public enum NFCCardEvent: Equatable, Sendable {
+    /// A card was placed and read.
+    case card(CardReadResult)
+    /// A card was placed and enrolled on request (`enrolNextCard`), then verified.
+    case enrolled
+    /// The card left the reader.
+    case removed
+    /// The reader cannot be used; the reader retries with backoff.
+    case readerUnavailable(NFCError)
+}
+
+/// The NFC reader service: a dedicated thread owns the `NFCDevice`, polls with bounded timeouts, reads each card
+/// placed on it, waits for it to leave, and reports through `events`. `stop()` aborts a blocking libnfc call with
+/// `nfc_abort_command` and returns when the thread has ended.
+public final class NFCReader<Crypto: CryptoProvider>: Sendable {
+    public let events: AsyncStream<NFCCardEvent>
+    private let continuation: AsyncStream<NFCCardEvent>.Continuation
+    private let connection: String
+    private let access: KioskCardAccess<Crypto>
+    private let logger: Logger
+    private let removalCheckInterval: Duration
+    private let stopping = Atomic<Bool>(false)
+    private let running = Atomic<Bool>(false)
+    private let abortHandle = Mutex<NFCAbortHandle?>(nil)
+    private let wakeUp = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+    private let enrolment = Mutex<(content: CardContent, reply: @Sendable (Result<Void, CardEnrolmentError>) -> Void)?>(nil)
+
+    /// - Parameters:
+    ///   - connection: libnfc connection string, e.g. `pn532_uart:/dev/ttyS0`.
+    ///   - removalCheckInterval: how often a card on the reader is checked for presence.
+    public init(connection: String, access: KioskCardAccess<Crypto>, logger: Logger,
+                removalCheckInterval: Duration = .milliseconds(100)) {
+        self.connection = connection
+        self.access = access
+        self.logger = logger
+        self.removalCheckInterval = removalCheckInterval
+        (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(64))
+    }
+
+    /// Starts the polling thread.
+    public func start() {
+        guard !running.exchange(true, ordering: .sequentiallyConsistent) else { return }
+        let thread = Thread { [self] in
+            self.run()
+            self.continuation.finish()
+            self.finished.signal()
+        }
+        thread.name = "nfc-reader"
+        thread.start()
+    }
+
+    /// Stops the thread (aborting any libnfc call in progress) and waits until it has closed the device.
+    public func stop() {
+        guard !stopping.exchange(true, ordering: .sequentiallyConsistent) else { return }
+        guard running.load(ordering: .sequentiallyConsistent) else { continuation.finish(); return }
+        // Abort whatever libnfc call is in progress; repeat in case the thread was between two calls.
+        repeat {
+            abortHandle.withLock { $0?.abort() }
+            wakeUp.signal()
+        } while finished.wait(timeout: .now() + .milliseconds(5)) == .timedOut
+        enrolment.withLock { $0 }?.reply(.failure(.reader(NFCError(code: .stopped))))
+    }
+
+    /// Enrols the next card placed on the reader with `content` instead of reading it.
+    public func enrolNextCard(_ content: CardContent) async -> Result<Void, CardEnrolmentError> {
+        await withCheckedContinuation { (waiter: CheckedContinuation<Result<Void, CardEnrolmentError>, Never>) in
+            let once = Mutex(false)
+            enrolment.withLock {
+                $0 = (content, { result in
+                    guard !once.withLock({ let done = $0; $0 = true; return done }) else { return }
+                    waiter.resume(returning: result)
+                })
+            }
+        }
+    }
+
+    private var isStopping: Bool { stopping.load(ordering: .sequentiallyConsistent) }
+
+    private func pause(_ duration: Duration) {
+        let ms = Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
+        _ = wakeUp.wait(timeout: .now() + .milliseconds(max(1, ms)))
+    }
+
+    private func run() {
+        var backoff: Duration = .seconds(1)
+        while !isStopping {
+            let device: NFCDevice
+            do {
+                device = try NFCDevice(connection: connection)
+            } catch {
+                logger.warning("NFC reader unavailable", metadata: ["nfc.error": "\(error)"])
+                continuation.yield(.readerUnavailable(error))
+                pause(backoff)
+                backoff = min(backoff * 2, .seconds(30))
+                continue
+            }
+            backoff = .seconds(1)
+            abortHandle.withLock { $0 = device.abortHandle }
+            logger.debug("NFC reader open")
+            let failure = serve(device)
+            abortHandle.withLock { $0 = nil }
+            if let failure, !isStopping {
+                logger.warning("NFC reader failed", metadata: ["nfc.error": "\(failure)"])
+                continuation.yield(.readerUnavailable(failure))
+                pause(backoff)
+            }
+        }
+    }
+
+    /// Polls and reads until stopped (nil) or until the reader fails.
+    private func serve(_ device: NFCDevice) -> NFCError? {
+        while !isStopping {
+            let target: NFCTarget
+            do {
+                guard let found = try device.poll(count: 1, period: 2) else { continue }
+                target = found
+            } catch {
+                if isStopping || error.code == .aborted { continue }
+                return error
+            }
+            if let request = enrolment.withLock({ current -> (content: CardContent, reply: @Sendable (Result<Void, CardEnrolmentError>) -> Void)? in
+                defer { current = nil }
+                return current
+            }) {
+                do {
+                    try access.enrol(request.content, on: target, over: device)
+                    logger.debug("NFC card enrolled")
+                    request.reply(.success(()))
+                    continuation.yield(.enrolled)
+                } catch {
+                    logger.debug("NFC card enrolment failed", metadata: ["nfc.enrolment": "\(error)"])
+                    request.reply(.failure(error))
+                }
+            } else {
+                do {
+                    let result = try access.read(target, over: device)
+                    logger.debug("NFC card read", metadata: ["nfc.result": "\(Self.summary(result))"])
+                    continuation.yield(.card(result))
+                } catch {
+                    if !error.isCardGone && error.code != .refused && error.code != .unexpectedAnswer { return error }
+                    logger.debug("NFC card left during reading")
+                }
+            }
+            while !isStopping && device.isTargetPresent() { pause(removalCheckInterval) }
+            if !isStopping { continuation.yield(.removed) }
+        }
+        return nil
+    }
+
+    /// The kind of result, for logs (never the content).
+    static func summary(_ result: CardReadResult) -> String {
+        switch result {
+        case .kioskCard: "kiosk-card"
+        case .notAKioskCard: "not-a-kiosk-card"
+        case .incompleteEnrolment: "incomplete-enrolment"
+        case .unsupportedLayout: "unsupported-layout"
+        }
+    }
+}

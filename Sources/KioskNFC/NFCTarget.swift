@@ -1,0 +1,22 @@
+/// A card found by the reader (ISO/IEC 14443 type A), as anticollision reported it.
+public struct NFCTarget: Equatable, Sendable {
+    /// ATQA (SENS_RES), 2 bytes.
+    public var atqa: [UInt8]
+    /// SAK (SEL_RES).
+    public var sak: UInt8
+    /// The UID (4, 7 or 10 bytes). Identifying: never log it.
+    public var uid: [UInt8]
+    /// The ATS of an ISO/IEC 14443-4 card, empty otherwise.
+    public var ats: [UInt8]
+
+    public init(atqa: [UInt8], sak: UInt8, uid: [UInt8], ats: [UInt8] = []) {
+        self.atqa = atqa
+        self.sak = sak
+        self.uid = uid
+        self.ats = ats
+    }
+
+    /// Whether this looks like an NTAG21x / MIFARE Ultralight (ATQA 00 44, SAK 00, 7-byte UID), the only cards the
+    /// kiosk writes.
+    public var isUltralightFamily: Bool { atqa == [0x00, 0x44] && sak == 0x00 && uid.count == 7 }
+}
