@@ -70,7 +70,7 @@ public struct ReportBatch: Equatable, Sendable {
     }
 
     /// Shuffles in place: Fisher–Yates with unbiased indices drawn from the CSPRNG (rejection sampling).
-    public static func shuffle(_ items: inout [[UInt8]], crypto: some CryptoProvider) throws(CryptoError) {
+    public static func shuffle<Element>(_ items: inout [Element], crypto: some CryptoProvider) throws(CryptoError) {
         guard items.count > 1 else { return }
         for upper in stride(from: items.count - 1, to: 0, by: -1) {
             let j = try uniformIndex(below: upper + 1, crypto: crypto)
