@@ -38,18 +38,6 @@ public struct StaySummary: Sendable, Equatable, Identifiable {
     /// "YYYY-MM-DD HH:MM" in the given fixed offset (proleptic Gregorian, from the civil-from-days algorithm).
     static func format(_ date: Date, secondsFromGMT: Int) -> String {
         let seconds = Int64((date.timeIntervalSince1970).rounded(.down)) + Int64(secondsFromGMT)
-        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-        let secondOfDay = seconds - days * 86_400
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
-        func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(year)-\(two(month))-\(two(day)) \(two(secondOfDay / 3600)):\(two(secondOfDay % 3600 / 60))"
+        return TimeText.dateTime(unixSeconds: seconds)
     }
 }
