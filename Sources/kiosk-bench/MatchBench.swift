@@ -73,7 +73,7 @@ struct MatchBench: ParsableCommand {
         let baselineTime = try clock.measure {
             for stay in sample {
                 let keys = try CKPR.deriveKeys(locationId: stay.locationId, crypto: crypto)
-                for day in stay.days {
+                for day in stay.days where today - day <= 10 {  // the matcher's default maximum age
                     let tag = try CKPR.tag(day: UInt32(day), keys: keys)
                     for record in feed where record.prefix(CKPR.tagLength).elementsEqual(tag) {
                         if let report = try? CKPR.openAfterTagMatch(record, day: UInt32(day), keys: keys),

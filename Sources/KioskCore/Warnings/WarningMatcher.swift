@@ -2,8 +2,25 @@
 /// stays are readable. Records are looked up by their day tag (a hash map), never by scanning every record against
 /// every stay.
 public struct WarningIndex: Sendable {
+    /// A 16-byte tag as two words: hashing it costs no allocation, which matters for a feed of millions.
+    struct TagKey: Hashable, Sendable {
+        let high: UInt64
+        let low: UInt64
+
+        init?(_ bytes: some Collection<UInt8>) {
+            guard bytes.count >= CKPR.tagLength else { return nil }
+            var high: UInt64 = 0
+            var low: UInt64 = 0
+            for (offset, byte) in bytes.prefix(CKPR.tagLength).enumerated() {
+                if offset < 8 { high = high << 8 | UInt64(byte) } else { low = low << 8 | UInt64(byte) }
+            }
+            self.high = high
+            self.low = low
+        }
+    }
+
     /// Records by their 16-byte tag.
-    private(set) var recordsByTag: [[UInt8]: [[UInt8]]] = [:]
+    private(set) var recordsByTag: [TagKey: [[UInt8]]] = [:]
 
     public init() {}
 
@@ -15,10 +32,10 @@ public struct WarningIndex: Sendable {
     /// large the feed.
     @discardableResult
     public mutating func add(_ records: [[UInt8]], keepingTags interestingTags: Set<[UInt8]>) -> Int {
+        let wanted = Set(interestingTags.compactMap(TagKey.init))
         var kept = 0
         for record in records where record.count == CKPR.recordLength {
-            let tag = Array(record[0..<CKPR.tagLength])
-            guard interestingTags.contains(tag) else { continue }
+            guard let tag = TagKey(record), wanted.contains(tag) else { continue }
             if recordsByTag[tag, default: []].contains(record) { continue }
             recordsByTag[tag, default: []].append(record)
             kept += 1
@@ -28,11 +45,12 @@ public struct WarningIndex: Sendable {
     }
 
     /// The records filed under `tag`.
-    public func records(tagged tag: [UInt8]) -> [[UInt8]] { recordsByTag[tag] ?? [] }
+    public func records(tagged tag: [UInt8]) -> [[UInt8]] { TagKey(tag).flatMap { recordsByTag[$0] } ?? [] }
 
     /// Drops records whose tag is no longer interesting (their stays expired).
     public mutating func retain(tags: Set<[UInt8]>) {
-        recordsByTag = recordsByTag.filter { tags.contains($0.key) }
+        let wanted = Set(tags.compactMap(TagKey.init))
+        recordsByTag = recordsByTag.filter { wanted.contains($0.key) }
         count = recordsByTag.values.reduce(0) { $0 + $1.count }
     }
 }
@@ -100,10 +118,28 @@ public enum WarningMatcher {
     ) -> ExposureResult {
         var matches = [ExposureMatch]()
         let today = StayPreparation.floorTo(now, 86_400) / 86_400
+        // Keys per venue and tags per venue and day are derived once, however many stays share them.
+        var keysByVenue = [[UInt8]: CKPRKeys]()
+        var tags = [TagCacheKey: [UInt8]]()
         for stay in stays where stay.end > stay.start {
-            guard let keys = try? CKPR.deriveKeys(locationId: stay.locationId, crypto: crypto) else { continue }
+            let keys: CKPRKeys
+            if let known = keysByVenue[stay.locationId] {
+                keys = known
+            } else {
+                guard let derived = try? CKPR.deriveKeys(locationId: stay.locationId, crypto: crypto) else { continue }
+                keysByVenue[stay.locationId] = derived
+                keys = derived
+            }
             for day in stay.days where today - day <= Int64(parameters.maxCheckInAgeInDays) && day >= 0 {
-                guard let tag = try? CKPR.tag(day: UInt32(day), keys: keys) else { continue }
+                let cacheKey = TagCacheKey(locationId: stay.locationId, day: day)
+                let tag: [UInt8]
+                if let known = tags[cacheKey] {
+                    tag = known
+                } else {
+                    guard let computed = try? CKPR.tag(day: UInt32(day), keys: keys) else { continue }
+                    tags[cacheKey] = computed
+                    tag = computed
+                }
                 for record in index.records(tagged: tag) where !stay.ownReports.contains(record) {
                     guard let report = try? CKPR.openAfterTagMatch(record, day: UInt32(day), keys: keys) else { continue }
                     let minutes = overlapMinutes(stayStart: stay.start, stayEnd: stay.end, report: report)
@@ -117,6 +153,11 @@ public enum WarningMatcher {
             }
         }
         return ExposureResult(matches: matches, riskLevelByDay: riskLevels(matches, parameters: parameters))
+    }
+
+    private struct TagCacheKey: Hashable {
+        let locationId: [UInt8]
+        let day: Int64
     }
 
     /// Minutes that a stay and a report share: `min(ends) − max(starts)`, rounded to whole minutes; 0 if none.
