@@ -181,7 +181,7 @@ let package = Package(
         .testTarget(
             name: "KioskPrinterTests",
             dependencies: [
-                "KioskPrinter", "KioskCore", "KioskTesting", "CKioskZBar",
+                "KioskPrinter", "KioskCore", "KioskTesting", "KioskZBar", "KioskOpenSSL",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strictness
