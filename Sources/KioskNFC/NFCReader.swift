@@ -84,8 +84,7 @@ public final class NFCReader<Crypto: CryptoProvider>: Sendable {
     private var isStopping: Bool { stopping.load(ordering: .sequentiallyConsistent) }
 
     private func pause(_ duration: Duration) {
-        let ms = Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
-        _ = wakeUp.wait(timeout: .now() + .milliseconds(max(1, ms)))
+        _ = wakeUp.wait(timeout: .now() + .milliseconds(Int(max(1, duration.wholeMilliseconds))))
     }
 
     private func run() {

@@ -113,10 +113,6 @@ struct PrinterConnection: ~Copyable {
         }
     }
 
-    private static func milliseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
-    }
 
     private static func nowMilliseconds() -> Int64 {
         var now = timespec()
@@ -145,14 +141,14 @@ struct PrinterConnection: ~Copyable {
     /// Writes every byte, waiting up to the device's write timeout whenever the printer stops taking data.
     func writeAll(_ bytes: [UInt8]) throws(PrinterError) {
         var written = 0
-        var deadline = Self.nowMilliseconds() + Self.milliseconds(device.writeTimeout)
+        var deadline = Self.nowMilliseconds() + device.writeTimeout.wholeMilliseconds
         while written < bytes.count {
             let result = bytes.withUnsafeBufferPointer { buffer in
                 Glibc.write(fd, buffer.baseAddress! + written, buffer.count - written)
             }
             if result > 0 {
                 written += result
-                deadline = Self.nowMilliseconds() + Self.milliseconds(device.writeTimeout)
+                deadline = Self.nowMilliseconds() + device.writeTimeout.wholeMilliseconds
                 continue
             }
             let code = result < 0 ? Glibc.errno : EAGAIN
@@ -174,7 +170,7 @@ struct PrinterConnection: ~Copyable {
         if isatty(fd) == 1 { tcflush(fd, TCIFLUSH) }
         try writeAll(PrinterStatus.query)
         var answer: [UInt8] = []
-        let deadline = Self.nowMilliseconds() + Self.milliseconds(device.statusTimeout)
+        let deadline = Self.nowMilliseconds() + device.statusTimeout.wholeMilliseconds
         while answer.count < 2 {
             guard try wait(for: Int16(POLLIN), until: deadline, call: "read") else { throw .notResponding(path: path) }
             var buffer = [UInt8](repeating: 0, count: 2 - answer.count)

@@ -42,9 +42,7 @@ public struct ReportUploader: Sendable {
         request.body = .bytes(ByteBuffer(bytes: batch.bytes))
         let status: HTTPResponseStatus
         do {
-            let (seconds, attoseconds) = timeout.components
-            let deadline = TimeAmount.nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-            let response = try await client.execute(request, timeout: deadline)
+            let response = try await client.execute(request, timeout: .nanoseconds(timeout.wholeNanoseconds))
             status = response.status
             _ = try? await response.body.collect(upTo: 64 * 1024)
         } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {

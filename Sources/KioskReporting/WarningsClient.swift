@@ -131,8 +131,7 @@ public actor WarningsClient {
         var request = HTTPClientRequest(url: baseURL + path)
         if let etag { request.headers.add(name: "If-None-Match", value: etag) }
         do {
-            let (seconds, attoseconds) = timeout.components
-            let response = try await client.execute(request, timeout: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
+            let response = try await client.execute(request, timeout: .nanoseconds(timeout.wholeNanoseconds))
             if let length = response.headers.first(name: "Content-Length").flatMap(Int.init), length > limit {
                 throw WarningsSyncError.oversized
             }

@@ -92,7 +92,7 @@ struct NFCBenchmark {
     }
 
     static func report(_ name: String, _ samples: [Duration]) {
-        let ms = samples.map { Double($0.components.seconds) * 1000 + Double($0.components.attoseconds) / 1e15 }.sorted()
+        let ms = samples.map(\.fractionalMilliseconds).sorted()
         guard !ms.isEmpty else { return }
         func pick(_ q: Double) -> Double { ms[min(ms.count - 1, Int((Double(ms.count) * q).rounded(.up)) - 1)] }
         let mean = ms.reduce(0, +) / Double(ms.count)

@@ -91,7 +91,7 @@ struct StoreBench: ParsableCommand {
     }
 
     static func summary(_ label: String, _ samples: [Duration]) -> String {
-        let sorted = samples.map { Double($0.components.seconds) * 1e3 + Double($0.components.attoseconds) / 1e15 }.sorted()
+        let sorted = samples.map(\.fractionalMilliseconds).sorted()
         func percentile(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int((p * Double(sorted.count)).rounded(.up)) - 1)] }
         return String(format: "%@: n=%d p50=%.3f ms p90=%.3f ms p99=%.3f ms max=%.3f ms",
                       label, sorted.count, percentile(0.50), percentile(0.90), percentile(0.99), sorted.last ?? 0)

@@ -41,7 +41,7 @@ struct SealBench: ParsableCommand {
             recordCount = batch?.records.count ?? 0
         }
         func describe(_ values: [Duration]) -> String {
-            let sorted = values.map { Double($0.components.seconds) * 1000 + Double($0.components.attoseconds) / 1e15 }.sorted()
+            let sorted = values.map(\.fractionalMilliseconds).sorted()
             return String(format: "p50 %.3f ms, p99 %.3f ms", sorted[sorted.count / 2], sorted[min(sorted.count - 1, sorted.count * 99 / 100)])
         }
         print("\(stays) stays → \(recordCount) records in the batch; \(repetitions) repetitions")
