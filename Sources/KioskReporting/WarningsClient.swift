@@ -17,6 +17,8 @@ public actor WarningsClient {
     let timeout: Duration
     let maximumPackageSize: Int
     public private(set) var state: WarningsState
+    /// The kept records, indexed by tag, for matching at a tap: rebuilt when the records change, never per tap.
+    public private(set) var index: WarningIndex
 
     /// `baseURL` is where `index.json` lives (e.g. `https://warnings.example/warnings`).
     public init(baseURL: String, verifier: any SignatureVerifier, stateDirectory: String, client: HTTPClient = .shared,
@@ -27,7 +29,9 @@ public actor WarningsClient {
         self.statePath = stateDirectory
         self.timeout = timeout
         self.maximumPackageSize = maximumPackageSize
-        self.state = (try? WarningsState.load(from: stateDirectory)) ?? WarningsState()
+        let state = (try? WarningsState.load(from: stateDirectory)) ?? WarningsState()
+        self.state = state
+        self.index = state.makeIndex()
     }
 
     /// What a sync did, for the status page and metrics; no record content.
@@ -114,9 +118,6 @@ public actor WarningsClient {
         try persist()
     }
 
-    /// The kept records, indexed by tag, for matching at a tap.
-    public var index: WarningIndex { state.makeIndex() }
-
     /// Seconds to wait before the next attempt after `failures` failed syncs in a row: 1 min doubling to 1 h.
     public static func backoff(afterFailures failures: Int) -> Int64 {
         guard failures > 0 else { return 0 }
@@ -124,6 +125,7 @@ public actor WarningsClient {
     }
 
     private func persist() throws(WarningsSyncError) {
+        index = state.makeIndex()
         do { try state.save(to: statePath) } catch { throw .storage }
     }
 
