@@ -32,6 +32,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
         // MARK: Devices (GPIO lights/buttons, receipt printer): errno as a typed error
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        // MARK: The daemon: one service per device loop, graceful shutdown on SIGTERM
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // MARK: C libraries (pkg-config system-library targets)
@@ -224,6 +226,24 @@ let package = Package(
             name: "KioskZBarTests",
             dependencies: ["KioskZBar", "KioskCore", "KioskOpenSSL"],
             exclude: ["Fixtures"],
+            swiftSettings: strictness
+        ),
+    
+        // MARK: The daemon (`kiosk run`, simulation, control socket, metrics)
+        .target(
+            name: "KioskDaemon",
+            dependencies: [
+                "KioskCore", "KioskSystem", "KioskNFC", "KioskPN532Emulator", "KioskStore", "KioskOpenSSL",
+                "KioskPrinter", "KioskGPIO", "KioskReporting",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            swiftSettings: strictness
+        ),
+        .testTarget(
+            name: "KioskDaemonTests",
+            dependencies: ["KioskDaemon", "KioskSystem", "KioskCore", "KioskTesting", "KioskOpenSSL"],
             swiftSettings: strictness
         ),
     ]

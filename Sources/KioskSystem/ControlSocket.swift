@@ -1,0 +1,215 @@
+internal import Foundation
+internal import Synchronization
+#if canImport(Glibc)
+internal import Glibc
+#endif
+
+/// Why the control socket cannot be used.
+public enum ControlSocketError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The path does not fit in a socket address (108 bytes on Linux).
+    case pathTooLong(Int)
+    /// Another process already answers on this socket.
+    case alreadyInUse
+    /// Nothing answers on this socket: the kiosk is not running (with this state directory).
+    case notRunning
+    /// The kiosk did not answer in time.
+    case timedOut
+    /// The request or the answer is larger than allowed.
+    case messageTooLarge
+    /// A system call failed.
+    case system(call: String, errno: Int32)
+
+    public var description: String {
+        switch self {
+        case .pathTooLong(let count):
+            "the control socket path is \(count) bytes, more than a socket address holds (107); use a shorter state directory"
+        case .alreadyInUse: "a kiosk is already running with this state directory"
+        case .notRunning: "no kiosk is running with this state directory (start one with `kiosk run --simulate`)"
+        case .timedOut: "the kiosk did not answer in time"
+        case .messageTooLarge: "the message is too large"
+        case .system(let call, let code): "\(call) failed: \(String(cString: strerror(code)))"
+        }
+    }
+}
+
+/// A local control socket: one request line in, one answer line out, per connection (AF_UNIX stream, mode 0600).
+///
+/// The simulated kiosk is driven through it (`kiosk simulate …`), and `kiosk status` reads the daemon's state from
+/// it. Each connection is served on its own thread; the handler runs as async code.
+public final class ControlSocketServer: Sendable {
+    public typealias Handler = @Sendable (String) async -> String
+    /// The largest request accepted.
+    public static let maximumMessage = 1 << 20
+
+    public let path: String
+    private let handler: Handler
+    private let listener: Int32
+    private let stopped = Atomic<Bool>(false)
+    private let finished = DispatchSemaphore(value: 0)
+
+    /// Binds and listens at `path`. A stale socket file (nothing answering) is replaced.
+    public init(path: String, handler: @escaping Handler) throws(ControlSocketError) {
+        self.path = path
+        self.handler = handler
+        var address = try Self.address(path)
+        if FileManager.default.fileExists(atPath: path) {
+            if (try? Self.connect(path)).map({ close($0) }) != nil { throw .alreadyInUse }
+            unlink(path)
+        }
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { throw .system(call: "socket", errno: errno) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard bound == 0 else { let code = errno; close(descriptor); throw .system(call: "bind", errno: code) }
+        chmod(path, 0o600)
+        guard listen(descriptor, 16) == 0 else { let code = errno; close(descriptor); throw .system(call: "listen", errno: code) }
+        listener = descriptor
+    }
+
+    /// Starts accepting connections on a thread of its own.
+    public func start() {
+        let thread = Thread { [self] in
+            acceptLoop()
+            finished.signal()
+        }
+        thread.name = "control-socket"
+        thread.start()
+    }
+
+    /// Stops accepting, removes the socket file and waits for the accepting thread to end.
+    public func stop() {
+        guard !stopped.exchange(true, ordering: .sequentiallyConsistent) else { return }
+        shutdown(listener, Int32(SHUT_RDWR))
+        finished.wait()
+        close(listener)
+        unlink(path)
+    }
+
+    private func acceptLoop() {
+        while !stopped.load(ordering: .sequentiallyConsistent) {
+            let connection = accept(listener, nil, nil)
+            if connection < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
+            let thread = Thread { [self] in serve(connection) }
+            thread.name = "control-connection"
+            thread.start()
+        }
+    }
+
+    private func serve(_ connection: Int32) {
+        defer { close(connection) }
+        setTimeout(connection, seconds: 10)
+        guard let request = try? Self.readLine(connection) else { return }
+        let answer = Mutex<String?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let handler = self.handler
+        Task {
+            let text = await handler(request)
+            answer.withLock { $0 = text }
+            done.signal()
+        }
+        done.wait()
+        let reply = (answer.withLock { $0 } ?? "") + "\n"
+        _ = try? Self.writeAll(connection, Array(reply.utf8))
+    }
+
+    // MARK: Client
+
+    /// `send` on a thread of its own, for async callers (a blocking call must not hold one of the few threads that
+    /// run async code, which the server's handler may need).
+    public static func request(_ request: String, to path: String, timeout: Duration = .seconds(30)) async throws(ControlSocketError) -> String {
+        let result = await withCheckedContinuation { (waiter: CheckedContinuation<Result<String, ControlSocketError>, Never>) in
+            let thread = Thread {
+                do throws(ControlSocketError) {
+                    waiter.resume(returning: .success(try send(request, to: path, timeout: timeout)))
+                } catch {
+                    waiter.resume(returning: .failure(error))
+                }
+            }
+            thread.name = "control-client"
+            thread.start()
+        }
+        return try result.get()
+    }
+
+    /// Sends one request line and returns the answer line. Blocks the calling thread.
+    public static func send(_ request: String, to path: String, timeout: Duration = .seconds(30)) throws(ControlSocketError) -> String {
+        let descriptor = try connect(path)
+        defer { close(descriptor) }
+        setTimeout(descriptor, seconds: Int(timeout.components.seconds))
+        let line = request.replacingOccurrences(of: "\n", with: " ") + "\n"
+        try writeAll(descriptor, Array(line.utf8))
+        return try readLine(descriptor)
+    }
+
+    private static func connect(_ path: String) throws(ControlSocketError) -> Int32 {
+        var address = try address(path)
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { throw .system(call: "socket", errno: errno) }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard connected == 0 else {
+            let code = errno
+            close(descriptor)
+            if code == ENOENT || code == ECONNREFUSED { throw .notRunning }
+            throw .system(call: "connect", errno: code)
+        }
+        return descriptor
+    }
+
+    private static func address(_ path: String) throws(ControlSocketError) -> sockaddr_un {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { throw .pathTooLong(bytes.count) }
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+        return address
+    }
+
+    private static func readLine(_ descriptor: Int32) throws(ControlSocketError) -> String {
+        var received = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                if errno == EAGAIN || errno == EWOULDBLOCK { throw .timedOut }
+                throw .system(call: "read", errno: errno)
+            }
+            if count == 0 { break }
+            received += buffer[0 ..< count]
+            if let end = received.firstIndex(of: UInt8(ascii: "\n")) {
+                received.removeSubrange(end...)
+                break
+            }
+            if received.count > maximumMessage { throw .messageTooLarge }
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+
+    private static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) throws(ControlSocketError) {
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes[offset...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                if errno == EAGAIN || errno == EWOULDBLOCK { throw .timedOut }
+                throw .system(call: "write", errno: errno)
+            }
+            offset += count
+        }
+    }
+
+    private static func setTimeout(_ descriptor: Int32, seconds: Int) {
+        var value = timeval(tv_sec: max(1, seconds), tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    private func setTimeout(_ descriptor: Int32, seconds: Int) { Self.setTimeout(descriptor, seconds: seconds) }
+}
