@@ -104,6 +104,8 @@ let package = Package(
                 "KioskOpenSSL",
                 "KioskZBar", // venue codes: `kiosk decode` of images
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "KioskDaemon", "KioskSystem", // `kiosk run`, `kiosk simulate`, `kiosk status`
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictness
         ),
@@ -234,16 +236,22 @@ let package = Package(
             name: "KioskDaemon",
             dependencies: [
                 "KioskCore", "KioskSystem", "KioskNFC", "KioskPN532Emulator", "KioskStore", "KioskOpenSSL",
-                "KioskPrinter", "KioskGPIO", "KioskReporting",
+                "KioskPrinter", "KioskGPIO", "KioskReporting", "KioskStation", "KioskZBar",
+                "KioskTesting", // the simulated printer renders receipts with the ESC/POS interpreter
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: strictness
         ),
+        .executableTarget(
+            name: "kiosk-bench-daemon",
+            dependencies: ["KioskDaemon", "KioskSystem", "KioskCore", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strictness
+        ),
         .testTarget(
             name: "KioskDaemonTests",
-            dependencies: ["KioskDaemon", "KioskSystem", "KioskCore", "KioskTesting", "KioskOpenSSL"],
+            dependencies: ["KioskDaemon", "KioskSystem", "KioskCore", "KioskTesting", "KioskOpenSSL", "KioskPrinter", "CKioskSQLite"],
             swiftSettings: strictness
         ),
     ]

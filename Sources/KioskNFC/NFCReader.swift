@@ -68,7 +68,8 @@ public final class NFCReader<Crypto: CryptoProvider>: Sendable {
         enrolment.withLock { $0 }?.reply(.failure(.reader(NFCError(code: .stopped))))
     }
 
-    /// Enrols the next card placed on the reader with `content` instead of reading it.
+    /// Enrols the card lying on the reader with `content` (it has been read already, e.g. as blank), or else the next
+    /// card placed on it, instead of reading it.
     public func enrolNextCard(_ content: CardContent) async -> Result<Void, CardEnrolmentError> {
         await withCheckedContinuation { (waiter: CheckedContinuation<Result<Void, CardEnrolmentError>, Never>) in
             let once = Mutex(false)
@@ -78,6 +79,7 @@ public final class NFCReader<Crypto: CryptoProvider>: Sendable {
                     waiter.resume(returning: result)
                 })
             }
+            wakeUp.signal()
         }
     }
 
@@ -124,19 +126,8 @@ public final class NFCReader<Crypto: CryptoProvider>: Sendable {
                 if isStopping || error.code == .aborted { continue }
                 return error
             }
-            if let request = enrolment.withLock({ current -> (content: CardContent, reply: @Sendable (Result<Void, CardEnrolmentError>) -> Void)? in
-                defer { current = nil }
-                return current
-            }) {
-                do {
-                    try access.enrol(request.content, on: target, over: device)
-                    logger.debug("NFC card enrolled")
-                    request.reply(.success(()))
-                    continuation.yield(.enrolled)
-                } catch {
-                    logger.debug("NFC card enrolment failed", metadata: ["nfc.enrolment": "\(error)"])
-                    request.reply(.failure(error))
-                }
+            if let request = takeEnrolmentRequest() {
+                enrol(request, on: target, over: device)
             } else {
                 do {
                     let result = try access.read(target, over: device)
@@ -147,10 +138,43 @@ public final class NFCReader<Crypto: CryptoProvider>: Sendable {
                     logger.debug("NFC card left during reading")
                 }
             }
-            while !isStopping && device.isTargetPresent() { pause(removalCheckInterval) }
+            while !isStopping && device.isTargetPresent() {
+                // Enrolment asked for while a (blank) card lies on the reader: enrol that card, no need to lift it.
+                if let request = takeEnrolmentRequest() {
+                    do {
+                        guard let present = try device.reselect() else { request.reply(.failure(.cardRemoved)); break }
+                        enrol(request, on: present, over: device)
+                    } catch {
+                        request.reply(.failure(error.isCardGone ? .cardRemoved : .reader(error)))
+                        if !error.isCardGone { return error }
+                    }
+                }
+                pause(removalCheckInterval)
+            }
             if !isStopping { continuation.yield(.removed) }
         }
         return nil
+    }
+
+    private typealias EnrolmentRequest = (content: CardContent, reply: @Sendable (Result<Void, CardEnrolmentError>) -> Void)
+
+    private func takeEnrolmentRequest() -> EnrolmentRequest? {
+        enrolment.withLock { current -> EnrolmentRequest? in
+            defer { current = nil }
+            return current
+        }
+    }
+
+    private func enrol(_ request: EnrolmentRequest, on target: NFCTarget, over device: NFCDevice) {
+        do {
+            try access.enrol(request.content, on: target, over: device)
+            logger.debug("NFC card enrolled")
+            request.reply(.success(()))
+            continuation.yield(.enrolled)
+        } catch {
+            logger.debug("NFC card enrolment failed", metadata: ["nfc.enrolment": "\(error)"])
+            request.reply(.failure(error))
+        }
     }
 
     /// The kind of result, for logs (never the content).

@@ -25,6 +25,8 @@ public enum PrinterError: Error, Equatable, Sendable, CustomStringConvertible {
     case notResponding(path: String)
     /// Any other failure of the named system call.
     case failed(path: String, call: String, errno: Errno)
+    /// The kiosk has no receipt printer configured.
+    case notConfigured
 
     public var description: String {
         switch self {
@@ -48,6 +50,7 @@ public enum PrinterError: Error, Equatable, Sendable, CustomStringConvertible {
         case .notResponding(let path):
             "the printer at \(path) does not answer: is it switched on, and are the port and speed right?"
         case .failed(let path, let call, let errno): "printing to \(path) failed in \(call): \(errno.description)"
+        case .notConfigured: "this kiosk has no receipt printer configured (receiptPrinter.path in the configuration)"
         }
     }
 

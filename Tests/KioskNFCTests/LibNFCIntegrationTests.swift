@@ -188,6 +188,25 @@ import Testing
         #expect(throws: Never.self) { _ = try NFCDevice(connection: connection(terminal)) }  // port released
     }
 
+    @Test func readerEnrolsTheBlankCardLyingOnIt() async throws {
+        let terminal = try emulator(nil)
+        let reader = NFCReader(connection: connection(terminal), access: access, logger: Logger(label: "test"),
+                               removalCheckInterval: .milliseconds(10))
+        reader.start()
+        defer { reader.stop() }
+        var events = reader.events.makeAsyncIterator()
+        terminal.emulator.place(.blank(.ntag215, uid: uid))
+        #expect(await events.next() == .card(.notAKioskCard(.blank)))
+        // The card stays where it is: the kiosk asks to enrol it after having seen it blank.
+        let outcome = await reader.enrolNextCard(content)
+        #expect((try? outcome.get()) != nil)
+        #expect(await events.next() == .enrolled)
+        terminal.emulator.removeCard()
+        #expect(await events.next() == .removed)
+        terminal.emulator.place(try #require(terminal.emulator.withChip { $0.lastRemovedCard }))
+        #expect(await events.next() == .card(.kioskCard(content)))
+    }
+
     @Test func readerReportsMissingPort() async throws {
         let reader = NFCReader(connection: "pn532_uart:/dev/no-such-reader", access: access, logger: Logger(label: "test"))
         reader.start()

@@ -1,0 +1,222 @@
+internal import Foundation
+internal import KioskCore
+internal import KioskStation
+internal import KioskZBar
+
+/// What `kiosk status` shows. No personal data; the venue appears only as its format and short fingerprint.
+public struct DaemonStatus: Codable, Sendable, Equatable {
+    public var ready: Bool
+    public var readyMilliseconds: Int?
+    public var simulated: Bool
+    public var mode: String
+    public var venueBound: Bool
+    public var venueFormat: String?
+    public var venueFingerprint: String?
+    public var clockSynchronized: Bool
+    public var time: Date
+    public var openCheckIns: Int
+    public var storedStays: Int?
+    public var storeBytes: Int
+    public var devices: [String: String]
+    public var taps: Int
+    public var checkIns: Int
+    public var checkOuts: Int
+    public var refusals: [String: Int]
+    public var expiryRuns: Int
+    public var metricsAddress: String?
+    public var cardOnReader: Int?
+
+    /// Lines for a person.
+    public var humanLines: [String] {
+        var lines = [String]()
+        lines.append("Kiosk \(ready ? "ready" : "starting")\(simulated ? " (simulated hardware)" : ""), \(mode) mode")
+        if venueBound {
+            lines.append("Venue: bound (\(venueFormat ?? "?") code, fingerprint \(venueFingerprint ?? "?"))")
+        } else {
+            lines.append("Venue: not set up — open staff mode and show the venue's QR poster, or create a venue")
+        }
+        lines.append("Clock: \(clockSynchronized ? "synchronized" : "NOT synchronized (check-ins paused)"), \(ISO8601DateFormatter().string(from: time))")
+        lines.append("Checked in now: \(openCheckIns); stays held: \(storedStays.map(String.init) ?? "?") (\(storeBytes / 1024) KiB)")
+        lines.append("Taps: \(taps), check-ins: \(checkIns), check-outs: \(checkOuts), refused: \(refusals.values.reduce(0, +))")
+        for (device, state) in devices.sorted(by: { $0.key < $1.key }) { lines.append("  \(device): \(state)") }
+        if let metricsAddress { lines.append("Metrics: http://\(metricsAddress)/metrics") }
+        return lines
+    }
+}
+
+extension KioskDaemon {
+    /// Serves one control request (JSON line) and returns the answer (JSON line).
+    func handleControl(_ line: String) async -> String {
+        guard let data = line.data(using: .utf8), let request = try? JSONDecoder().decode(ControlRequest.self, from: data) else {
+            return ControlResponse.failure("not a valid control request").jsonLine
+        }
+        return await answer(request).jsonLine
+    }
+
+    func answer(_ request: ControlRequest) async -> ControlResponse {
+        switch request.command {
+        case "status":
+            let status = await status()
+            return ControlResponse(ok: true, lines: status.humanLines, data: Self.json(status))
+        case "lights":
+            guard let lights = simulatedIndicator else { return .failure("lights are recorded only on a simulated kiosk") }
+            let history = await lights.history
+            let lines = history.suffix(20).map { "\(ISO8601DateFormatter().string(from: $0.at))  \($0.pattern)  (\($0.outputs.joined(separator: "+")))" }
+            return ControlResponse(ok: true, lines: lines.isEmpty ? ["No lights shown yet."] : lines, data: Self.json(history))
+        case "receipts":
+            guard let printer = filePrinter else { return .failure("receipts are kept as files only on a simulated kiosk") }
+            let receipts = await printer.receipts
+            var lines = [String]()
+            for receipt in receipts {
+                lines.append("Receipt \(receipt.number): \(receipt.png)")
+                lines += receipt.lines.map { "    \($0)" }
+            }
+            return ControlResponse(ok: true, lines: lines.isEmpty ? ["No receipts printed yet."] : lines, data: Self.json(receipts))
+        case "tap":
+            guard let number = request.card, number > 0 else { return .failure("say which card: --card N (1, 2, …)") }
+            return await simulateTap { $0.place(card: number) }
+        case "tap-foreign":
+            return await simulateTap { $0.placeForeignCard() }
+        case "remove":
+            guard let reader = simulatedReader else { return .failure("cards are simulated only on a simulated kiosk") }
+            let expectation = loop.expect([.cardRemoved])
+            defer { expectation.cancel() }
+            reader.remove()
+            let handled = await expectation.next(timeout: .seconds(3))
+            return response(handled?.report ?? StationReport(), fallback: "The card was taken off the reader.")
+        case "staff":
+            guard let code = settings.station.staffCode else { return .failure("no staff code is configured") }
+            return response(await loop.handle(.codeScanned(code)), fallback: "Staff code shown.")
+        case "staff-command":
+            guard let command = Self.staffCommand(request) else {
+                return .failure("unknown staff command: use bind, create, rotate, reprint, enrol, status-slip, wipe, wipe-confirm, leave")
+            }
+            return response(await loop.handle(.staffCommand(command)), fallback: "Done.")
+        case "enrol":
+            guard let number = request.card, number > 0 else { return .failure("say which card: --card N (1, 2, …)") }
+            guard let reader = simulatedReader else { return .failure("cards are simulated only on a simulated kiosk") }
+            if reader.knows(card: number) { return .failure("card \(number) has been used with this kiosk already; take a new number") }
+            let asked = await loop.handle(.staffCommand(.enrolCard))
+            guard asked.shown.allSatisfy({ $0.kind != .error }) else { return response(asked, fallback: "") }
+            let answer = await simulateTap(timeout: .seconds(25)) { $0.place(card: number) }
+            reader.save()
+            return ControlResponse(ok: answer.ok, lines: response(asked, fallback: "").lines + answer.lines,
+                                   steps: ControlStep.steps(of: asked) + answer.steps)
+        case "show-code":
+            let texts: [String]
+            if let path = request.path {
+                do {
+                    texts = try ZBarImageScanner().scan(try ImageLoader.load(path: path)).map(\.text)
+                } catch {
+                    return .failure("the image cannot be read: \(error)")
+                }
+                guard !texts.isEmpty else { return .failure("no QR code found in the image") }
+            } else if let text = request.text {
+                texts = [text]
+            } else {
+                return .failure("give the code's text or an image file")
+            }
+            var steps = [ControlStep]()
+            var lines = [String]()
+            for text in texts {
+                let answer = response(await loop.handle(.codeScanned(text)), fallback: "Code shown.")
+                steps += answer.steps
+                lines += answer.lines
+            }
+            return ControlResponse(ok: true, lines: lines, steps: steps)
+        case "press":
+            guard let name = request.button, let button = StationButton(rawValue: name) else {
+                return .failure("press which button: confirm or cancel")
+            }
+            return response(await loop.handle(.buttonPressed(button)), fallback: "Pressed \(name).")
+        case "advance":
+            guard let clock = simulatedClock else { return .failure("time can be moved only on a simulated kiosk") }
+            guard let seconds = request.seconds, seconds > 0 else { return .failure("say how far: e.g. 90m, 8h, 15d") }
+            clock.advance(by: seconds)
+            let report = await loop.handle(.tick)
+            let expiry = await loop.handle(.tick)  // a second tick runs what the first one scheduled
+            var answer = response(StationReport(steps: report.steps + expiry.steps), fallback: "")
+            answer.lines.insert("Time is now \(ISO8601DateFormatter().string(from: clock.read().now)).", at: 0)
+            return answer
+        case "clock":
+            guard let clock = simulatedClock else { return .failure("the clock can be set only on a simulated kiosk") }
+            let synchronized = request.flag ?? true
+            clock.setSynchronized(synchronized)
+            return response(await loop.handle(.clockChanged(clock.read())),
+                            fallback: synchronized ? "Clock synchronized." : "Clock not synchronized.")
+        default:
+            return .failure("unknown command '\(request.command)'")
+        }
+    }
+
+    /// Places a card (or a foreign card) and waits for the station's answer to reading it.
+    private func simulateTap(timeout: Duration = .seconds(5), _ place: (SimulatedCardReader) -> Void) async -> ControlResponse {
+        guard let reader = simulatedReader else { return .failure("cards are simulated only on a simulated kiosk") }
+        if reader.cardOnReader != nil || nfcCardPresent {
+            let removed = loop.expect([.cardRemoved])
+            reader.remove()
+            _ = await removed.next(timeout: .seconds(3))
+            removed.cancel()
+        }
+        let expectation = loop.expect([.cardRead])
+        defer { expectation.cancel() }
+        place(reader)
+        guard let handled = await expectation.next(timeout: timeout) else {
+            return .failure("the reader did not read the card in time (see `kiosk simulate status` for the reader's state)")
+        }
+        return response(handled.report, fallback: "Card read.")
+    }
+
+    private var nfcCardPresent: Bool { simulatedReader?.emulator.card != nil }
+
+    private func response(_ report: StationReport, fallback: String) -> ControlResponse {
+        let steps = ControlStep.steps(of: report)
+        let lines = steps.compactMap(\.humanLine)
+        let failed = steps.contains { ["printFailed", "saveFailed", "enrolFailed", "wipeFailed", "expiryFailed"].contains($0.type) }
+        return ControlResponse(ok: !failed, lines: lines.isEmpty ? (fallback.isEmpty ? [] : [fallback]) : lines, steps: steps)
+    }
+
+    static func staffCommand(_ request: ControlRequest) -> StaffCommand? {
+        switch request.text {
+        case "bind": .bindVenue
+        case "create":
+            .createVenue(VenueDraft(
+                description: request.fields?["description"], address: request.fields?["address"],
+                type: request.fields?["type"], startTimestamp: request.fields?["start"],
+                endTimestamp: request.fields?["end"], defaultCheckInLengthInMinutes: request.fields?["length"]))
+        case "rotate": .rotateVenueCode
+        case "reprint": .reprintPoster
+        case "enrol": .enrolCard
+        case "status-slip": .printStatus
+        case "wipe": .wipe(confirmed: false)
+        case "wipe-confirm": .wipe(confirmed: true)
+        case "leave": .leave
+        default: nil
+        }
+    }
+
+    func status() async -> DaemonStatus {
+        let state = await runner.state
+        let mode = await runner.mode
+        let counters = await runner.counters
+        let reading = clock.read()
+        var modeName = "visitor"
+        if case .staff = mode { modeName = "staff" }
+        return DaemonStatus(
+            ready: readyTime != nil, readyMilliseconds: readyTime.map { Int($0.wholeMilliseconds) },
+            simulated: settings.simulate, mode: modeName, venueBound: state.venue != nil,
+            venueFormat: state.venue?.format, venueFingerprint: state.venue?.fingerprint,
+            clockSynchronized: reading.isSynchronized, time: reading.now, openCheckIns: state.openCheckIns(at: reading.now),
+            storedStays: (try? store.counts())?.stays, storeBytes: storeBytes(), devices: devices.all(),
+            taps: counters.taps, checkIns: counters.checkIns, checkOuts: counters.checkOuts, refusals: counters.refusals,
+            expiryRuns: counters.expiryRuns, metricsAddress: metricsAddress.withLock { $0 },
+            cardOnReader: simulatedReader?.cardOnReader)
+    }
+
+    static func json(_ value: some Encodable) -> String? {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        encoder.dateEncodingStrategy = .iso8601
+        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) }
+    }
+}

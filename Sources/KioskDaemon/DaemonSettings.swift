@@ -1,0 +1,52 @@
+public import KioskCore
+
+/// Everything `KioskDaemon` needs to start, resolved from the configuration file, the environment, credentials and
+/// the command line.
+public struct DaemonSettings: Sendable {
+    /// Holds the database, the station state, the card key (unless given as a credential) and the control socket.
+    public var stateDirectory: String
+    /// Simulated hardware: the PN532 emulator on a pseudo-terminal, frames fed to libzbar, recorded lights, receipts
+    /// as files, a simulated clock.
+    public var simulate: Bool
+    /// libnfc connection string of the reader (`pn532_uart:/dev/ttyS0`); nil: no reader (ignored when simulating).
+    public var nfcConnection: String?
+    /// Lights, buzzer and buttons; nil: none.
+    public var lightsAndButtons: LightsAndButtonsConfiguration?
+    /// The receipt printer; nil: none.
+    public var receiptPrinter: ReceiptPrinterConfiguration?
+    /// Camera device (`/dev/video0`); nil: none.
+    public var cameraDevice: String?
+    public var cameraWidth: Int
+    public var cameraHeight: Int
+    /// The loopback address of the metrics endpoint (`127.0.0.1:9464`); nil: no endpoint. Port 0 picks a free port.
+    public var metricsListen: String?
+    /// The station's behaviour (staff timeout, staff code, texts).
+    public var station: StationConfiguration
+    /// Check-in rules (daily limit, debounce, retention).
+    public var policy: CheckInPolicy
+    /// The kiosks' shared card key (cards enrolled by one kiosk open at the others with the same key); nil: a key of
+    /// this kiosk's own, created in the state directory.
+    public var cardKey: [UInt8]?
+    /// How often the station hears a tick (staff timeout, expiry runs, clock state).
+    public var tickInterval: Duration
+
+    public init(stateDirectory: String, simulate: Bool = false, nfcConnection: String? = nil,
+                lightsAndButtons: LightsAndButtonsConfiguration? = nil, receiptPrinter: ReceiptPrinterConfiguration? = nil,
+                cameraDevice: String? = nil, cameraWidth: Int = 640, cameraHeight: Int = 480,
+                metricsListen: String? = "127.0.0.1:9464", station: StationConfiguration = StationConfiguration(),
+                policy: CheckInPolicy = .default, cardKey: [UInt8]? = nil, tickInterval: Duration = .seconds(1)) {
+        self.stateDirectory = stateDirectory
+        self.simulate = simulate
+        self.nfcConnection = nfcConnection
+        self.lightsAndButtons = lightsAndButtons
+        self.receiptPrinter = receiptPrinter
+        self.cameraDevice = cameraDevice
+        self.cameraWidth = cameraWidth
+        self.cameraHeight = cameraHeight
+        self.metricsListen = metricsListen
+        self.station = station
+        self.policy = policy
+        self.cardKey = cardKey
+        self.tickInterval = tickInterval
+    }
+}

@@ -1,0 +1,336 @@
+public import KioskCore
+public import KioskStation
+public import Logging
+internal import Foundation
+internal import KioskGPIO
+internal import KioskNFC
+internal import KioskOpenSSL
+internal import KioskPrinter
+internal import KioskStore
+public import KioskSystem
+internal import ServiceLifecycle
+internal import Synchronization
+#if canImport(Glibc)
+internal import Glibc
+#endif
+
+/// Why the kiosk cannot start. Each message names what to fix.
+public enum DaemonError: Error, Sendable, CustomStringConvertible {
+    case stateDirectory(path: String, reason: String)
+    case store(StoreError)
+    case cardKey(String)
+    case crypto(String)
+    case simulation(String)
+    case control(ControlSocketError)
+
+    public var description: String {
+        switch self {
+        case .stateDirectory(let path, let reason): "the state directory \(path) cannot be used: \(reason)"
+        case .store(let error): "the check-in store cannot be opened: \(error)"
+        case .cardKey(let reason): "the card key cannot be used: \(reason)"
+        case .crypto(let reason): "the crypto library failed: \(reason)"
+        case .simulation(let reason): "the simulated hardware cannot start: \(reason)"
+        case .control(let error): "the control socket cannot be opened: \(error)"
+        }
+    }
+}
+
+/// The kiosk: opens the store, starts the devices, runs the station until SIGTERM/SIGINT.
+///
+/// One service per device loop on swift-service-lifecycle. Shutdown stops the inputs first (reader, buttons,
+/// camera, control socket, timers), lets the station finish what it was doing, turns the lights off, and closes the
+/// database last.
+public final class KioskDaemon: Sendable {
+    public let settings: DaemonSettings
+    let logger: Logger
+    let store: SQLiteCheckInStore
+    let crypto = OpenSSLCrypto()
+    let clock: any ClockSource
+    public let simulatedClock: SimulatedClockSource?
+    public let simulatedReader: SimulatedCardReader?
+    let nfcReader: NFCReader<OpenSSLCrypto>?
+    let indicator: any Indicator
+    public let simulatedIndicator: SimulatedIndicator?
+    let filePrinter: FileReceiptPrinter?
+    let buttons: ButtonMonitor?
+    let runner: StationRunner
+    public let loop: StationLoop
+    public let metrics = MetricsRegistry()
+    let notifier = SystemdNotifier()
+    let devices = DeviceStates()
+    let control: ControlSocketServer
+    let started = ContinuousClock.now
+    let readyAfter = Mutex<Duration?>(nil)
+    let metricsAddress = Mutex<String?>(nil)
+
+    /// The control socket's path for a state directory.
+    public static func controlSocketPath(stateDirectory: String) -> String {
+        (stateDirectory as NSString).appendingPathComponent("control.sock")
+    }
+
+    public init(settings: DaemonSettings, logger: Logger) throws(DaemonError) {
+        self.settings = settings
+        self.logger = logger
+        let directory = settings.stateDirectory
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw .stateDirectory(path: directory, reason: "cannot create it (\(error.localizedDescription))")
+        }
+        guard access(directory, W_OK) == 0 else { throw .stateDirectory(path: directory, reason: "not writable") }
+        do { store = try SQLiteCheckInStore(directory: directory) } catch { throw .store(error) }
+        let desk = CheckInDesk(store: store, crypto: crypto, policy: settings.policy)
+        let cardKey = try Self.cardKey(settings: settings, crypto: crypto)
+
+        // Clock, reader, lights, printer: simulated or real.
+        let simulationDirectory = (directory as NSString).appendingPathComponent("simulation")
+        let printer: any ReceiptPrinter
+        if settings.simulate {
+            try? FileManager.default.createDirectory(atPath: simulationDirectory, withIntermediateDirectories: true)
+            let simulated = SimulatedClockSource(file: (simulationDirectory as NSString).appendingPathComponent("clock.json"))
+            simulatedClock = simulated
+            clock = simulated
+            do { simulatedReader = try SimulatedCardReader(directory: simulationDirectory) } catch {
+                throw .simulation("the PN532 emulator did not start: \(error)")
+            }
+            let lights = SimulatedIndicator(clock: simulated)
+            simulatedIndicator = lights
+            indicator = lights
+            let receipts = FileReceiptPrinter(directory: (simulationDirectory as NSString).appendingPathComponent("receipts"))
+            filePrinter = receipts
+            printer = receipts
+            buttons = nil
+            devices.set("lights", "simulated")
+            devices.set("printer", "simulated")
+            devices.set("buttons", "simulated")
+        } else {
+            simulatedClock = nil
+            simulatedReader = nil
+            simulatedIndicator = nil
+            filePrinter = nil
+            clock = SystemClockSource()
+            (indicator, buttons) = Self.openLights(settings.lightsAndButtons, devices: devices, logger: logger)
+            if let configuration = settings.receiptPrinter {
+                printer = ReceiptSpooler(device: PrinterDevice(configuration))
+                devices.set("printer", "configured")
+            } else {
+                printer = NoPrinter()
+                devices.set("printer", "none configured")
+            }
+        }
+        let connection = simulatedReader?.connection ?? settings.nfcConnection
+        if let connection {
+            nfcReader = NFCReader(connection: connection, access: KioskCardAccess(cardKey: cardKey, crypto: crypto),
+                                  logger: logger)
+            devices.set("nfc", "starting")
+        } else {
+            nfcReader = nil
+            devices.set("nfc", "none configured")
+            logger.warning("No NFC reader configured: cards cannot be read (personal QR cards still work)")
+        }
+        let enroller: any CardEnroller = nfcReader.map { NFCCardEnroller(reader: $0) } ?? NoReaderEnroller()
+        do {
+            runner = try StationRunner(
+                configuration: settings.station, desk: desk, indicator: indicator, printer: printer, enroller: enroller,
+                warnings: NoWarnings(), clock: clock, settings: store, devices: devices, paper: settings.receiptPrinter?.paper ?? .mm58,
+                logger: logger)
+        } catch {
+            throw .store(error)
+        }
+        loop = StationLoop(runner: runner)
+        let path = Self.controlSocketPath(stateDirectory: directory)
+        let handler = ControlHandlerBox()
+        do { control = try ControlSocketServer(path: path) { request in await handler.handle(request) } } catch {
+            throw .control(error)
+        }
+        handler.set(self)
+        declareMetrics()
+    }
+
+    /// Runs until SIGTERM or SIGINT.
+    public func run() async throws {
+        control.start()
+        nfcReader?.start()
+        buttons?.start()
+        let services: [any Service] = [
+            StationService(daemon: self),
+            MetricsService(daemon: self),
+            WatchdogService(daemon: self),
+            TickService(daemon: self),
+            ControlService(daemon: self),
+            NFCService(daemon: self),
+            ButtonService(daemon: self),
+        ]
+        let group = ServiceGroup(configuration: .init(
+            services: services.map { .init(service: $0) },
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger))
+        readyAfter.withLock { $0 = ContinuousClock.now - started }
+        notifier.ready(status: "Ready")
+        logger.notice("Kiosk ready", metadata: ["simulated": "\(settings.simulate)"])
+        do {
+            try await group.run()
+        } catch {
+            logger.error("Kiosk stopped on an error", metadata: ["error": "\(error)"])
+            await shutDown()
+            throw error
+        }
+        await shutDown()
+    }
+
+    private func shutDown() async {
+        notifier.stopping()
+        control.stop()
+        nfcReader?.stop()
+        buttons?.stop()
+        simulatedReader?.stop()
+        await indicator.clear()
+        do { try store.close() } catch { logger.error("Database not closed cleanly", metadata: ["store.error": "\(error)"]) }
+        logger.notice("Kiosk stopped")
+    }
+
+    /// Whether start-up has finished, and how long it took.
+    public var readyTime: Duration? { readyAfter.withLock { $0 } }
+
+    // MARK: Start-up helpers
+
+    /// The card key: from the settings (a credential), else the kiosk's own, created once in the state directory.
+    static func cardKey(settings: DaemonSettings, crypto: OpenSSLCrypto) throws(DaemonError) -> [UInt8] {
+        if let key = settings.cardKey {
+            guard key.count >= 16 else { throw .cardKey("it must be at least 16 bytes") }
+            return key
+        }
+        let path = (settings.stateDirectory as NSString).appendingPathComponent("card-key")
+        if let data = FileManager.default.contents(atPath: path) {
+            guard data.count == 32 else { throw .cardKey("\(path) is damaged (expected 32 bytes)") }
+            return [UInt8](data)
+        }
+        let fresh: [UInt8]
+        do { fresh = try crypto.randomBytes(count: 32) } catch { throw .crypto("\(error)") }
+        let created = FileManager.default.createFile(atPath: path, contents: Data(fresh), attributes: [.posixPermissions: 0o600])
+        guard created else { throw .cardKey("\(path) cannot be written") }
+        return fresh
+    }
+
+    static func openLights(_ configuration: LightsAndButtonsConfiguration?, devices: DeviceStates, logger: Logger)
+        -> (any Indicator, ButtonMonitor?)
+    {
+        guard let configuration, !configuration.outputs.isEmpty || !configuration.buttons.isEmpty else {
+            devices.set("lights", "none configured")
+            devices.set("buttons", "none configured")
+            return (NoLights(), nil)
+        }
+        var indicator: any Indicator = NoLights()
+        do {
+            let table = try configuration.feedbackTable()
+            indicator = try GPIOIndicator(pins: configuration.outputs, table: table, logger: logger)
+            devices.set("lights", "ok")
+        } catch {
+            devices.set("lights", "unavailable: \(error)")
+            logger.error("Lights unavailable: the kiosk runs without lights and buzzer", metadata: ["gpio.error": "\(error)"])
+        }
+        var buttons: ButtonMonitor?
+        if !configuration.buttons.isEmpty {
+            do {
+                buttons = try ButtonMonitor(buttons: configuration.buttons,
+                                            debounce: .milliseconds(configuration.debounceMilliseconds))
+                devices.set("buttons", "ok")
+            } catch {
+                devices.set("buttons", "unavailable: \(error)")
+                logger.error("Buttons unavailable", metadata: ["gpio.error": "\(error)"])
+            }
+        }
+        return (indicator, buttons)
+    }
+
+    func declareMetrics() {
+        metrics.declare("kiosk_taps_total", .counter, help: "Cards tapped and personal card codes shown.")
+        metrics.declare("kiosk_check_ins_total", .counter, help: "Check-ins stored.")
+        metrics.declare("kiosk_check_outs_total", .counter, help: "Check-outs stored.")
+        metrics.declare("kiosk_refusals_total", .counter, help: "Taps and codes refused, by reason.")
+        metrics.declare("kiosk_expiry_runs_total", .counter, help: "Runs of the 14-day expiry.")
+        metrics.declare("kiosk_expired_stays_total", .counter, help: "Stays deleted by expiry.")
+        metrics.declare("kiosk_prints_total", .counter, help: "Receipts printed.")
+        metrics.declare("kiosk_print_failures_total", .counter, help: "Receipts that did not print.")
+        metrics.declare("kiosk_enrolments_total", .counter, help: "Cards enrolled.")
+        metrics.declare("kiosk_warnings_shown_total", .counter, help: "Exposure warnings shown at a tap.")
+        metrics.declare("kiosk_store_bytes", .gauge, help: "Size of the check-in database files.")
+        metrics.declare("kiosk_store_stays", .gauge, help: "Stays held (encrypted).")
+        metrics.declare("kiosk_clock_synchronized", .gauge, help: "1 when the clock is synchronized.")
+        metrics.declare("kiosk_device_up", .gauge, help: "1 when the device works, by device.")
+        metrics.declare("kiosk_ready_seconds", .gauge, help: "Time from start to ready.")
+    }
+
+    /// Copies the station's counters and the store's size into the metrics (called by the timer).
+    func refreshMetrics() async {
+        let counters = await runner.counters
+        metrics.set("kiosk_taps_total", to: Double(counters.taps))
+        metrics.set("kiosk_check_ins_total", to: Double(counters.checkIns))
+        metrics.set("kiosk_check_outs_total", to: Double(counters.checkOuts))
+        for (reason, count) in counters.refusals {
+            metrics.set("kiosk_refusals_total", labels: ["reason": reason], to: Double(count))
+        }
+        metrics.set("kiosk_expiry_runs_total", to: Double(counters.expiryRuns))
+        metrics.set("kiosk_expired_stays_total", to: Double(counters.expiredStays))
+        metrics.set("kiosk_prints_total", to: Double(counters.prints))
+        metrics.set("kiosk_print_failures_total", to: Double(counters.printFailures))
+        metrics.set("kiosk_enrolments_total", to: Double(counters.enrolments))
+        metrics.set("kiosk_warnings_shown_total", to: Double(counters.warningsShown))
+        metrics.set("kiosk_store_bytes", to: Double(storeBytes()))
+        if let counts = try? store.counts() { metrics.set("kiosk_store_stays", to: Double(counts.stays)) }
+        metrics.set("kiosk_clock_synchronized", to: clock.read().isSynchronized ? 1 : 0)
+        for (device, state) in devices.all() {
+            metrics.set("kiosk_device_up", labels: ["device": device],
+                        to: state == "ok" || state == "simulated" ? 1 : 0)
+        }
+        if let ready = readyTime { metrics.set("kiosk_ready_seconds", to: Double(ready.wholeMilliseconds) / 1000) }
+    }
+
+    func storeBytes() -> Int {
+        let directory = settings.stateDirectory
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return names.filter { $0.hasPrefix("kiosk.sqlite") || $0.hasSuffix(".sqlite") || $0.hasSuffix("-wal") || $0.hasSuffix("-shm") }
+            .compactMap { try? FileManager.default.attributesOfItem(atPath: (directory as NSString).appendingPathComponent($0))[.size] as? Int }
+            .reduce(0, +)
+    }
+}
+
+/// A kiosk without a reader cannot enrol cards.
+struct NoReaderEnroller: CardEnroller {
+    func enrol(_ secret: CardSecret) async throws(StationFailure) {
+        throw .enrolment(reason: "this kiosk has no NFC reader configured (nfc.connection)")
+    }
+}
+
+/// Device states by name ("nfc" → "ok"), for status, metrics and the status slip. No personal data.
+final class DeviceStates: DeviceStatusSource {
+    private let states = Mutex<[String: String]>([:])
+
+    func set(_ device: String, _ state: String) { states.withLock { $0[device] = state } }
+    func all() -> [String: String] { states.withLock { $0 } }
+    func deviceStates() async -> [String: String] { all() }
+}
+
+/// Lets the control socket's handler reach the daemon, which is created after the socket.
+final class ControlHandlerBox: Sendable {
+    private let daemon = Mutex<KioskDaemon?>(nil)
+
+    func set(_ value: KioskDaemon) { daemon.withLock { $0 = value } }
+
+    func handle(_ request: String) async -> String {
+        guard let daemon = daemon.withLock({ $0 }) else {
+            return ControlResponse.failure("the kiosk is still starting").jsonLine
+        }
+        return await daemon.handleControl(request)
+    }
+}
+
+extension ControlResponse {
+    var jsonLine: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        guard let data = try? encoder.encode(self) else { return #"{"ok":false,"lines":["internal error"],"steps":[]}"# }
+        return String(decoding: data, as: UTF8.self)
+    }
+}

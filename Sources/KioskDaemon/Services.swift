@@ -1,0 +1,168 @@
+internal import Foundation
+internal import Hummingbird
+internal import KioskCore
+internal import KioskGPIO
+internal import KioskNFC
+internal import KioskStation
+internal import Logging
+internal import NIOCore
+internal import ServiceLifecycle
+
+/// Hands queued events to the station, one at a time, until shutdown; then turns the lights off.
+struct StationService: Service {
+    let daemon: KioskDaemon
+
+    func run() async throws {
+        await withGracefulShutdownHandler {
+            await daemon.loop.run()
+        } onGracefulShutdown: {
+            daemon.loop.finish()
+        }
+        await daemon.indicator.clear()
+    }
+}
+
+/// Card reader events → station events; the reader's state → device states.
+struct NFCService: Service {
+    let daemon: KioskDaemon
+
+    func run() async throws {
+        guard let reader = daemon.nfcReader else { return await waitForShutdown() }
+        await withGracefulShutdownHandler {
+            for await event in reader.events {
+                switch event {
+                case .card(let result):
+                    daemon.devices.set("nfc", "ok")
+                    daemon.loop.submit(.cardRead(CardRead(result)))
+                case .removed:
+                    daemon.loop.submit(.cardRemoved)
+                case .enrolled:
+                    daemon.devices.set("nfc", "ok")
+                case .readerUnavailable(let error):
+                    daemon.devices.set("nfc", "unavailable: \(error)")
+                }
+            }
+        } onGracefulShutdown: {
+            reader.stop()
+        }
+    }
+}
+
+/// Button presses → station events.
+struct ButtonService: Service {
+    let daemon: KioskDaemon
+
+    func run() async throws {
+        guard let buttons = daemon.buttons else { return await waitForShutdown() }
+        await withGracefulShutdownHandler {
+            for await event in buttons.events where event.pressed {
+                daemon.loop.submit(.buttonPressed(event.button == .confirm ? .confirm : .cancel))
+            }
+        } onGracefulShutdown: {
+            buttons.stop()
+        }
+    }
+}
+
+/// The station's timer: a tick every interval (staff timeout, expiry runs), the clock's state when it changes, and
+/// fresh metrics.
+struct TickService: Service {
+    let daemon: KioskDaemon
+
+    func run() async throws {
+        var synchronized: Bool?
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            let reading = daemon.clock.read()
+            if reading.isSynchronized != synchronized {
+                if synchronized != nil || !reading.isSynchronized {
+                    daemon.loop.submit(.clockChanged(reading))
+                }
+                synchronized = reading.isSynchronized
+                daemon.logger.notice(reading.isSynchronized ? "Clock synchronized" : "Clock not synchronized: check-ins paused")
+            }
+            daemon.loop.submit(.tick)
+            await daemon.refreshMetrics()
+            try? await Task.sleep(for: daemon.settings.tickInterval).cancelOnGracefulShutdown()
+        }
+    }
+}
+
+/// Pings systemd's watchdog while the station keeps handling events (ticks arrive every second, so a station stuck
+/// in a device call stops the pings and systemd restarts the kiosk).
+struct WatchdogService: Service {
+    let daemon: KioskDaemon
+
+    func run() async throws {
+        guard let interval = daemon.notifier.watchdogPingInterval else { return await waitForShutdown() }
+        var last = -1
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            let handled = daemon.loop.eventsHandled
+            if handled != last {
+                daemon.notifier.watchdog()
+                last = handled
+            } else {
+                daemon.logger.error("Station not responding: watchdog not pinged")
+            }
+            try? await Task.sleep(for: interval).cancelOnGracefulShutdown()
+        }
+    }
+}
+
+/// The control socket lives as long as the services (it was started before them, to be ready early).
+struct ControlService: Service {
+    let daemon: KioskDaemon
+
+    func run() async throws {
+        await waitForShutdown()
+        daemon.control.stop()
+    }
+}
+
+/// The Prometheus text endpoint, on loopback only.
+struct MetricsService: Service {
+    let daemon: KioskDaemon
+
+    func run() async throws {
+        guard let listen = daemon.settings.metricsListen, let (host, port) = MetricsService.parse(listen) else {
+            return await waitForShutdown()
+        }
+        let metrics = daemon.metrics
+        let router = Router()
+        router.get("/metrics") { _, _ -> Response in
+            var headers = HTTPFields()
+            headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: metrics.exposition())))
+        }
+        let daemon = self.daemon
+        var logger = daemon.logger
+        logger.logLevel = .warning
+        let app = Application(
+            router: router, configuration: .init(address: .hostname(host, port: port)),
+            onServerRunning: { channel in
+                let address = channel.localAddress.map { "\($0.ipAddress ?? host):\($0.port ?? port)" } ?? listen
+                daemon.metricsAddress.withLock { $0 = address }
+            },
+            logger: logger)
+        do {
+            try await app.run()
+        } catch {
+            daemon.logger.error("Metrics endpoint unavailable", metadata: ["listen": "\(listen)", "error": "\(error)"])
+            await waitForShutdown()
+        }
+    }
+
+    /// "127.0.0.1:9464" → host and port; only loopback addresses are accepted.
+    static func parse(_ listen: String) -> (String, Int)? {
+        guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]),
+              (0 ... 65_535).contains(port) else { return nil }
+        var host = String(listen[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard host == "127.0.0.1" || host == "::1" || host == "localhost" else { return nil }
+        return (host, port)
+    }
+}
+
+/// Sleeps until graceful shutdown (for services with nothing to run on this kiosk).
+func waitForShutdown() async {
+    try? await gracefulShutdown()
+}

@@ -1,0 +1,84 @@
+public import KioskCore
+public import KioskPrinter
+public import KioskStation
+internal import Foundation
+internal import KioskTesting
+internal import Synchronization
+
+/// The lights and buzzer of a simulated kiosk: remembers what was shown, for `kiosk simulate lights`.
+public actor SimulatedIndicator: Indicator {
+    public struct Entry: Sendable, Codable, Equatable {
+        public let pattern: String
+        public let outputs: [String]
+        public let at: Date
+    }
+
+    private let table: FeedbackTable
+    private let clock: any ClockSource
+    public private(set) var history: [Entry] = []
+    public private(set) var current: IndicatorPattern?
+    /// When each pattern was last asked for (monotonic), for latency measurements.
+    public private(set) var lastShown: [IndicatorPattern: ContinuousClock.Instant] = [:]
+
+    public init(table: FeedbackTable = .default, clock: any ClockSource) {
+        self.table = table
+        self.clock = clock
+    }
+
+    public func show(_ pattern: IndicatorPattern) async {
+        lastShown[pattern] = .now
+        current = pattern
+        let sequence = table[pattern]
+        let outputs = (sequence.steps.flatMap { $0.on } + Array(sequence.hold)).map(\.rawValue)
+        history.append(Entry(pattern: pattern.rawValue, outputs: Array(Set(outputs)).sorted(), at: clock.read().now))
+        if history.count > 200 { history.removeFirst(history.count - 200) }
+    }
+
+    public func clear() async { current = nil }
+}
+
+/// The receipt printer of a simulated kiosk: each receipt becomes a numbered set of files in the receipts
+/// directory: the ESC/POS bytes, the text lines, and the printed image as PNG.
+public actor FileReceiptPrinter: ReceiptPrinter {
+    public struct Receipt: Sendable, Codable, Equatable {
+        public let number: Int
+        public let lines: [String]
+        public let qrCodes: Int
+        public let png: String
+    }
+
+    private let directory: String
+    private let paper: PaperWidth
+    private var next: Int
+    public private(set) var receipts: [Receipt] = []
+
+    public init(directory: String, paper: PaperWidth = .mm58) {
+        self.directory = directory
+        self.paper = paper
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let existing = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        next = (existing.compactMap { Int($0.prefix(4)) }.max() ?? 0) + 1
+    }
+
+    public func print(_ bytes: [UInt8]) async throws(PrinterError) {
+        let base = (directory as NSString).appendingPathComponent(String(format: "%04d", next))
+        let rendering: ESCPOSInterpreter.Rendering
+        do {
+            rendering = try ESCPOSInterpreter.render(bytes, paper: paper)
+        } catch {
+            throw .failed(path: base, call: "render", errno: .invalidArgument)
+        }
+        let lines = rendering.lines.map(\.text)
+        let png = PNGEncoder.encode(width: rendering.width, height: max(1, rendering.height),
+                                    grey: rendering.height > 0 ? rendering.pixels : [UInt8](repeating: 255, count: rendering.width))
+        do {
+            try Data(bytes).write(to: URL(fileURLWithPath: base + ".escpos"), options: .atomic)
+            try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: base + ".txt"), options: .atomic)
+            try Data(png).write(to: URL(fileURLWithPath: base + ".png"), options: .atomic)
+        } catch {
+            throw .failed(path: base, call: "write", errno: .ioError)
+        }
+        receipts.append(Receipt(number: next, lines: lines, qrCodes: rendering.rasterBands, png: base + ".png"))
+        next += 1
+    }
+}

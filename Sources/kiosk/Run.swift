@@ -1,0 +1,77 @@
+import ArgumentParser
+import Foundation
+import KioskCore
+import KioskDaemon
+import Logging
+
+/// `kiosk run`: the check-in station.
+struct Run: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the check-in kiosk (on its hardware, or simulated).",
+        discussion: """
+            With --simulate the real daemon runs on simulated hardware: the PN532 emulator on a pseudo-terminal \
+            (through the real libnfc), codes shown to libzbar, recorded lights and buzzer, receipts as files (PNG \
+            and text) and a clock that `kiosk simulate advance` moves. Drive it with `kiosk simulate …` using the \
+            same --state-dir. Stop with Ctrl-C or SIGTERM.
+            """
+    )
+
+    @Flag(help: "Run on simulated hardware.")
+    var simulate = false
+
+    @Option(help: "State directory (database, control socket). Default: /var/lib/kiosk, or ~/.local/state/kiosk-simulation with --simulate.")
+    var stateDir: String?
+
+    @Option(help: "libnfc connection string of the reader, e.g. pn532_uart:/dev/ttyS0.")
+    var nfc: String?
+
+    @Option(help: "Metrics endpoint on loopback (host:port; port 0 picks a free one; 'off' for none).")
+    var metrics: String?
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error.")
+    var logLevel: String = "notice"
+
+    func run() async throws {
+        let level = Logger.Level(rawValue: logLevel) ?? .notice
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "kiosk")
+        let directory = stateDir ?? (simulate ? Simulate.defaultStateDirectory : "/var/lib/kiosk")
+        var settings = DaemonSettings(stateDirectory: directory, simulate: simulate, nfcConnection: nfc)
+        if let metrics { settings.metricsListen = metrics == "off" ? nil : metrics }
+        if simulate {
+            if metrics == nil { settings.metricsListen = "127.0.0.1:0" }
+            settings.station.staffCode = try Simulate.staffCode(stateDirectory: directory)
+        }
+        let daemon: KioskDaemon
+        do {
+            daemon = try KioskDaemon(settings: settings, logger: logger)
+        } catch {
+            stderrLine("The kiosk cannot start: \(error)")
+            throw ExitCode(2)
+        }
+        if simulate {
+            print("Simulated kiosk running. State: \(directory)")
+            print("Drive it from another terminal, e.g.: kiosk simulate --state-dir \(directory) status")
+        }
+        try await daemon.run()
+    }
+}
+
+/// `kiosk status`: what the running kiosk is doing.
+struct Status: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show the running kiosk's state (no personal data).")
+
+    @Option(help: "The kiosk's state directory.")
+    var stateDir: String = "/var/lib/kiosk"
+
+    @Flag(help: "Print JSON.")
+    var json = false
+
+    func run() async throws {
+        try await Simulate.send(ControlRequest(command: "status"), stateDirectory: stateDir, json: json, dataOnly: true)
+    }
+}

@@ -1,0 +1,208 @@
+import ArgumentParser
+import Foundation
+import KioskDaemon
+import KioskOpenSSL
+import KioskSystem
+
+/// `kiosk simulate …`: drives a kiosk started with `kiosk run --simulate`.
+struct Simulate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Drive a simulated kiosk (started with `kiosk run --simulate`).",
+        discussion: """
+            Every command prints what a person at the kiosk would see (screen, lights, printer); with --json, the \
+            kiosk's answer as one JSON object: {"ok", "lines", "steps": [{"type", "title", "body", "kind", …}], "data"}. \
+            Exit status 0 when the kiosk did what was asked, 1 when it refused or failed, 3 when no kiosk answers.
+            """,
+        subcommands: [
+            SimStatus.self, SimStaff.self, SimStaffCommand.self, SimEnrol.self, SimTap.self, SimRemove.self,
+            SimShowCode.self, SimPress.self, SimAdvance.self, SimClock.self, SimLights.self, SimReceipts.self,
+        ]
+    )
+
+    static var defaultStateDirectory: String {
+        let base = ProcessInfo.processInfo.environment["XDG_STATE_HOME"]
+            ?? (NSHomeDirectory() as NSString).appendingPathComponent(".local/state")
+        return (base as NSString).appendingPathComponent("kiosk-simulation")
+    }
+
+    /// The simulated kiosk's staff code: created once, kept in the state directory (mode 0600).
+    static func staffCode(stateDirectory: String) throws -> String {
+        let directory = (stateDirectory as NSString).appendingPathComponent("simulation")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        let path = (directory as NSString).appendingPathComponent("staff-code")
+        if let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8),
+           !text.isEmpty {
+            return text.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let bytes = try OpenSSLCrypto().randomBytes(count: 16)
+        let code = "KIOSK-STAFF:" + bytes.map { String(format: "%02X", $0) }.joined()
+        FileManager.default.createFile(atPath: path, contents: Data(code.utf8), attributes: [.posixPermissions: 0o600])
+        return code
+    }
+
+    /// Sends `request` and prints the answer; exits 1 when the kiosk refused, 3 when none answers.
+    static func send(_ request: ControlRequest, stateDirectory: String, json: Bool, dataOnly: Bool = false) async throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let line = String(decoding: try encoder.encode(request), as: UTF8.self)
+        let path = KioskDaemon.controlSocketPath(stateDirectory: stateDirectory)
+        let answer: String
+        do {
+            answer = try await ControlSocketServer.request(line, to: path, timeout: .seconds(60))
+        } catch {
+            stderrLine("\(error)")
+            throw ExitCode(3)
+        }
+        guard let response = try? JSONDecoder().decode(ControlResponse.self, from: Data(answer.utf8)) else {
+            stderrLine("The kiosk's answer could not be read.")
+            throw ExitCode(3)
+        }
+        if json {
+            print(dataOnly ? (response.data ?? answer) : answer)
+        } else {
+            for text in response.lines { print(text) }
+        }
+        if !response.ok { throw ExitCode(1) }
+    }
+}
+
+struct SimulatorOptions: ParsableArguments {
+    @Option(help: "The simulated kiosk's state directory.")
+    var stateDir: String = Simulate.defaultStateDirectory
+
+    @Flag(help: "Print the kiosk's answer as JSON.")
+    var json = false
+
+    func send(_ request: ControlRequest, dataOnly: Bool = false) async throws {
+        try await Simulate.send(request, stateDirectory: stateDir, json: json, dataOnly: dataOnly)
+    }
+}
+
+struct SimStatus: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "status", abstract: "The kiosk's state.")
+    @OptionGroup var options: SimulatorOptions
+    func run() async throws { try await options.send(ControlRequest(command: "status"), dataOnly: true) }
+}
+
+struct SimStaff: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "staff", abstract: "Open staff mode (as if the staff code were shown).")
+    @OptionGroup var options: SimulatorOptions
+    func run() async throws { try await options.send(ControlRequest(command: "staff")) }
+}
+
+struct SimStaffCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "staff-menu",
+        abstract: "Choose from the staff menu: bind, create, rotate, reprint, enrol, status-slip, wipe, wipe-confirm, leave.")
+    @OptionGroup var options: SimulatorOptions
+    @Argument(help: "The menu entry.") var entry: String
+    @Option(help: "New venue: description.") var description: String?
+    @Option(help: "New venue: address.") var address: String?
+    @Option(help: "New venue: CWA type (1 … 12).") var type: String?
+    @Option(help: "New venue: default stay in minutes.") var length: String?
+    @Option(help: "New venue (temporary types): start, unix seconds.") var start: String?
+    @Option(help: "New venue (temporary types): end, unix seconds.") var end: String?
+
+    func run() async throws {
+        var fields = [String: String]()
+        fields["description"] = description
+        fields["address"] = address
+        fields["type"] = type
+        fields["length"] = length
+        fields["start"] = start
+        fields["end"] = end
+        try await options.send(ControlRequest(command: "staff-command", text: entry, fields: fields))
+    }
+}
+
+struct SimEnrol: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "enrol", abstract: "Enrol emulated card N (in staff mode).")
+    @OptionGroup var options: SimulatorOptions
+    @Option(help: "The card's number.") var card: Int
+    func run() async throws { try await options.send(ControlRequest(command: "enrol", card: card)) }
+}
+
+struct SimTap: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "tap", abstract: "Tap emulated card N (it stays on the reader until the next tap or `remove`).")
+    @OptionGroup var options: SimulatorOptions
+    @Option(help: "The card's number.") var card: Int?
+    @Flag(help: "Tap a bank card instead (not a kiosk card).") var foreign = false
+    func run() async throws {
+        if foreign {
+            try await options.send(ControlRequest(command: "tap-foreign"))
+        } else {
+            guard let card else { throw ValidationError("say which card: --card N, or --foreign") }
+            try await options.send(ControlRequest(command: "tap", card: card))
+        }
+    }
+}
+
+struct SimRemove: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "remove", abstract: "Take the card off the reader.")
+    @OptionGroup var options: SimulatorOptions
+    func run() async throws { try await options.send(ControlRequest(command: "remove")) }
+}
+
+struct SimShowCode: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "show-code", abstract: "Show a QR code to the camera: its text, or an image file (PNG/PGM).")
+    @OptionGroup var options: SimulatorOptions
+    @Argument(help: "The code's text, or the path of an image.") var code: String
+    func run() async throws {
+        if FileManager.default.fileExists(atPath: code) {
+            try await options.send(ControlRequest(command: "show-code", path: (code as NSString).standardizingPath.hasPrefix("/") ? code : FileManager.default.currentDirectoryPath + "/" + code))
+        } else {
+            try await options.send(ControlRequest(command: "show-code", text: code))
+        }
+    }
+}
+
+struct SimPress: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "press", abstract: "Press a button: confirm or cancel.")
+    @OptionGroup var options: SimulatorOptions
+    @Argument(help: "confirm or cancel") var button: String
+    func run() async throws { try await options.send(ControlRequest(command: "press", button: button)) }
+}
+
+struct SimAdvance: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "advance", abstract: "Move the simulated time forward, e.g. 90m, 8h, 15d, 30s.")
+    @OptionGroup var options: SimulatorOptions
+    @Argument(help: "How far.") var duration: String
+    func run() async throws {
+        guard let seconds = Self.seconds(duration) else { throw ValidationError("durations look like 30s, 90m, 8h or 15d") }
+        try await options.send(ControlRequest(command: "advance", seconds: seconds))
+    }
+
+    static func seconds(_ text: String) -> Double? {
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
+        guard let unit = text.last, let factor = units[unit], let value = Double(text.dropLast()), value > 0 else { return nil }
+        return value * factor
+    }
+}
+
+struct SimClock: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "clock", abstract: "Mark the clock synchronized or not (as after a power cut).")
+    @OptionGroup var options: SimulatorOptions
+    @Argument(help: "synchronized or unsynchronized") var state: String
+    func run() async throws {
+        guard state == "synchronized" || state == "unsynchronized" else { throw ValidationError("say synchronized or unsynchronized") }
+        try await options.send(ControlRequest(command: "clock", flag: state == "synchronized"))
+    }
+}
+
+struct SimLights: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "lights", abstract: "The lights and sounds shown so far.")
+    @OptionGroup var options: SimulatorOptions
+    func run() async throws { try await options.send(ControlRequest(command: "lights"), dataOnly: true) }
+}
+
+struct SimReceipts: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "receipts", abstract: "The receipts printed so far (files in the state directory).")
+    @OptionGroup var options: SimulatorOptions
+    func run() async throws { try await options.send(ControlRequest(command: "receipts"), dataOnly: true) }
+}
+
+/// Writes one line to standard error.
+func stderrLine(_ message: String) {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+}

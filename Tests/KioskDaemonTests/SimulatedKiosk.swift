@@ -1,0 +1,109 @@
+import Foundation
+import KioskDaemon
+import KioskSystem
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A `kiosk run --simulate` process for end-to-end tests, driven through its control socket like `kiosk simulate`.
+final class SimulatedKiosk: @unchecked Sendable {
+    let stateDirectory: String
+    let process = Process()
+    let log: String
+
+    struct NotBuilt: Error, CustomStringConvertible {
+        var description: String { "the kiosk executable is not built: run `swift build --build-tests` first" }
+    }
+
+    struct NotReady: Error, CustomStringConvertible {
+        let log: String
+        var description: String { "the simulated kiosk did not become ready:\n\(log)" }
+    }
+
+    /// The `kiosk` executable next to the test bundle.
+    static func executable() throws -> String {
+        var candidates = [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path]
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        candidates.append(root.appendingPathComponent(".build/debug").path)
+        for directory in candidates {
+            let path = directory + "/kiosk"
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        throw NotBuilt()
+    }
+
+    /// A fresh short state directory (the control socket's path must stay under 108 bytes).
+    static func makeStateDirectory() throws -> String {
+        let path = "/tmp/ksim-" + UUID().uuidString.prefix(8).lowercased()
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    /// Starts the kiosk on `stateDirectory` and waits until it answers.
+    init(stateDirectory: String, extraArguments: [String] = []) async throws {
+        self.stateDirectory = stateDirectory
+        log = stateDirectory + ".log"
+        FileManager.default.createFile(atPath: log, contents: nil)
+        let output = FileHandle(forWritingAtPath: log)
+        process.executableURL = URL(fileURLWithPath: try Self.executable())
+        process.arguments = ["run", "--simulate", "--state-dir", stateDirectory, "--log-level", "info"] + extraArguments
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        for _ in 0 ..< 200 {
+            if let status = try? await send(ControlRequest(command: "status")), status.ok { return }
+            guard process.isRunning else { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw NotReady(log: (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
+    }
+
+    func send(_ request: ControlRequest) async throws -> ControlResponse {
+        let line = String(decoding: try JSONEncoder().encode(request), as: UTF8.self)
+        let answer = try await ControlSocketServer.request(
+            line, to: KioskDaemon.controlSocketPath(stateDirectory: stateDirectory), timeout: .seconds(60))
+        return try JSONDecoder().decode(ControlResponse.self, from: Data(answer.utf8))
+    }
+
+    func status() async throws -> DaemonStatus {
+        let response = try await send(ControlRequest(command: "status"))
+        return try JSONDecoder.iso8601.decode(DaemonStatus.self, from: Data((response.data ?? "").utf8))
+    }
+
+    /// SIGTERM, then waits for the process; returns its exit status.
+    func stop() -> Int32 {
+        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// SIGKILL: no chance to clean up.
+    func killHard() {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    var output: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        try? FileManager.default.removeItem(atPath: log)
+    }
+}
+
+extension JSONDecoder {
+    static var iso8601: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }
+}
+
+extension ControlResponse {
+    /// The light patterns shown, in order.
+    var patterns: [String] { steps.filter { $0.type == "lights" }.compactMap(\.kind) }
+    /// The screen titles shown, in order.
+    var titles: [String] { steps.filter { $0.type == "shown" }.compactMap(\.title) }
+    /// The tap's outcome, if a tap was recorded.
+    var tapOutcome: String? { steps.first { $0.type == "tap" }?.kind }
+}

@@ -1,0 +1,212 @@
+import CKioskSQLite
+import Foundation
+import KioskCore
+import KioskDaemon
+import KioskPrinter
+import Testing
+
+/// End-to-end: the real `kiosk run --simulate` process (real libnfc talking to the PN532 emulator, real libzbar,
+/// real SQLite), driven through its control socket like `kiosk simulate`.
+@Suite(.serialized) struct SimulatedKioskTests {
+    /// A CWA venue code with a 2-hour default stay, shown to the camera as an image.
+    static func venuePoster(in directory: String) throws -> (url: String, image: String) {
+        let fields = CWAVenueEncoder.Fields(description: "Community hall", address: "Main street 1", type: 3,
+                                            defaultCheckInLengthInMinutes: 120)
+        let url = CWAVenueEncoder.url(payload: CWAVenueEncoder.payload(fields, cryptographicSeed: [UInt8](repeating: 7, count: 16)))
+        let matrix = try QREncoder.matrix(for: url)
+        let scale = 4, quiet = 4
+        let side = (matrix.size + 2 * quiet) * scale
+        var pixels = [UInt8](repeating: 255, count: side * side)
+        for y in 0 ..< matrix.size {
+            for x in 0 ..< matrix.size where matrix[x, y] {
+                for dy in 0 ..< scale {
+                    for dx in 0 ..< scale { pixels[((y + quiet) * scale + dy) * side + (x + quiet) * scale + dx] = 0 }
+                }
+            }
+        }
+        let path = directory + "/venue.pgm"
+        try Data(Array("P5\n\(side) \(side)\n255\n".utf8) + pixels).write(to: URL(fileURLWithPath: path))
+        return (url, path)
+    }
+
+    /// Every sealed stay in the database, read with SQLite directly (as someone holding the kiosk's disk would).
+    static func sealedStays(in directory: String) throws -> [[UInt8]] {
+        var database: OpaquePointer?
+        guard sqlite3_open_v2(directory + "/checkins.sqlite", &database, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else {
+            throw SQLiteFailed()
+        }
+        defer { sqlite3_close(database) }
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(database, "SELECT sealed FROM stay", -1, &statement, nil) == SQLITE_OK else { throw SQLiteFailed() }
+        defer { sqlite3_finalize(statement) }
+        var rows = [[UInt8]]()
+        while sqlite3_step(statement) == SQLITE_ROW {
+            let count = Int(sqlite3_column_bytes(statement, 0))
+            let bytes = sqlite3_column_blob(statement, 0).map { Array(UnsafeRawBufferPointer(start: $0, count: count)) } ?? []
+            rows.append(bytes)
+        }
+        return rows
+    }
+
+    struct SQLiteFailed: Error {}
+
+    /// Whether any 16-byte piece of `needles` is still in a file of `directory`.
+    static func leftovers(_ needles: [[UInt8]], in directory: String) throws -> [String] {
+        var found = [String]()
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory) where name.hasPrefix("checkins.sqlite") {
+            let contents = [UInt8](try Data(contentsOf: URL(fileURLWithPath: directory + "/" + name)))
+            for needle in needles {
+                var offset = 0
+                while offset + 16 <= needle.count {
+                    let piece = Array(needle[offset ..< offset + 16])
+                    if contents.firstRange(of: piece) != nil { found.append(name) }
+                    offset += 16
+                }
+            }
+        }
+        return found
+    }
+
+    @Test func aDayAtAVenue() async throws {
+        let directory = try SimulatedKiosk.makeStateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let kiosk = try await SimulatedKiosk(stateDirectory: directory)
+        let poster = try Self.venuePoster(in: directory)
+
+        // Not set up: a tap is refused, nothing stored.
+        var status = try await kiosk.status()
+        #expect(status.ready && status.simulated && !status.venueBound)
+
+        // Staff binds the venue by showing its poster to the camera.
+        let staff = try await kiosk.send(ControlRequest(command: "staff"))
+        #expect(staff.ok, "\(staff.lines)")
+        let bind = try await kiosk.send(ControlRequest(command: "show-code", path: poster.image))
+        #expect(bind.ok, "\(bind.lines)")
+        status = try await kiosk.status()
+        #expect(status.venueBound && status.venueFormat == "cwa")
+
+        // Staff enrols three cards.
+        for card in 1 ... 3 {
+            let enrol = try await kiosk.send(ControlRequest(command: "enrol", card: card))
+            #expect(enrol.ok && enrol.steps.contains { $0.type == "enrolled" }, "card \(card): \(enrol.lines)")
+        }
+        _ = try await kiosk.send(ControlRequest(command: "staff-command", text: "leave"))
+
+        // Three visitors check in.
+        for card in 1 ... 3 {
+            let tap = try await kiosk.send(ControlRequest(command: "tap", card: card))
+            #expect(tap.tapOutcome == "checkedIn", "card \(card): \(tap.lines)")
+            #expect(tap.patterns.contains("accepted"))
+        }
+        status = try await kiosk.status()
+        #expect(status.openCheckIns == 3)
+
+        // An hour later two check out; the third forgets.
+        _ = try await kiosk.send(ControlRequest(command: "advance", seconds: 3600))
+        for card in 1 ... 2 {
+            let tap = try await kiosk.send(ControlRequest(command: "tap", card: card))
+            #expect(tap.tapOutcome == "checkedOut", "card \(card): \(tap.lines)")
+            #expect(tap.patterns.contains("checkedOut"))
+        }
+        _ = try await kiosk.send(ControlRequest(command: "remove"))
+        status = try await kiosk.status()
+        #expect(status.openCheckIns == 1)
+        // The venue's 2-hour rule checks the third out.
+        _ = try await kiosk.send(ControlRequest(command: "advance", seconds: 2 * 3600))
+        status = try await kiosk.status()
+        #expect(status.openCheckIns == 0)
+        #expect(status.storedStays == 3)
+
+        // A code that is not a check-in code, and a bank card: refused with the right message and light.
+        let bad = try await kiosk.send(ControlRequest(command: "show-code", text: "https://example.org/menu"))
+        #expect(bad.patterns == ["refused"])
+        #expect(bad.titles.first?.lowercased().contains("not a check-in code") == true, "\(bad.lines)")
+        let bank = try await kiosk.send(ControlRequest(command: "tap-foreign"))
+        #expect(bank.patterns == ["refused"], "\(bank.lines)")
+        #expect(bank.tapOutcome == nil)
+        // A venue code outside staff mode: a hint, nothing stored.
+        let venueAgain = try await kiosk.send(ControlRequest(command: "show-code", text: poster.url))
+        #expect(venueAgain.tapOutcome == nil && !venueAgain.titles.isEmpty)
+        status = try await kiosk.status()
+        #expect(status.storedStays == 3)
+
+        // Fifteen days later every stay is gone, and no byte of them is left in the database files.
+        let sealed = try Self.sealedStays(in: directory)
+        #expect(sealed.count == 3)
+        let advance = try await kiosk.send(ControlRequest(command: "advance", seconds: 15 * 86_400))
+        #expect(advance.ok)
+        status = try await kiosk.status()
+        #expect(status.storedStays == 0)
+        #expect(try Self.leftovers(sealed, in: directory).isEmpty)
+
+        // The card still works: a new check-in.
+        let again = try await kiosk.send(ControlRequest(command: "tap", card: 1))
+        #expect(again.tapOutcome == "checkedIn", "\(again.lines)")
+
+        // The lights and receipts are recorded; SIGTERM stops it cleanly.
+        let lights = try await kiosk.send(ControlRequest(command: "lights"))
+        #expect(lights.ok && (lights.data ?? "").contains("accepted"))
+        #expect(kiosk.stop() == 0, "\(kiosk.output)")
+        #expect(!FileManager.default.fileExists(atPath: KioskDaemon.controlSocketPath(stateDirectory: directory)))
+    }
+
+    @Test func clockNotSynchronizedRecordsNothing() async throws {
+        let directory = try SimulatedKiosk.makeStateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let kiosk = try await SimulatedKiosk(stateDirectory: directory)
+        let poster = try Self.venuePoster(in: directory)
+        _ = try await kiosk.send(ControlRequest(command: "staff"))
+        _ = try await kiosk.send(ControlRequest(command: "show-code", path: poster.image))
+        _ = try await kiosk.send(ControlRequest(command: "enrol", card: 1))
+        _ = try await kiosk.send(ControlRequest(command: "staff-command", text: "leave"))
+        let clock = try await kiosk.send(ControlRequest(command: "clock", flag: false))
+        #expect(clock.patterns.contains("clockNotSet") || clock.ok)
+        let tap = try await kiosk.send(ControlRequest(command: "tap", card: 1))
+        #expect(tap.tapOutcome != "checkedIn")
+        #expect(tap.patterns.contains("clockNotSet"), "\(tap.lines)")
+        #expect(try await kiosk.status().storedStays == 0)
+        _ = try await kiosk.send(ControlRequest(command: "clock", flag: true))
+        let later = try await kiosk.send(ControlRequest(command: "tap", card: 1))
+        #expect(later.tapOutcome == "checkedIn", "\(later.lines)")
+        #expect(kiosk.stop() == 0)
+    }
+
+    /// Taps in a burst, SIGKILL at a random moment, restart: every acknowledged check-in is there.
+    @Test func sigkillMidBurstLosesNoAcknowledgedTap() async throws {
+        let directory = try SimulatedKiosk.makeStateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var kiosk = try await SimulatedKiosk(stateDirectory: directory)
+        let poster = try Self.venuePoster(in: directory)
+        _ = try await kiosk.send(ControlRequest(command: "staff"))
+        _ = try await kiosk.send(ControlRequest(command: "show-code", path: poster.image))
+        for card in 1 ... 4 { _ = try await kiosk.send(ControlRequest(command: "enrol", card: card)) }
+        _ = try await kiosk.send(ControlRequest(command: "staff-command", text: "leave"))
+
+        var acknowledgedCheckIns = 0
+        for round in 0 ..< 3 {
+            let killAfter = Int.random(in: 3 ... 12)
+            var taps = 0
+            while true {
+                let card = taps % 4 + 1
+                taps += 1
+                if taps == killAfter {
+                    // Kill while this tap is in flight.
+                    let pending = Task { try? await kiosk.send(ControlRequest(command: "tap", card: card)) }
+                    try await Task.sleep(for: .milliseconds(Int.random(in: 0 ... 40)))
+                    kiosk.killHard()
+                    if let late = await pending.value, late.tapOutcome == "checkedIn" { acknowledgedCheckIns += 1 }
+                    break
+                }
+                let tap = try await kiosk.send(ControlRequest(command: "tap", card: card))
+                if tap.tapOutcome == "checkedIn" { acknowledgedCheckIns += 1 }
+                _ = try await kiosk.send(ControlRequest(command: "advance", seconds: 3 * 3600))
+            }
+            kiosk = try await SimulatedKiosk(stateDirectory: directory)
+            let stored = try await kiosk.status().storedStays ?? -1
+            // Each check-in made one stay; a tap that was killed before its answer may or may not be there.
+            #expect(stored >= acknowledgedCheckIns && stored <= acknowledgedCheckIns + 1, "round \(round): \(stored) stored, \(acknowledgedCheckIns) acknowledged")
+            acknowledgedCheckIns = stored
+        }
+        #expect(kiosk.stop() == 0)
+    }
+}
