@@ -246,7 +246,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "kiosk-bench-daemon",
-            dependencies: ["KioskDaemon", "KioskSystem", "KioskCore", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["KioskDaemon", "KioskSystem", "KioskCore", "KioskStation", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictness
         ),
         .testTarget(
@@ -254,5 +254,5 @@ let package = Package(
             dependencies: ["KioskDaemon", "KioskSystem", "KioskCore", "KioskTesting", "KioskOpenSSL", "KioskPrinter", "CKioskSQLite"],
             swiftSettings: strictness
         ),
-    ]
+        ]
 )

@@ -1,7 +1,8 @@
+public import KioskPrinter
 public import KioskCore
 public import KioskNFC
 public import KioskStation
-internal import Foundation
+public import Foundation
 
 /// Writes fresh card secrets with the NFC reader (`CardEnroller` for the station).
 public struct NFCCardEnroller<Crypto: CryptoProvider>: CardEnroller {

@@ -1,4 +1,8 @@
-internal import Foundation
+internal import KioskSystem
+internal import KioskPN532Emulator
+internal import KioskStore
+internal import Synchronization
+public import Foundation
 internal import KioskCore
 internal import KioskStation
 internal import KioskZBar

@@ -1,3 +1,4 @@
+internal import UnixSignals
 public import KioskCore
 public import KioskStation
 public import Logging

@@ -1,3 +1,5 @@
+internal import KioskSystem
+internal import Synchronization
 internal import Foundation
 internal import Hummingbird
 internal import KioskCore
@@ -82,7 +84,7 @@ struct TickService: Service {
             }
             daemon.loop.submit(.tick)
             await daemon.refreshMetrics()
-            try? await Task.sleep(for: daemon.settings.tickInterval).cancelOnGracefulShutdown()
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: daemon.settings.tickInterval) }
         }
     }
 }
@@ -103,7 +105,7 @@ struct WatchdogService: Service {
             } else {
                 daemon.logger.error("Station not responding: watchdog not pinged")
             }
-            try? await Task.sleep(for: interval).cancelOnGracefulShutdown()
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import KioskCore
 import KioskDaemon
+import KioskStation
 import KioskSystem
 import Logging
 #if canImport(Glibc)

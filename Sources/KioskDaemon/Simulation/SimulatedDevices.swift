@@ -1,7 +1,8 @@
+internal import SystemPackage
 public import KioskCore
 public import KioskPrinter
 public import KioskStation
-internal import Foundation
+public import Foundation
 internal import KioskTesting
 internal import Synchronization
 
