@@ -148,6 +148,9 @@ extension KioskDaemon {
             clock.setSynchronized(synchronized)
             return response(await loop.handle(.clockChanged(clock.read())),
                             fallback: synchronized ? "Clock synchronized." : "Clock not synchronized.")
+        case "sync":
+            let result = await syncWarnings()
+            return ControlResponse(ok: result.ok, lines: result.lines)
         default:
             return .failure("unknown command '\(request.command)'")
         }

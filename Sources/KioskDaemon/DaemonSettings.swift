@@ -29,6 +29,12 @@ public struct DaemonSettings: Sendable {
     public var cardKey: [UInt8]?
     /// How often the station hears a tick (staff timeout, expiry runs, clock state).
     public var tickInterval: Duration
+    /// Where the authority publishes signed CKPW/1 packages (its `index.json`); nil: no warnings.
+    public var warningsBaseURL: String?
+    /// The authority's P-256 public key (PEM) that every package must be signed with.
+    public var warningsPublicKeyPEM: String?
+    /// How often warnings are fetched.
+    public var warningsSyncInterval: Duration = .seconds(3600)
 
     public init(stateDirectory: String, simulate: Bool = false, nfcConnection: String? = nil,
                 lightsAndButtons: LightsAndButtonsConfiguration? = nil, receiptPrinter: ReceiptPrinterConfiguration? = nil,

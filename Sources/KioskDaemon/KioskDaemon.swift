@@ -23,6 +23,7 @@ public enum DaemonError: Error, Sendable, CustomStringConvertible {
     case crypto(String)
     case simulation(String)
     case control(ControlSocketError)
+    case warnings(String)
 
     public var description: String {
         switch self {
@@ -32,6 +33,7 @@ public enum DaemonError: Error, Sendable, CustomStringConvertible {
         case .crypto(let reason): "the crypto library failed: \(reason)"
         case .simulation(let reason): "the simulated hardware cannot start: \(reason)"
         case .control(let error): "the control socket cannot be opened: \(error)"
+        case .warnings(let reason): "warnings cannot be fetched: \(reason)"
         }
     }
 }
@@ -55,6 +57,7 @@ public final class KioskDaemon: Sendable {
     let filePrinter: FileReceiptPrinter?
     let buttons: ButtonMonitor?
     let runner: StationRunner
+    let warnings: DaemonWarnings?
     public let loop: StationLoop
     public let metrics = MetricsRegistry()
     let notifier = SystemdNotifier()
@@ -130,11 +133,13 @@ public final class KioskDaemon: Sendable {
             devices.set("nfc", "none configured")
             logger.warning("No NFC reader configured: cards cannot be read (personal QR cards still work)")
         }
+        warnings = try DaemonWarnings.make(settings: settings, crypto: crypto, clock: clock, logger: logger)
+        if warnings == nil { devices.set("warnings", "none configured") }
         let enroller: any CardEnroller = nfcReader.map { NFCCardEnroller(reader: $0) } ?? NoReaderEnroller()
         do {
             runner = try StationRunner(
                 configuration: settings.station, desk: desk, indicator: indicator, printer: printer, enroller: enroller,
-                warnings: NoWarnings(), clock: clock, settings: store, devices: devices, paper: settings.receiptPrinter?.paper ?? .mm58,
+                warnings: warnings ?? NoWarnings() as any WarningSource, clock: clock, settings: store, devices: devices, paper: settings.receiptPrinter?.paper ?? .mm58,
                 logger: logger)
         } catch {
             throw .store(error)
@@ -162,6 +167,7 @@ public final class KioskDaemon: Sendable {
             ControlService(daemon: self),
             NFCService(daemon: self),
             ButtonService(daemon: self),
+            WarningsService(daemon: self),
         ]
         let group = ServiceGroup(configuration: .init(
             services: services.map { .init(service: $0) },

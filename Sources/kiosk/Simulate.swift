@@ -15,7 +15,7 @@ struct Simulate: AsyncParsableCommand {
             """,
         subcommands: [
             SimStatus.self, SimStaff.self, SimStaffCommand.self, SimEnrol.self, SimTap.self, SimRemove.self,
-            SimShowCode.self, SimPress.self, SimAdvance.self, SimClock.self, SimLights.self, SimReceipts.self,
+            SimShowCode.self, SimPress.self, SimAdvance.self, SimClock.self, SimLights.self, SimReceipts.self, SimSync.self,
         ]
     )
 
@@ -205,4 +205,10 @@ struct SimReceipts: AsyncParsableCommand {
 /// Writes one line to standard error.
 func stderrLine(_ message: String) {
     FileHandle.standardError.write(Data((message + "\n").utf8))
+}
+
+struct SimSync: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "sync", abstract: "Fetch warnings from the configured authority now.")
+    @OptionGroup var options: SimulatorOptions
+    func run() async throws { try await options.send(ControlRequest(command: "sync")) }
 }
