@@ -139,7 +139,7 @@ public final class KioskDaemon: Sendable {
         do {
             runner = try StationRunner(
                 configuration: settings.station, desk: desk, indicator: indicator, printer: printer, enroller: enroller,
-                warnings: warnings ?? NoWarnings() as any WarningSource, clock: clock, settings: store, devices: devices, paper: settings.receiptPrinter?.paper ?? .mm58,
+                warnings: warnings.map { $0 as any WarningSource } ?? NoWarnings(), clock: clock, settings: store, devices: devices, paper: settings.receiptPrinter?.paper ?? .mm58,
                 logger: logger)
         } catch {
             throw .store(error)
