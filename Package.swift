@@ -101,6 +101,7 @@ let package = Package(
                 "KioskCore",
                 "KioskOpenSSL",
                 "KioskZBar", // venue codes: `kiosk decode` of images
+                "KioskSystem", // configuration: `kiosk config check | show`
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictness
