@@ -103,6 +103,7 @@ let package = Package(
                 "KioskCore",
                 "KioskOpenSSL",
                 "KioskZBar", // venue codes: `kiosk decode` of images
+                "KioskSystem", // configuration: `kiosk config check | show`
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 "KioskDaemon", "KioskSystem", // `kiosk run`, `kiosk simulate`, `kiosk status`
                 .product(name: "Logging", package: "swift-log"),

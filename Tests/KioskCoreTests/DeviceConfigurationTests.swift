@@ -10,7 +10,7 @@ import Testing
 
     static let boardFile = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("board/config/devices.json")
+        .appendingPathComponent("board/config/kiosk.json")
 
     @Test func boardExampleDecodesAndIsConsistent() throws {
         let file = try JSONDecoder().decode(DevicesFile.self, from: Data(contentsOf: Self.boardFile))
@@ -21,7 +21,7 @@ import Testing
         #expect(lights.buttons[.confirm] == GPIOPin(chip: "gpiochip0", offset: 5, activeLow: true, bias: .pullUp))
         #expect(lights.problems.isEmpty)
         #expect(try lights.feedbackTable()[.accepted] == FeedbackTable.default[.accepted])
-        #expect(file.receiptPrinter == ReceiptPrinterConfiguration(path: "/dev/usb/lp0", paper: .mm58))
+        #expect(file.receiptPrinter == ReceiptPrinterConfiguration(path: "/dev/kiosk-printer", paper: .mm58))
     }
 
     @Test func unknownRoleIsAnError() {

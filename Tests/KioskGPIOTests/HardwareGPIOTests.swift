@@ -5,7 +5,7 @@ import Logging
 import Testing
 
 /// Tier 4: runs on a board with the lights wired, when `KIOSK_HARDWARE_TESTS=1` and `KIOSK_DEVICES_CONFIG` names a
-/// devices file like `board/config/devices.json`. Plays every pattern (watch and listen) and checks each output line
+/// file like `board/config/kiosk.json`. Plays every pattern (watch and listen) and checks each output line
 /// reads back what was driven. Elsewhere it is reported as disabled with this reason, never silently passed.
 @Suite(.enabled(if: HardwareTests.enabled, "set KIOSK_HARDWARE_TESTS=1 and KIOSK_DEVICES_CONFIG on a wired board"))
 struct HardwareGPIOTests {

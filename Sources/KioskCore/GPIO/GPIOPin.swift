@@ -32,7 +32,7 @@ public struct GPIOPin: Sendable, Codable, Equatable, Hashable, CustomStringConve
 }
 
 /// The pull resistor a line is requested with.
-public enum GPIOBias: String, Sendable, Codable, Hashable {
+public enum GPIOBias: String, Sendable, Codable, Hashable, CaseIterable {
     /// Leave the line's bias as the board configured it.
     case asIs
     case disabled

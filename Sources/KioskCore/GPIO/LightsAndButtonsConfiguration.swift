@@ -1,7 +1,7 @@
 /// The configuration of the kiosk's lights, buzzer and buttons: which GPIO line each is on (chip plus offset), the
 /// button debounce, and the feedback patterns that replace the defaults.
 ///
-/// JSON (the `lightsAndButtons` part of the kiosk configuration; see `board/config/devices.json`):
+/// JSON (the `lightsAndButtons` part of the kiosk configuration; see `board/config/kiosk.json`):
 /// `{"outputs": {"green": {"chip": "gpiochip0", "offset": 17}, …}, "buttons": {"confirm": {"chip": "gpiochip0",
 /// "offset": 5, "activeLow": true, "bias": "pullUp"}}, "debounceMilliseconds": 30, "patterns": {"accepted": …}}`.
 public struct LightsAndButtonsConfiguration: Sendable, Codable, Equatable {
