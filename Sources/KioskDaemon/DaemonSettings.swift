@@ -56,3 +56,27 @@ public struct DaemonSettings: Sendable {
         self.tickInterval = tickInterval
     }
 }
+
+extension DaemonSettings {
+    /// The settings a configuration file (with its secrets) asks for.
+    public init(_ configuration: KioskConfiguration, secrets: ConfigurationSecrets, stateDirectory: String? = nil,
+                simulate: Bool = false) {
+        self.init(stateDirectory: stateDirectory ?? configuration.stateDirectory, simulate: simulate)
+        nfcConnection = configuration.nfc?.connection
+        lightsAndButtons = configuration.lightsAndButtons
+        receiptPrinter = configuration.receiptPrinter
+        cameraDevice = configuration.camera?.device
+        cameraWidth = configuration.camera?.width ?? 640
+        cameraHeight = configuration.camera?.height ?? 480
+        metricsListen = configuration.metrics.listen
+        policy = configuration.checkIns.policy
+        station.staffTimeout = TimeInterval(configuration.staff.modeTimeoutSeconds)
+        station.staffCode = secrets.staffCode.map { String(decoding: $0, as: UTF8.self) }
+        station.defaultStayLength = TimeInterval(configuration.checkIns.defaultStayMinutes * 60)
+        station.texts.warning = StationMessage(title: station.texts.warning.title, body: configuration.warnings.message,
+                                               kind: .warning)
+        warningsBaseURL = configuration.warnings.baseURL
+        warningsPublicKeyPEM = secrets.authorityPublicKeyPEM
+        warningsSyncInterval = .seconds(configuration.warnings.syncIntervalMinutes * 60)
+    }
+}

@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
 import KioskCore
+import KioskOpenSSL
 import KioskDaemon
+import KioskSystem
 import Logging
 
 /// `kiosk run`: the check-in station.
@@ -19,33 +21,55 @@ struct Run: AsyncParsableCommand {
     @Flag(help: "Run on simulated hardware.")
     var simulate = false
 
-    @Option(help: "State directory (database, control socket). Default: /var/lib/kiosk, or ~/.local/state/kiosk-simulation with --simulate.")
-    var stateDir: String?
+    @Option(help: "The configuration file (default /etc/kiosk/kiosk.json; with --simulate, none: defaults).")
+    var config: String?
 
-    @Option(help: "libnfc connection string of the reader, e.g. pn532_uart:/dev/ttyS0.")
-    var nfc: String?
+    @Option(help: "State directory (overrides stateDirectory; with --simulate default ~/.local/state/kiosk-simulation).")
+    var stateDir: String?
 
     @Option(help: "Metrics endpoint on loopback (host:port; port 0 picks a free one; 'off' for none).")
     var metrics: String?
 
-    @Option(help: "Log level: trace, debug, info, notice, warning, error.")
-    var logLevel: String = "notice"
+    @Option(help: "Log level: trace, debug, info, notice, warning, error (overrides logLevel).")
+    var logLevel: String?
 
     func run() async throws {
-        let level = Logger.Level(rawValue: logLevel) ?? .notice
+        let loader = ConfigurationLoader(path: config ?? ConfigurationLoader.defaultPath)
+        var configuration: KioskConfiguration
+        var secrets = ConfigurationSecrets()
+        do {
+            if simulate {
+                // Simulated hardware needs no credentials: the staff code lives in the state directory.
+                configuration = config == nil
+                    ? try KioskConfiguration.parse(json: "{}", environment: ProcessInfo.processInfo.environment)
+                    : try loader.loadConfiguration()
+                secrets = try configuration.secrets { name in
+                    name == configuration.staff.codeCredential ? .found(Array("simulated-staff-code".utf8)) : loader.readCredential(name)
+                }
+            } else {
+                let loaded = try loader.load()
+                configuration = loaded.configuration
+                secrets = loaded.secrets
+            }
+        } catch {
+            stderrLine("The kiosk cannot start. \(error)")
+            throw ExitCode(2)
+        }
+        let level = Logger.Level(rawValue: logLevel ?? configuration.logLevel.rawValue) ?? .info
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
             return handler
         }
         let logger = Logger(label: "kiosk")
-        let directory = stateDir ?? (simulate ? Simulate.defaultStateDirectory : "/var/lib/kiosk")
-        var settings = DaemonSettings(stateDirectory: directory, simulate: simulate, nfcConnection: nfc)
+        let directory = stateDir ?? (simulate && config == nil ? Simulate.defaultStateDirectory : configuration.stateDirectory)
+        var settings = DaemonSettings(configuration, secrets: secrets, stateDirectory: directory, simulate: simulate)
         if let metrics { settings.metricsListen = metrics == "off" ? nil : metrics }
         if simulate {
             if metrics == nil { settings.metricsListen = "127.0.0.1:0" }
             settings.station.staffCode = try Simulate.staffCode(stateDirectory: directory)
         }
+        secrets.wipe(using: OpenSSLCrypto())
         let daemon: KioskDaemon
         do {
             daemon = try KioskDaemon(settings: settings, logger: logger)
