@@ -226,5 +226,19 @@ let package = Package(
             exclude: ["Fixtures"],
             swiftSettings: strictness
         ),
+        // MARK: Station: the kiosk's behaviour (CheckInMachine in KioskCore) and the runner that carries it out
+        .target(
+            name: "KioskStation",
+            dependencies: ["KioskCore", "KioskPrinter", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strictness
+        ),
+        .testTarget(
+            name: "KioskStationTests",
+            dependencies: [
+                "KioskStation", "KioskCore", "KioskPrinter", "KioskStore", "KioskTesting", "KioskOpenSSL", "KioskZBar",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictness
+        ),
     ]
 )
