@@ -231,7 +231,20 @@ let package = Package(
             exclude: ["Fixtures"],
             swiftSettings: strictness
         ),
-    
+        // MARK: Station: the kiosk's behaviour (CheckInMachine in KioskCore) and the runner that carries it out
+        .target(
+            name: "KioskStation",
+            dependencies: ["KioskCore", "KioskPrinter", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strictness
+        ),
+        .testTarget(
+            name: "KioskStationTests",
+            dependencies: [
+                "KioskStation", "KioskCore", "KioskPrinter", "KioskStore", "KioskTesting", "KioskOpenSSL", "KioskZBar",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictness
+        ),
         // MARK: The daemon (`kiosk run`, simulation, control socket, metrics)
         .target(
             name: "KioskDaemon",
@@ -255,5 +268,5 @@ let package = Package(
             dependencies: ["KioskDaemon", "KioskSystem", "KioskCore", "KioskTesting", "KioskOpenSSL", "KioskPrinter", "CKioskSQLite"],
             swiftSettings: strictness
         ),
-        ]
+    ]
 )

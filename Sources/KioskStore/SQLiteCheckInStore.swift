@@ -99,7 +99,33 @@ public final class SQLiteCheckInStore: CheckInStore {
                 );
                 """)
         }
+        migrator.registerMigration("v3: settings") { db in
+            try db.execute(sql: """
+                CREATE TABLE setting (
+                    key TEXT PRIMARY KEY NOT NULL,
+                    value BLOB NOT NULL
+                ) WITHOUT ROWID;
+                """)
+        }
         return migrator
+    }
+
+    /// A setting's bytes (`nil` if unset). Settings are not stays: a wipe keeps them.
+    public func setting(_ key: String) throws(StoreError) -> [UInt8]? {
+        try run { db in try Data.fetchOne(db, sql: "SELECT value FROM setting WHERE key = ?", arguments: [key]) }
+            .map { Array($0) }
+    }
+
+    /// Stores (or with `nil` removes) a setting, durably.
+    public func setSetting(_ key: String, to value: [UInt8]?) throws(StoreError) {
+        if let value {
+            try write { db in
+                try db.execute(sql: "INSERT OR REPLACE INTO setting (key, value) VALUES (?, ?)",
+                               arguments: [key, Data(value)])
+            }
+        } else {
+            try delete { db in try db.execute(sql: "DELETE FROM setting WHERE key = ?", arguments: [key]) }
+        }
     }
 
     public func handleSalt(orStore fresh: [UInt8]) throws(StoreError) -> [UInt8] {

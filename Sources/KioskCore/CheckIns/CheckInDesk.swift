@@ -92,7 +92,7 @@ public struct CheckInDesk: Sendable {
         do { return try CardKeys(secret: card, kioskSalt: salt, crypto: crypto) } catch { throw .cryptoFailure }
     }
 
-    private func openStays(keys: CardKeys) throws(TapRefusal) -> [Stay] {
+    func openStays(keys: CardKeys) throws(TapRefusal) -> [Stay] {
         let rows: [StoredStay]
         do { rows = try store.stays(handle: keys.handle) } catch { throw .storeUnavailable(error) }
         return rows.compactMap { row in

@@ -1,0 +1,585 @@
+public import Foundation
+
+/// The kiosk's behaviour as a pure value: events in, actions out. It never reads a clock, never does I/O and never
+/// draws randomness (it asks for it with `.requestRandom`); the runner carries out the actions in order and feeds
+/// their results back as events. The crypto port is used only for deterministic operations: hashing venue codes,
+/// comparing the staff code in constant time, wiping a card secret.
+///
+/// Rules (see DESIGN "Who does what at the kiosk", "What a scanned code can be"):
+/// - a visitor card, or its printed `KC1-…` code, taps: recorded only when the kiosk is bound to a venue and the
+///   clock is synchronized; the outcome is shown with its light pattern, then any pending warning, until the visitor
+///   confirms it;
+/// - a staff card or the staff code opens staff mode, which closes after `staffTimeout` without use, on `.leave`
+///   or when a staff card taps again;
+/// - a venue code binds the kiosk in staff mode and is only a hint otherwise; anything else is "not a check-in code".
+public struct CheckInMachine: Sendable {
+    /// What the kiosk is doing.
+    public enum Mode: Sendable, Equatable {
+        /// Serving visitors.
+        case visitor
+        /// Staff mode, open until `until` (extended by every staff action).
+        case staff(StaffStep, until: Date)
+    }
+
+    /// Where staff are in the menu.
+    public enum StaffStep: Sendable, Equatable {
+        case menu
+        /// Waiting for a venue's poster to be scanned (any venue code binds in staff mode; this only prompts).
+        case awaitingVenueCode
+        /// Waiting for a blank card to enrol.
+        case awaitingBlankCard
+        /// A card is being enrolled (randomness, writing, printing).
+        case enrolling
+        /// Creating a venue (waiting for its seed).
+        case creatingVenue(CWAFields)
+        /// Rotating the venue code (waiting for its seed).
+        case rotating(CWAFields)
+        /// Asked "wipe the kiosk?".
+        case confirmingWipe(forgetVenue: Bool)
+        /// Wiping.
+        case wiping(forgetVenue: Bool)
+
+        var isBusy: Bool {
+            switch self {
+            case .enrolling, .creatingVenue, .rotating, .wiping: true
+            default: false
+            }
+        }
+    }
+
+    public private(set) var configuration: StationConfiguration
+    /// The current state; the last one the runner saved is what a restart would see.
+    public private(set) var state: StationState
+    public private(set) var mode: Mode = .visitor
+
+    private let crypto: any CryptoProvider
+    private let parser: VenueCodeParser
+    /// The state as last persisted (a failed persist reverts the venue binding to it).
+    private var persisted: StationState
+    private var needsPersist = false
+    /// The secret of the card being enrolled; wiped once it is printed or enrolment failed.
+    private var pendingCard: CardSecret?
+    /// The warning on screen now, waiting for confirmation.
+    private var shownWarning: (tag: [UInt8], until: Date)?
+    private var lastExpiry: Date?
+    private var clockWasSynchronized: Bool?
+
+    /// `crypto` is used for hashing and constant-time comparison only.
+    public init(configuration: StationConfiguration, state: StationState, crypto: any CryptoProvider,
+                parser: VenueCodeParser = VenueCodeParser()) {
+        self.configuration = configuration
+        self.state = state
+        self.persisted = state
+        self.crypto = crypto
+        self.parser = parser
+    }
+
+    /// The acknowledgement tag of the warning on screen, if any.
+    public var warningOnScreen: [UInt8]? { shownWarning?.tag }
+
+    /// Handles one event at `now`; returns the actions to carry out, in order.
+    public mutating func handle(_ event: StationEvent, now: ClockReading) -> [StationAction] {
+        prune(now: now)
+        var actions = [StationAction]()
+        switch event {
+        case .cardRead, .codeScanned, .buttonPressed, .staffCommand, .tick:
+            actions += closeStaffModeIfIdle(now: now)
+        default:
+            break
+        }
+        switch event {
+        case .cardRead(let read): actions += cardRead(read, now: now)
+        case .cardRemoved: break
+        case .codeScanned(let text): actions += codeScanned(text, now: now)
+        case .buttonPressed(let button): actions += buttonPressed(button, now: now)
+        case .clockChanged(let reading): actions += clockChanged(reading)
+        case .tick: actions += tick(now: now)
+        case .tapDone(let outcome, let warning): actions += tapDone(outcome, warning: warning, now: now)
+        case .enrolDone(let result): actions += enrolDone(result)
+        case .printDone(let kind, let result): actions += printDone(kind, result)
+        case .persistDone(let result): actions += persistDone(result)
+        case .wipeDone(let result): actions += wipeDone(result)
+        case .expiryDone(let result): actions += expiryDone(result)
+        case .randomGenerated(let purpose, let result): actions += randomGenerated(purpose, result, now: now)
+        case .staffCommand(let command): actions += staffCommand(command, now: now)
+        }
+        return actions
+    }
+
+    // MARK: - Cards and codes
+
+    private mutating func cardRead(_ read: CardRead, now: ClockReading) -> [StationAction] {
+        let texts = configuration.texts
+        if case .staff(.awaitingBlankCard, _) = mode {
+            extendStaff(now: now)
+            switch read {
+            case .blank, .damaged:
+                mode = .staff(.enrolling, until: staffUntil(now))
+                return [.show(StationMessage(title: "Enrolling", body: "Keep the card on the reader.", kind: .prompt)),
+                        .requestRandom(.cardEntropy)]
+            case .card(let secret) where secret.kind == .visitor:
+                return [.show(StationMessage(title: "Already enrolled",
+                                             body: "This card is already a kiosk card. Put a blank card on the reader.",
+                                             kind: .error)),
+                        .indicate(.refused)]
+            case .foreign(let reason):
+                return [.show(StationMessage(title: "Cannot enrol this card",
+                                             body: "\(reason.explanation) Put a blank card on the reader.", kind: .error)),
+                        .indicate(.refused)]
+            case .card:
+                break
+            }
+        }
+        switch read {
+        case .card(let secret): return card(secret, now: now)
+        case .blank: return [.show(texts.blankCard), .indicate(.refused)]
+        case .damaged: return [.show(texts.damagedCard), .indicate(.refused)]
+        case .foreign(let reason):
+            var message = texts.notAKioskCard
+            message.body = reason.explanation + " " + message.body
+            return [.show(message), .indicate(.refused)]
+        }
+    }
+
+    /// A kiosk card (tapped, or its printed code scanned).
+    private mutating func card(_ secret: CardSecret, now: ClockReading) -> [StationAction] {
+        switch secret.kind {
+        case .staff:
+            if case .staff(let step, _) = mode, !step.isBusy { return leaveStaffMode() }
+            return openStaffMode(now: now)
+        case .visitor:
+            guard now.isSynchronized else { return [.show(configuration.texts.clockNotSet), .indicate(.clockNotSet)] }
+            guard let venue = state.venue else { return [.show(configuration.texts.notSetUp), .indicate(.error)] }
+            return [.recordTap(secret, venue.stayVenue)]
+        }
+    }
+
+    private mutating func codeScanned(_ text: String, now: ClockReading) -> [StationAction] {
+        if isStaffCode(text) {
+            if case .staff = mode {
+                extendStaff(now: now)
+                return []
+            }
+            return openStaffMode(now: now)
+        }
+        do {
+            let secret = try CardSecret(printedText: text)
+            return card(secret, now: now)
+        } catch .notACardCode {
+            // Not a card code: maybe a venue code.
+        } catch {
+            return [.show(StationMessage(title: "Card code not valid", body: "The printed card code cannot be used: "
+                                            + "\(error.description). Nothing was stored.", kind: .error)),
+                    .indicate(.refused)]
+        }
+        let venue: VenueCode
+        do {
+            venue = try parser.parse(text, crypto: crypto)
+        } catch .notAVenueCode, .tooLong {
+            return [.show(configuration.texts.notACheckInCode), .indicate(.error)]
+        } catch {
+            return [.show(StationMessage(title: "Venue code not usable", body: error.message, kind: .error)),
+                    .indicate(.error)]
+        }
+        guard case .staff = mode else { return [.show(configuration.texts.venueCodeHint), .indicate(.refused)] }
+        extendStaff(now: now)
+        return bind(venue, posterURL: nil, now: now, created: false)
+    }
+
+    /// The staff code, compared as SHA-256 digests in constant time (the text's length does not show either).
+    private func isStaffCode(_ text: String) -> Bool {
+        guard let code = configuration.staffCode, !code.isEmpty else { return false }
+        guard let expected = try? crypto.sha256(Array(code.utf8)),
+              let scanned = try? crypto.sha256(Array(text.trimmingASCIIWhitespace().utf8)) else { return false }
+        return crypto.constantTimeEquals(expected, scanned)
+    }
+
+    // MARK: - Visitors
+
+    private mutating func tapDone(_ outcome: TapOutcome, warning: WarningNotice?, now: ClockReading) -> [StationAction] {
+        let texts = configuration.texts
+        var actions = [StationAction]()
+        var changed = false
+        switch outcome {
+        case .checkedIn(_, let automaticCheckout, let endedElsewhere):
+            // Rounded up to the hour: the counter stays conservative and keeps no check-in time to the minute.
+            let hour = (automaticCheckout.timeIntervalSince1970 / 3600).rounded(.up) * 3600
+            state.openCheckInEnds.append(Date(timeIntervalSince1970: hour))
+            state.openCheckInEnds.sort()
+            changed = true
+            actions += [.show(endedElsewhere ? texts.checkedInEndedElsewhere : texts.checkedIn), .indicate(.accepted)]
+        case .checkedOut:
+            // The earliest entry goes: the counter may stay high for a while, never low.
+            if !state.openCheckInEnds.isEmpty {
+                state.openCheckInEnds.removeFirst()
+                changed = true
+            }
+            actions += [.show(texts.checkedOut), .indicate(.checkedOut)]
+        case .alreadyRegistered:
+            actions += [.show(texts.alreadyRegistered), .indicate(.accepted)]
+        case .refused(let refusal):
+            actions += [.show(StationMessage(title: "Not recorded", body: refusal.description, kind: .error)),
+                        .indicate(Self.pattern(for: refusal))]
+        }
+        if let warning, !warning.exposureDays.isEmpty {
+            var index = state.warnings.firstIndex { crypto.constantTimeEquals($0.tag, warning.acknowledgementTag) }
+            if index == nil {
+                state.warnings.append(WarningRecord(tag: warning.acknowledgementTag,
+                                                    expiryDay: (warning.exposureDays.last ?? 0) + 15))
+                index = state.warnings.count - 1
+                changed = true
+            }
+            if let index, !state.warnings[index].acknowledged {
+                var message = texts.warning
+                let days = warning.exposureDays.map { TimeText.date(unixSeconds: $0 * 86_400) }
+                message.body = "Day\(days.count == 1 ? "" : "s") of possible exposure: \(days.joined(separator: ", ")). "
+                    + message.body
+                actions += [.show(message), .indicate(.warningPending)]
+                if !state.warnings[index].slipPrinted {
+                    state.warnings[index].slipPrinted = true
+                    changed = true
+                    actions.append(.print(.warningSlip(WarningSlip(exposureDays: warning.exposureDays,
+                                                                   isHighRisk: warning.isHighRisk))))
+                }
+                shownWarning = (warning.acknowledgementTag, now.now.addingTimeInterval(configuration.warningDisplayTime))
+            }
+        }
+        // Feedback first: the stay is already durable; this state only keeps the counter and the warnings.
+        if changed { actions.append(.persist(state)) }
+        return actions
+    }
+
+    static func pattern(for refusal: TapRefusal) -> IndicatorPattern {
+        switch refusal {
+        case .clockNotSynchronized: .clockNotSet
+        case .storeUnavailable, .cryptoFailure: .error
+        case .clockBehindLastTap, .dailyLimitReached, .staffCard: .refused
+        }
+    }
+
+    private mutating func buttonPressed(_ button: StationButton, now: ClockReading) -> [StationAction] {
+        if case .staff(let step, _) = mode {
+            extendStaff(now: now)
+            switch (step, button) {
+            case (.confirmingWipe(let forget), .confirm):
+                return startWipe(forgetVenue: forget, now: now)
+            case (.confirmingWipe, .cancel):
+                mode = .staff(.menu, until: staffUntil(now))
+                return [.show(StationMessage(title: "Not wiped", body: "Nothing was deleted.", kind: .info))]
+            case (.awaitingVenueCode, .cancel), (.awaitingBlankCard, .cancel):
+                mode = .staff(.menu, until: staffUntil(now))
+                return [.show(Self.staffMenu)]
+            default:
+                break
+            }
+        }
+        guard let shown = shownWarning, now.now < shown.until else { return [] }
+        shownWarning = nil
+        switch button {
+        case .confirm:
+            for index in state.warnings.indices where crypto.constantTimeEquals(state.warnings[index].tag, shown.tag) {
+                state.warnings[index].acknowledged = true
+            }
+            return [.persist(state), .acknowledgeWarning(tag: shown.tag),
+                    .show(StationMessage(title: "Thank you", body: "Take care. This warning will not be shown again.",
+                                         kind: .info))]
+        case .cancel:
+            return [.show(StationMessage(title: "Warning kept",
+                                         body: "It will be shown again at your next tap until you confirm it.",
+                                         kind: .info))]
+        }
+    }
+
+    // MARK: - Staff mode
+
+    static let staffMenu = StationMessage(
+        title: "Staff mode",
+        body: "Bind venue, create venue, new venue code, enrol card, status slip, wipe kiosk, or leave.",
+        kind: .prompt)
+
+    private func staffUntil(_ now: ClockReading) -> Date { now.now.addingTimeInterval(configuration.staffTimeout) }
+
+    private mutating func extendStaff(now: ClockReading) {
+        if case .staff(let step, _) = mode { mode = .staff(step, until: staffUntil(now)) }
+    }
+
+    private mutating func openStaffMode(now: ClockReading) -> [StationAction] {
+        mode = .staff(.menu, until: staffUntil(now))
+        return [.show(Self.staffMenu), .indicate(.accepted)]
+    }
+
+    private mutating func leaveStaffMode() -> [StationAction] {
+        mode = .visitor
+        wipePendingCard()
+        return [.show(StationMessage(title: "Staff mode closed", body: "Visitors can tap their cards.", kind: .info))]
+    }
+
+    private mutating func closeStaffModeIfIdle(now: ClockReading) -> [StationAction] {
+        guard case .staff(let step, let until) = mode, now.now >= until else { return [] }
+        if step.isBusy {
+            mode = .staff(step, until: staffUntil(now))
+            return []
+        }
+        return leaveStaffMode()
+    }
+
+    private mutating func staffCommand(_ command: StaffCommand, now: ClockReading) -> [StationAction] {
+        guard case .staff(let step, _) = mode else {
+            return [.show(StationMessage(title: "Staff mode is closed",
+                                         body: "Tap a staff card or scan the staff code first.", kind: .error)),
+                    .indicate(.refused)]
+        }
+        if step.isBusy, command != .leave {
+            return [.show(StationMessage(title: "Please wait", body: "The kiosk is still busy with the last step.",
+                                         kind: .info))]
+        }
+        extendStaff(now: now)
+        let until = staffUntil(now)
+        switch command {
+        case .bindVenue:
+            mode = .staff(.awaitingVenueCode, until: until)
+            return [.show(StationMessage(title: "Bind venue", body: "Show the venue's QR poster to the camera.",
+                                         kind: .prompt))]
+        case .createVenue(let draft):
+            let fields: CWAVenueEncoder.Fields
+            do { fields = try draft.validated() } catch {
+                return [.show(StationMessage(title: "Venue not created", body: error.message, kind: .error)),
+                        .indicate(.refused)]
+            }
+            mode = .staff(.creatingVenue(CWAFields(fields)), until: until)
+            return [.requestRandom(.venueSeed)]
+        case .rotateVenueCode:
+            guard let venue = state.venue else {
+                return [.show(StationMessage(title: "No venue", body: "Bind or create a venue first.", kind: .error)),
+                        .indicate(.refused)]
+            }
+            guard let fields = venue.cwaFields else {
+                return [.show(StationMessage(
+                    title: "Code not renewable here",
+                    body: "This venue's code is not a Corona-Warn-App code: ask the venue's operator for a new code "
+                        + "and scan it.", kind: .error)), .indicate(.refused)]
+            }
+            let open = now.isSynchronized ? state.openCheckIns(at: now.now) : state.openCheckInEnds.count
+            guard open == 0 else {
+                return [.show(StationMessage(
+                    title: "Not now",
+                    body: "\(open) visitor\(open == 1 ? " is" : "s are") still checked in here. Renew the code when "
+                        + "everyone has left (open stays also end by themselves).", kind: .error)),
+                        .indicate(.refused)]
+            }
+            mode = .staff(.rotating(fields), until: until)
+            return [.requestRandom(.rotatedVenueSeed)]
+        case .reprintPoster:
+            guard let venue = state.venue, let url = venue.posterURL else {
+                return [.show(StationMessage(title: "No poster here",
+                                             body: "Only venues created on this kiosk have their poster here.",
+                                             kind: .error)), .indicate(.refused)]
+            }
+            return [.print(.venuePoster(VenuePoster(url: url, description: venue.description, address: venue.address)))]
+        case .enrolCard:
+            mode = .staff(.awaitingBlankCard, until: until)
+            return [.show(StationMessage(title: "Enrol a card", body: "Put a blank card on the reader.", kind: .prompt))]
+        case .printStatus:
+            let open = now.isSynchronized ? state.openCheckIns(at: now.now) : state.openCheckInEnds.count
+            let slip = StatusSlip(venueFormat: state.venue?.formatName, venueFingerprint: state.venue?.fingerprint,
+                                  openCheckIns: open, clockSynchronized: now.isSynchronized, printedAt: now.now)
+            return [.print(.statusSlip(slip))]
+        case .wipe(let confirmed, let forgetVenue):
+            if confirmed { return startWipe(forgetVenue: forgetVenue, now: now) }
+            mode = .staff(.confirmingWipe(forgetVenue: forgetVenue), until: until)
+            return [.show(StationMessage(
+                title: "Wipe the kiosk?",
+                body: "Every stored check-in and warning will be deleted"
+                    + (forgetVenue ? ", and the venue binding too" : "; the venue binding stays")
+                    + ". Press confirm to wipe, cancel to keep everything.", kind: .prompt))]
+        case .leave:
+            return leaveStaffMode()
+        }
+    }
+
+    private mutating func startWipe(forgetVenue: Bool, now: ClockReading) -> [StationAction] {
+        mode = .staff(.wiping(forgetVenue: forgetVenue), until: staffUntil(now))
+        return [.wipeStore]
+    }
+
+    /// Binds the kiosk to `venue` (scanned in staff mode, or created here).
+    private mutating func bind(_ venue: VenueCode, posterURL: String?, now: ClockReading, created: Bool) -> [StationAction] {
+        let bound: BoundVenue
+        do { bound = try BoundVenue(venue, posterURL: posterURL, configuration: configuration, crypto: crypto) } catch {
+            return [.show(StationMessage(title: "Venue not bound", body: error.description, kind: .error)),
+                    .indicate(.error)]
+        }
+        if state.venue?.locationId != bound.locationId { state.openCheckInEnds = [] }
+        state.venue = bound
+        if case .staff = mode { mode = .staff(.menu, until: staffUntil(now)) }
+        var actions: [StationAction] = [
+            .persist(state),
+            .show(StationMessage(
+                title: created ? "Venue code ready" : "Venue bound",
+                body: "\(bound.description)\(bound.address.isEmpty ? "" : ", \(bound.address)") (\(bound.formatName)). "
+                    + (created ? "Printing its poster. " : "") + "Visitors can check in now.", kind: .success)),
+            .indicate(.accepted),
+        ]
+        if let posterURL {
+            actions.append(.print(.venuePoster(VenuePoster(url: posterURL, description: bound.description,
+                                                           address: bound.address))))
+        }
+        return actions
+    }
+
+    // MARK: - Results from the runner
+
+    private mutating func randomGenerated(_ purpose: RandomPurpose, _ result: Result<[UInt8], StationFailure>,
+                                          now: ClockReading) -> [StationAction] {
+        guard case .staff(let step, _) = mode else { return [] }
+        var bytes: [UInt8]
+        switch result {
+        case .success(let value): bytes = value
+        case .failure(let failure):
+            mode = .staff(.menu, until: staffUntil(now))
+            return [.show(StationMessage(title: "Not done", body: failure.description, kind: .error)), .indicate(.error)]
+        }
+        defer { crypto.wipe(&bytes) }
+        switch (purpose, step) {
+        case (.venueSeed, .creatingVenue(let fields)), (.rotatedVenueSeed, .rotating(let fields)):
+            guard bytes.count == purpose.byteCount else { return [] }
+            let url = CWAVenueEncoder.url(payload: CWAVenueEncoder.payload(fields.encoderFields, cryptographicSeed: bytes))
+            let venue: VenueCode
+            do { venue = try VenueCodeParser(cwaDescriptors: CWAQRCodeDescriptor.production).parse(url, crypto: crypto) } catch {
+                mode = .staff(.menu, until: staffUntil(now))
+                return [.show(StationMessage(title: "Venue not created", body: error.message, kind: .error)),
+                        .indicate(.refused)]
+            }
+            return bind(venue, posterURL: url, now: now, created: true)
+        case (.cardEntropy, .enrolling):
+            guard pendingCard == nil, let secret = try? CardSecret(kind: .visitor, entropy: bytes) else { return [] }
+            pendingCard = secret
+            return [.enrolCard(secret)]
+        default:
+            return []
+        }
+    }
+
+    private mutating func enrolDone(_ result: Result<Void, StationFailure>) -> [StationAction] {
+        guard case .staff(.enrolling, let until) = mode, let secret = pendingCard else { return [] }
+        defer { wipePendingCard() }
+        switch result {
+        case .success:
+            mode = .staff(.menu, until: until)
+            return [.show(StationMessage(
+                title: "Card enrolled",
+                body: "Printing the personal QR card. It opens the visitor's check-ins like the card: keep it like a key.",
+                kind: .success)), .indicate(.accepted), .print(.personalCard(secret))]
+        case .failure(let failure):
+            mode = .staff(.awaitingBlankCard, until: until)
+            return [.show(StationMessage(title: "Card not enrolled",
+                                         body: failure.description + " Put a blank card on the reader to try again.",
+                                         kind: .error)), .indicate(.error)]
+        }
+    }
+
+    private mutating func wipePendingCard() {
+        pendingCard?.wipe(using: crypto)
+        pendingCard = nil
+    }
+
+    private mutating func printDone(_ kind: PrintJob.Kind, _ result: Result<Void, StationFailure>) -> [StationAction] {
+        guard case .failure(let failure) = result else { return [] }
+        return [.show(StationMessage(title: "Printer problem",
+                                     body: failure.description + " The receipt is kept and printed when the printer is back.",
+                                     kind: .error)), .indicate(.error)]
+    }
+
+    private mutating func persistDone(_ result: Result<Void, StationFailure>) -> [StationAction] {
+        switch result {
+        case .success:
+            persisted = state
+            needsPersist = false
+            return []
+        case .failure(let failure):
+            // A binding that is not saved is not used; counters and warnings are kept in memory and saved later.
+            state.venue = persisted.venue
+            needsPersist = true
+            return [.show(StationMessage(title: "Settings not saved", body: failure.description, kind: .error)),
+                    .indicate(.error)]
+        }
+    }
+
+    private mutating func wipeDone(_ result: Result<Void, StationFailure>) -> [StationAction] {
+        guard case .staff(.wiping(let forgetVenue), let until) = mode else { return [] }
+        mode = .staff(.menu, until: until)
+        switch result {
+        case .success:
+            state.openCheckInEnds = []
+            state.warnings = []
+            if forgetVenue { state.venue = nil }
+            shownWarning = nil
+            return [.persist(state),
+                    .show(StationMessage(title: "Kiosk wiped",
+                                         body: "No check-ins are stored any more." + (forgetVenue
+                                             ? " The kiosk is not bound to a venue." : " The venue binding stays."),
+                                         kind: .success)),
+                    .indicate(.accepted)]
+        case .failure(let failure):
+            return [.show(StationMessage(title: "Not wiped", body: failure.description, kind: .error)), .indicate(.error)]
+        }
+    }
+
+    private mutating func expiryDone(_ result: Result<Int, StationFailure>) -> [StationAction] {
+        guard case .failure(let failure) = result else { return [] }
+        return [.show(StationMessage(title: "Old check-ins not deleted", body: failure.description, kind: .error)),
+                .indicate(.error)]
+    }
+
+    // MARK: - Time
+
+    private mutating func clockChanged(_ reading: ClockReading) -> [StationAction] {
+        let was = clockWasSynchronized
+        clockWasSynchronized = reading.isSynchronized
+        if reading.isSynchronized {
+            guard was == false else { return [] }
+            lastExpiry = nil
+            return [.show(configuration.texts.clockSet)]
+        }
+        guard was != false else { return [] }
+        return [.show(configuration.texts.clockNotSet), .indicate(.clockNotSet)]
+    }
+
+    private mutating func tick(now: ClockReading) -> [StationAction] {
+        var actions = [StationAction]()
+        if let shown = shownWarning, now.now >= shown.until { shownWarning = nil }
+        if now.isSynchronized {
+            let due = lastExpiry.map { now.now.timeIntervalSince($0) >= configuration.expiryInterval || now.now < $0 } ?? true
+            if due {
+                lastExpiry = now.now
+                actions.append(.expireNow)
+            }
+        }
+        if needsPersist {
+            needsPersist = false
+            actions.append(.persist(state))
+        }
+        return actions
+    }
+
+    /// Drops counter entries and warning records that have run out (only on a synchronized clock).
+    private mutating func prune(now: ClockReading) {
+        guard now.isSynchronized else { return }
+        state.openCheckInEnds.removeAll { $0 <= now.now }
+        let today = RetentionPolicy.dayNumber(now.now)
+        state.warnings.removeAll { $0.expiryDay <= today }
+    }
+}
+
+extension CardRead.ForeignCardReason {
+    /// A sentence for the screen.
+    public var explanation: String {
+        switch self {
+        case .unsupportedCardType: "This type of card cannot be a kiosk card."
+        case .otherContent: "This card holds other data."
+        case .otherPassword: "This card belongs to another kiosk or system."
+        case .untrusted: "This card did not answer like a genuine card."
+        case .newerLayout: "This card was made by a newer kiosk version."
+        }
+    }
+}

@@ -1,0 +1,134 @@
+public import Foundation
+
+/// What the machine asks the runner to do, in order. Each action that can fail is answered by an event
+/// (`.tapDone`, `.printDone`, …) that the runner feeds back to the machine.
+public enum StationAction: Sendable, Equatable {
+    /// Serve a visitor card's tap at the bound venue (`CheckInDesk.tap`), then answer with `.tapDone`.
+    case recordTap(CardSecret, StayVenue)
+    /// Show a message on the screen.
+    case show(StationMessage)
+    /// Play a light and sound pattern.
+    case indicate(IndicatorPattern)
+    /// Print a receipt; answered with `.printDone`.
+    case print(PrintJob)
+    /// Save the station state durably before anything that depends on it; answered with `.persistDone`.
+    case persist(StationState)
+    /// Write this fresh secret to the card on the reader; answered with `.enrolDone`.
+    case enrolCard(CardSecret)
+    /// Delete every stored stay of every card; answered with `.wipeDone`.
+    case wipeStore
+    /// Delete the stays whose retention ended; answered with `.expiryDone`.
+    case expireNow
+    /// A visitor confirmed they read the warning with this acknowledgement tag (for the counters; the state that
+    /// remembers it is persisted by the `.persist` before this action).
+    case acknowledgeWarning(tag: [UInt8])
+    /// Bytes from the CSPRNG are needed; answered with `.randomGenerated`.
+    case requestRandom(RandomPurpose)
+}
+
+/// A message for the kiosk's screen: a short title, a body and a kind. Never carries personal data or venue
+/// identifiers (venue names appear only to staff, when they bind or create a venue).
+public struct StationMessage: Sendable, Equatable, Codable {
+    public enum Kind: String, Sendable, Equatable, Codable {
+        /// Neutral information or a hint.
+        case info
+        /// Something was stored or done.
+        case success
+        /// A visitor's pending warning.
+        case warning
+        /// Refused or failed.
+        case error
+        /// The kiosk waits for someone's input (a card, a code, confirmation).
+        case prompt
+    }
+
+    public var title: String
+    public var body: String
+    public var kind: Kind
+
+    public init(title: String, body: String, kind: Kind) {
+        self.title = title
+        self.body = body
+        self.kind = kind
+    }
+}
+
+/// A receipt the kiosk prints.
+public enum PrintJob: Sendable, Equatable {
+    /// The venue's QR poster (kiosk-created venues).
+    case venuePoster(VenuePoster)
+    /// A visitor's personal QR card: the card code as QR and text. Kept like a key.
+    case personalCard(CardSecret)
+    /// The status slip for staff.
+    case statusSlip(StatusSlip)
+    /// A visitor's warning slip: days of exposure and what to do; no venue.
+    case warningSlip(WarningSlip)
+
+    /// The kind of a job, for reports and counters (never its content).
+    public enum Kind: String, Sendable, Equatable, Codable, CaseIterable {
+        case venuePoster, personalCard, statusSlip, warningSlip
+    }
+
+    public var kind: Kind {
+        switch self {
+        case .venuePoster: .venuePoster
+        case .personalCard: .personalCard
+        case .statusSlip: .statusSlip
+        case .warningSlip: .warningSlip
+        }
+    }
+}
+
+/// What a venue poster shows: the code's URL (as QR), the venue's name and address.
+public struct VenuePoster: Sendable, Equatable {
+    public var url: String
+    public var description: String
+    public var address: String
+
+    public init(url: String, description: String, address: String) {
+        self.url = url
+        self.description = description
+        self.address = address
+    }
+}
+
+/// The staff's status slip: nothing personal. The runner fills in what only it knows (store counts, devices).
+public struct StatusSlip: Sendable, Equatable {
+    /// The bound venue's code format (display name), `nil` when unbound.
+    public var venueFormat: String?
+    /// A short fingerprint of the bound venue (not its identifier): lets staff tell two codes apart.
+    public var venueFingerprint: String?
+    /// Visitors checked in now (by the kiosk's counter of open check-ins).
+    public var openCheckIns: Int
+    public var clockSynchronized: Bool
+    public var printedAt: Date
+    /// Stored stays and cards (from the store), when the runner could read them.
+    public var storedStays: Int?
+    public var storedCards: Int?
+    /// Device name → state ("ok", "missing", …).
+    public var devices: [String: String]
+
+    public init(venueFormat: String?, venueFingerprint: String?, openCheckIns: Int, clockSynchronized: Bool,
+                printedAt: Date, storedStays: Int? = nil, storedCards: Int? = nil, devices: [String: String] = [:]) {
+        self.venueFormat = venueFormat
+        self.venueFingerprint = venueFingerprint
+        self.openCheckIns = openCheckIns
+        self.clockSynchronized = clockSynchronized
+        self.printedAt = printedAt
+        self.storedStays = storedStays
+        self.storedCards = storedCards
+        self.devices = devices
+    }
+}
+
+/// A visitor's warning slip: the UTC days of exposure and whether the risk is high. No venue, no times of day.
+public struct WarningSlip: Sendable, Equatable {
+    /// UTC day numbers (days since 1970-01-01), ascending.
+    public var exposureDays: [Int64]
+    public var isHighRisk: Bool
+
+    public init(exposureDays: [Int64], isHighRisk: Bool) {
+        self.exposureDays = exposureDays
+        self.isHighRisk = isHighRisk
+    }
+}

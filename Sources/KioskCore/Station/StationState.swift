@@ -1,0 +1,124 @@
+public import Foundation
+
+/// What the kiosk keeps across restarts besides the stays: the venue it is bound to, a non-personal counter of open
+/// check-ins, and which warnings were acknowledged. Saved by the runner (`StationStateStore`) before the kiosk acts
+/// on a change.
+public struct StationState: Sendable, Equatable, Codable {
+    /// The format version of this value's encoding.
+    public static let version = 1
+
+    public var version: Int
+    /// The venue the kiosk is bound to; `nil` until staff bind or create one.
+    public var venue: BoundVenue?
+    /// The automatic-checkout times (rounded up to the hour) of check-ins at the bound venue that may still be open,
+    /// earliest first. It holds no card, handle or stay: only times. A checkout removes the earliest entry, so the counter never
+    /// under-counts; entries whose time has passed are dropped.
+    public var openCheckInEnds: [Date]
+    /// Warnings seen at taps, by acknowledgement tag (an HMAC under the card's record key, unlinkable without the
+    /// card); each goes away on its expiry day.
+    public var warnings: [WarningRecord]
+
+    public init(venue: BoundVenue? = nil, openCheckInEnds: [Date] = [], warnings: [WarningRecord] = []) {
+        self.version = Self.version
+        self.venue = venue
+        self.openCheckInEnds = openCheckInEnds
+        self.warnings = warnings
+    }
+
+    /// A kiosk that was never set up.
+    public static let initial = StationState()
+
+    /// Check-ins that may still be open at `now`.
+    public func openCheckIns(at now: Date) -> Int { openCheckInEnds.filter { $0 > now }.count }
+}
+
+/// A warning the kiosk showed at a tap.
+public struct WarningRecord: Sendable, Equatable, Codable {
+    public var tag: [UInt8]
+    /// UTC day number from which the record may be dropped.
+    public var expiryDay: Int64
+    public var slipPrinted: Bool
+    public var acknowledged: Bool
+
+    public init(tag: [UInt8], expiryDay: Int64, slipPrinted: Bool = false, acknowledged: Bool = false) {
+        self.tag = tag
+        self.expiryDay = expiryDay
+        self.slipPrinted = slipPrinted
+        self.acknowledged = acknowledged
+    }
+}
+
+/// The venue a kiosk is bound to: what stays need, and what a rotation or a reprint of the poster needs.
+public struct BoundVenue: Sendable, Equatable, Codable {
+    /// `VenueCodeFormat.rawValue` of the code.
+    public var format: String
+    /// 32-byte location id (CWA `locationId`; for Cléa a kiosk-side hash of the location-specific part).
+    public var locationId: [UInt8]
+    public var description: String
+    public var address: String
+    /// The stay length rule (`AutoCheckoutRule.maximumStay`).
+    public var maximumStay: TimeInterval
+    /// A temporary event's end.
+    public var eventEnd: Date?
+    /// Short fingerprint for status slips ("1A2B-3C4D"): not the location id nor its published hash.
+    public var fingerprint: String
+    /// The CWA fields, for CWA codes: what a rotation keeps.
+    public var cwaFields: CWAFields?
+    /// The code's URL for venues created on this kiosk (to reprint the poster); `nil` for scanned posters.
+    public var posterURL: String?
+
+    public init(format: String, locationId: [UInt8], description: String, address: String, maximumStay: TimeInterval,
+                eventEnd: Date?, fingerprint: String, cwaFields: CWAFields?, posterURL: String?) {
+        self.format = format
+        self.locationId = locationId
+        self.description = description
+        self.address = address
+        self.maximumStay = maximumStay
+        self.eventEnd = eventEnd
+        self.fingerprint = fingerprint
+        self.cwaFields = cwaFields
+        self.posterURL = posterURL
+    }
+
+    /// What a stay records about this venue.
+    public var stayVenue: StayVenue {
+        StayVenue(locationId: locationId, description: description, address: address,
+                  autoCheckout: AutoCheckoutRule(maximumStay: maximumStay, eventEnd: eventEnd))
+    }
+
+    /// The format's display name ("Corona-Warn-App", …).
+    public var formatName: String { VenueCodeFormat(rawValue: format)?.displayName ?? format }
+}
+
+/// `CWAVenueEncoder.Fields` as a saved value.
+public struct CWAFields: Sendable, Equatable, Codable {
+    public var description: String
+    public var address: String
+    public var type: Int
+    public var startTimestamp: UInt64?
+    public var endTimestamp: UInt64?
+    public var defaultCheckInLengthInMinutes: UInt32?
+
+    public init(_ fields: CWAVenueEncoder.Fields) {
+        description = fields.description
+        address = fields.address
+        type = fields.type
+        startTimestamp = fields.startTimestamp
+        endTimestamp = fields.endTimestamp
+        defaultCheckInLengthInMinutes = fields.defaultCheckInLengthInMinutes
+    }
+
+    public var encoderFields: CWAVenueEncoder.Fields {
+        CWAVenueEncoder.Fields(description: description, address: address, type: type, startTimestamp: startTimestamp,
+                               endTimestamp: endTimestamp, defaultCheckInLengthInMinutes: defaultCheckInLengthInMinutes)
+    }
+}
+
+/// Where the runner keeps the station state: a settings row in the kiosk's database (`SQLiteCheckInStore`), an
+/// in-memory fake in tests. Saving is durable when it returns.
+public protocol StationStateStore: Sendable {
+    /// The saved state, or `nil` if none was ever saved.
+    func loadStationState() throws(StoreError) -> StationState?
+    /// Replaces the saved state.
+    func saveStationState(_ state: StationState) throws(StoreError)
+}

@@ -1,0 +1,30 @@
+public import KioskCore
+public import KioskPrinter
+
+/// Takes receipts as ESC/POS bytes. The daemon's implementation is `ReceiptSpooler` (which keeps a job that failed
+/// and prints it again later); tests record.
+public protocol ReceiptPrinter: Sendable {
+    func print(_ bytes: [UInt8]) async throws(PrinterError)
+}
+
+extension ReceiptSpooler: ReceiptPrinter {
+    public func print(_ bytes: [UInt8]) async throws(PrinterError) {
+        try await submit(bytes)
+    }
+}
+
+/// Writes a fresh secret to the blank card on the reader (the daemon implements it with libnfc's
+/// `KioskCardAccess.enrol`). Throws `.cardRemoved` when the card left, `.enrolment(reason:)` otherwise.
+public protocol CardEnroller: Sendable {
+    func enrol(_ secret: CardSecret) async throws(StationFailure)
+}
+
+/// Matches a card's stays against the published warnings the kiosk keeps (the daemon's warnings client).
+public protocol WarningSource: Sendable {
+    func match(_ stays: [MatchableStay]) async -> ExposureResult?
+}
+
+/// The devices' states for the status slip ("printer" → "ok", …); no personal data.
+public protocol DeviceStatusSource: Sendable {
+    func deviceStates() async -> [String: String]
+}

@@ -1,0 +1,522 @@
+import Foundation
+import KioskCore
+import KioskOpenSSL
+import KioskTesting
+import Testing
+
+/// Scenarios on the pure machine with a manual clock; taps are carried out by a desk over the in-memory store.
+@Suite struct CheckInMachineTests {
+    // MARK: Binding
+
+    @Test(arguments: StationFixtures.codes.indices)
+    func staffBindsVenueByScanningItsCode(_ index: Int) throws {
+        let (format, code) = StationFixtures.codes[index]
+        var harness = MachineHarness()
+        harness.openStaff()
+        let actions = harness.run(.codeScanned(code))
+        let venue = try #require(harness.machine.state.venue)
+        #expect(venue.format == format.rawValue)
+        #expect(venue.locationId.count == 32)
+        #expect(venue.posterURL == nil)
+        // Saved before anything is shown, and no poster for a scanned venue.
+        #expect(actions.first == .persist(harness.machine.state))
+        #expect(harness.persisted?.venue == venue)
+        #expect(actions.messages.first?.title == "Venue bound")
+        #expect(actions.printJobs.isEmpty)
+        if format == .clea {
+            #expect(venue.locationId == (try OpenSSLCrypto().sha256(Array("CheckInKiosk Clea location v1".utf8)
+                + VenueCodeParser.parse(code, crypto: OpenSSLCrypto()).canonicalPayload)))
+        } else {
+            #expect(venue.locationId == (try VenueCodeParser.parse(code, crypto: OpenSSLCrypto()).locationId))
+        }
+        // A visitor's tap is now recorded at that venue.
+        harness.run(.staffCommand(.leave))
+        let tap = harness.send(.cardRead(.card(StationFixtures.card())))
+        guard case .recordTap(_, let stayVenue) = tap.first else {
+            Issue.record("no tap: \(tap)")
+            return
+        }
+        #expect(stayVenue.locationId == venue.locationId)
+    }
+
+    @Test func stayRuleComesFromTheCode() throws {
+        var harness = MachineHarness()
+        harness.bind()
+        // CWA's example: 120 minutes.
+        #expect(harness.machine.state.venue?.maximumStay == 120 * 60)
+        harness.bind(StationFixtures.codes[2].1)
+        // SwissCovid's automatic checkout: 12 hours.
+        #expect(harness.machine.state.venue?.maximumStay == 12 * 3600)
+    }
+
+    @Test func venueCodeOutsideStaffModeIsOnlyAHint() {
+        var harness = MachineHarness()
+        for (_, code) in StationFixtures.codes {
+            let actions = harness.run(.codeScanned(code))
+            #expect(actions == [.show(StationTexts().venueCodeHint), .indicate(.refused)])
+        }
+        #expect(harness.machine.state == .initial)
+        #expect(harness.persisted == nil)
+    }
+
+    // MARK: Visitors
+
+    @Test func threeCardsCheckInAndOut() throws {
+        var harness = MachineHarness()
+        harness.bind()
+        let cards = (0..<3).map { _ in StationFixtures.card() }
+        for card in cards {
+            let actions = harness.run(.cardRead(.card(card)))
+            #expect(actions.messages.first?.title == "Checked in")
+            #expect(actions.patterns == [.accepted])
+            harness.clock.advance(by: 60)
+        }
+        #expect(harness.machine.state.openCheckIns(at: harness.now.now) == 3)
+        #expect(harness.store.allRows.count == 3)
+        harness.clock.advance(by: 30 * 60)
+        for card in cards {
+            // The printed card code acts exactly like the card.
+            let actions = harness.run(.codeScanned(card.printedText.lowercased()))
+            #expect(actions.messages.first?.title == "Checked out")
+            #expect(actions.patterns == [.checkedOut])
+        }
+        #expect(harness.machine.state.openCheckIns(at: harness.now.now) == 0)
+        #expect(harness.persisted?.openCheckInEnds.isEmpty == true)
+        for card in cards {
+            let stays = try harness.desk.stays(of: card, clock: harness.now)
+            #expect(stays.count == 1)
+            #expect(stays.first?.end != nil)
+        }
+    }
+
+    @Test func forgottenCheckoutIsEndedByTheVenueRuleAtTheNextTap() throws {
+        var harness = MachineHarness()
+        harness.bind()
+        let forgetful = StationFixtures.card()
+        harness.run(.cardRead(.card(forgetful)))
+        #expect(harness.machine.state.openCheckIns(at: harness.now.now) == 1)
+        // The example venue ends stays after 120 minutes; the visitor comes back the next day.
+        harness.clock.advance(by: 26 * 3600)
+        harness.run(.tick)
+        #expect(harness.machine.state.openCheckIns(at: harness.now.now) == 0)
+        let actions = harness.run(.cardRead(.card(forgetful)))
+        #expect(actions.messages.first?.title == "Checked in")
+        let stays = try harness.desk.stays(of: forgetful, clock: harness.now)
+        #expect(stays.count == 2)
+        let first = try #require(stays.last)
+        #expect(first.end == StationFixtures.start.addingTimeInterval(120 * 60))
+        #expect(stays.first?.end == nil)
+    }
+
+    @Test func unsynchronizedClockRefusesEveryVisitorAction() {
+        var harness = MachineHarness()
+        harness.bind()
+        harness.clock.setSynchronized(false)
+        let clockActions = harness.run(.clockChanged(harness.now))
+        #expect(clockActions == [.show(StationTexts().clockNotSet), .indicate(.clockNotSet)])
+        let card = StationFixtures.card()
+        for event in [StationEvent.cardRead(.card(card)), .codeScanned(card.printedText)] {
+            let actions = harness.run(event)
+            #expect(actions == [.show(StationTexts().clockNotSet), .indicate(.clockNotSet)])
+        }
+        #expect(harness.store.allRows.isEmpty)
+        // No expiry on a clock that may be years off.
+        let result1 = harness.run(.tick)
+        #expect(!result1.contains(.expireNow))
+        harness.clock.setSynchronized(true)
+        let result2 = harness.run(.clockChanged(harness.now))
+        #expect(result2 == [.show(StationTexts().clockSet)])
+        let result3 = harness.run(.cardRead(.card(card)))
+        #expect(result3.taps == 1)
+    }
+
+    @Test func unboundKioskRefusesVisitors() {
+        var harness = MachineHarness()
+        let actions = harness.run(.cardRead(.card(StationFixtures.card())))
+        #expect(actions == [.show(StationTexts().notSetUp), .indicate(.error)])
+        #expect(harness.store.allRows.isEmpty)
+    }
+
+    @Test(arguments: ["hello", "https://example.org/menu", "", "CKPB1:ABC", String(repeating: "x", count: 9000)])
+    func anythingElseIsNotACheckInCode(_ text: String) {
+        var harness = MachineHarness()
+        harness.bind()
+        let result4 = harness.run(.codeScanned(text))
+        #expect(result4 == [.show(StationTexts().notACheckInCode), .indicate(.error)])
+        #expect(harness.store.allRows.isEmpty)
+    }
+
+    @Test func invalidVenueCodeGivesTheParsersMessage() {
+        var harness = MachineHarness()
+        harness.openStaff()
+        let payload = StationFixtures.cwaCode.split(separator: "#")[1]
+        let actions = harness.run(.codeScanned("https://e.coronawarn.app?v=2#" + payload))
+        #expect(actions == [.show(StationMessage(title: "Venue code not usable",
+                                                 body: VenueCodeError.unsupportedVersion(.cwa).message, kind: .error)),
+                            .indicate(.error)])
+        #expect(!actions.messages[0].body.contains("Friseur"))
+        #expect(harness.machine.state.venue == nil)
+    }
+
+    @Test func mistypedCardCodeIsRefused() {
+        var harness = MachineHarness()
+        harness.bind()
+        var text = Array(StationFixtures.card().printedText)
+        text[text.count - 2] = text[text.count - 2] == "A" ? "B" : "A"
+        let actions = harness.run(.codeScanned(String(text)))
+        #expect(actions.patterns == [.refused])
+        #expect(actions.messages.first?.title == "Card code not valid")
+        #expect(harness.store.allRows.isEmpty)
+    }
+
+    @Test func foreignBlankAndDamagedCardsAreRefused() {
+        var harness = MachineHarness()
+        harness.bind()
+        for reason in CardRead.ForeignCardReason.allCases {
+            let actions = harness.run(.cardRead(.foreign(reason)))
+            #expect(actions.patterns == [.refused])
+            #expect(actions.messages.first?.title == "Not a kiosk card")
+            #expect(actions.messages.first?.body.hasPrefix(reason.explanation) == true)
+        }
+        let result5 = harness.run(.cardRead(.blank))
+        #expect(result5 == [.show(StationTexts().blankCard), .indicate(.refused)])
+        let result6 = harness.run(.cardRead(.damaged))
+        #expect(result6 == [.show(StationTexts().damagedCard), .indicate(.refused)])
+        #expect(harness.store.allRows.isEmpty)
+    }
+
+    @Test func refusedTapShowsTheRefusalWithItsPattern() {
+        var harness = MachineHarness()
+        harness.bind()
+        harness.store.fail(with: .storageFull)
+        let actions = harness.run(.cardRead(.card(StationFixtures.card())))
+        #expect(actions.messages.first?.body == TapRefusal.storeUnavailable(.storageFull).description)
+        #expect(actions.patterns == [.error])
+        #expect(harness.machine.state.openCheckInEnds.isEmpty)
+    }
+
+    // MARK: Staff mode
+
+    @Test func staffCodeOpensStaffModeAndOtherCodesDoNot() {
+        var harness = MachineHarness()
+        let result7 = harness.run(.codeScanned("STAFF-2026-secreT"))
+        #expect(result7 == [.show(StationTexts().notACheckInCode), .indicate(.error)])
+        #expect(harness.machine.mode == .visitor)
+        harness.run(.codeScanned(" STAFF-2026-secret\n"))
+        guard case .staff(.menu, _) = harness.machine.mode else {
+            Issue.record("staff mode not open")
+            return
+        }
+        // Without a configured staff code, nothing is one.
+        var plain = MachineHarness(configuration: StationConfiguration())
+        plain.run(.codeScanned("STAFF-2026-secret"))
+        #expect(plain.machine.mode == .visitor)
+    }
+
+    @Test func staffModeClosesAfterTheTimeout() {
+        var harness = MachineHarness()
+        harness.openStaff()
+        harness.clock.advance(by: 200)
+        harness.run(.staffCommand(.printStatus))  // extends to 200 + 300
+        harness.clock.advance(by: 299)
+        let result8 = harness.run(.tick)
+        #expect(result8.messages.isEmpty)
+        #expect(harness.machine.mode != .visitor)
+        harness.clock.advance(by: 1)
+        let result9 = harness.run(.tick)
+        #expect(result9.messages.map(\.title) == ["Staff mode closed"])
+        #expect(harness.machine.mode == .visitor)
+        let refused = harness.run(.staffCommand(.wipe(confirmed: true)))
+        #expect(refused.messages.first?.title == "Staff mode is closed")
+        #expect(!refused.contains(.wipeStore))
+        // A venue code now is only a hint.
+        let result10 = harness.run(.codeScanned(StationFixtures.cwaCode))
+        #expect(result10.messages.first == StationTexts().venueCodeHint)
+    }
+
+    @Test func staffCardTogglesStaffMode() {
+        var harness = MachineHarness()
+        let staff = StationFixtures.card(.staff)
+        harness.run(.cardRead(.card(staff)))
+        #expect(harness.machine.mode != .visitor)
+        harness.run(.cardRead(.card(staff)))
+        #expect(harness.machine.mode == .visitor)
+    }
+
+    @Test(arguments: CreationVector.all.indices)
+    func createVenueFollowsCWACreationRules(_ index: Int) throws {
+        let vector = CreationVector.all[index]
+        var harness = MachineHarness()
+        harness.openStaff()
+        let first = harness.send(.staffCommand(.createVenue(vector.draft)))
+        if vector.valid {
+            #expect(first == [.requestRandom(.venueSeed)], "\(vector.name)")
+            let actions = harness.run(.randomGenerated(.venueSeed, .success([UInt8](repeating: 9, count: 16))))
+            let venue = try #require(harness.machine.state.venue, "\(vector.name)")
+            let url = try #require(venue.posterURL)
+            let parsed = try VenueCodeParser(cwaDescriptors: CWAQRCodeDescriptor.production).parse(url, crypto: OpenSSLCrypto())
+            #expect(parsed.cryptographicSeed == [UInt8](repeating: 9, count: 16))
+            #expect(parsed.name == vector.draft.description)
+            #expect(parsed.cwa?.type == Int(vector.draft.type ?? ""))
+            #expect(actions.first == .persist(harness.machine.state))
+            #expect(actions.printJobs == [.venuePoster(VenuePoster(url: url, description: venue.description,
+                                                                   address: venue.address))])
+        } else {
+            #expect(first.patterns == [.refused], "\(vector.name)")
+            #expect(first.taps == 0 && !first.contains(.requestRandom(.venueSeed)))
+            #expect(throws: VenueDraftError.self) { try vector.draft.validated() }
+            let field = try #require(VenueDraftError.Field(rawValue: vector.errorFor ?? ""), "\(vector.name)")
+            do {
+                _ = try vector.draft.validated()
+            } catch {
+                #expect(error.fields.contains(field), "\(vector.name): \(error.fields)")
+                #expect(first.messages.first?.body.contains(field.rule) == true)
+            }
+            #expect(harness.machine.state.venue == nil)
+        }
+    }
+
+    @Test func createdVenueGetsItsSeedFromTheRunnerAndPrintsThePoster() throws {
+        var harness = MachineHarness()
+        harness.openStaff()
+        harness.randomByte = 0x11
+        let draft = VenueDraft(description: "Library", address: "Main St 1", type: "7", defaultCheckInLengthInMinutes: "90")
+        let actions = harness.run(.staffCommand(.createVenue(draft)))
+        #expect(actions.contains(.requestRandom(.venueSeed)))
+        let venue = try #require(harness.machine.state.venue)
+        #expect(venue.maximumStay == 90 * 60)
+        #expect(venue.cwaFields?.type == 7)
+        #expect(actions.printJobs.count == 1)
+        #expect(harness.persisted?.venue == venue)
+    }
+
+    @Test func rotationIsRefusedWhileSomeoneIsCheckedIn() throws {
+        var harness = MachineHarness()
+        harness.bind()
+        let before = try #require(harness.machine.state.venue)
+        let card = StationFixtures.card()
+        harness.run(.cardRead(.card(card)))
+        harness.openStaff()
+        let refused = harness.run(.staffCommand(.rotateVenueCode))
+        #expect(refused.messages.first?.title == "Not now")
+        #expect(refused.messages.first?.body.hasPrefix("1 visitor is still checked in") == true)
+        #expect(refused.patterns == [.refused])
+        #expect(harness.machine.state.venue == before)
+        harness.run(.staffCommand(.leave))
+        harness.clock.advance(by: 600)
+        harness.run(.cardRead(.card(card)))  // checks out
+        harness.openStaff()
+        harness.randomByte = 0x77
+        let rotated = harness.run(.staffCommand(.rotateVenueCode))
+        let after = try #require(harness.machine.state.venue)
+        #expect(after.locationId != before.locationId)
+        #expect(after.description == before.description && after.address == before.address)
+        #expect(after.maximumStay == before.maximumStay)
+        #expect(rotated.printJobs.count == 1)
+        #expect(harness.persisted?.venue == after)
+    }
+
+    @Test func rotationCountsStaysThatEndedByThemselves() {
+        var harness = MachineHarness()
+        harness.bind()
+        harness.run(.cardRead(.card(StationFixtures.card())))
+        harness.clock.advance(by: 121 * 60)  // the example venue's stays end after 120 minutes
+        harness.openStaff()
+        let result11 = harness.run(.staffCommand(.rotateVenueCode))
+        #expect(result11.contains(.requestRandom(.rotatedVenueSeed)))
+    }
+
+    @Test func rotationOfANonCWAVenueIsExplained() {
+        var harness = MachineHarness()
+        harness.bind(StationFixtures.codes[2].1)
+        harness.openStaff()
+        let actions = harness.run(.staffCommand(.rotateVenueCode))
+        #expect(actions.messages.first?.title == "Code not renewable here")
+        #expect(actions.patterns == [.refused])
+    }
+
+    @Test func enrolmentWritesAFreshSecretThenPrintsItsPersonalCard() throws {
+        var harness = MachineHarness()
+        harness.bind()
+        harness.openStaff()
+        let result12 = harness.run(.staffCommand(.enrolCard))
+        #expect(result12.messages.first?.title == "Enrol a card")
+        // An enrolled card is not enrolled again.
+        let result13 = harness.run(.cardRead(.card(StationFixtures.card())))
+        #expect(result13.messages.first?.title == "Already enrolled")
+        harness.randomByte = 0x5A
+        let actions = harness.run(.cardRead(.blank))
+        let expected = try CardSecret(kind: .visitor, entropy: [UInt8](repeating: 0x5A, count: 16))
+        #expect(actions.contains(.requestRandom(.cardEntropy)))
+        #expect(actions.contains(.enrolCard(expected)))
+        #expect(actions.printJobs == [.personalCard(expected)])
+        #expect(actions.firstIndex(of: .enrolCard(expected))! < actions.firstIndex(of: .print(.personalCard(expected)))!)
+        harness.run(.staffCommand(.leave))
+        // The new card (or its printed code) checks in.
+        let result14 = harness.run(.codeScanned(expected.printedText))
+        #expect(result14.messages.first?.title == "Checked in")
+    }
+
+    @Test func failedEnrolmentSaysWhyAndWaitsForAnotherCard() {
+        var harness = MachineHarness()
+        harness.openStaff()
+        harness.run(.staffCommand(.enrolCard))
+        harness.enrolResult = .failure(.cardRemoved)
+        let actions = harness.run(.cardRead(.damaged))
+        #expect(actions.printJobs.isEmpty)
+        #expect(actions.messages.last?.title == "Card not enrolled")
+        #expect(actions.messages.last?.body.hasPrefix(StationFailure.cardRemoved.description) == true)
+        #expect(actions.patterns == [.error])
+        #expect(harness.machine.mode != .visitor)
+        harness.enrolResult = .success(())
+        let result15 = harness.run(.cardRead(.blank))
+        #expect(result15.printJobs.count == 1)
+    }
+
+    @Test func wipeAsksFirstAndKeepsTheVenue() throws {
+        var harness = MachineHarness()
+        harness.bind()
+        harness.run(.cardRead(.card(StationFixtures.card())))
+        harness.openStaff()
+        let ask = harness.run(.staffCommand(.wipe(confirmed: false)))
+        #expect(ask.messages.first?.title == "Wipe the kiosk?")
+        #expect(!ask.contains(.wipeStore))
+        let result16 = harness.run(.buttonPressed(.cancel))
+        #expect(result16.messages.first?.title == "Not wiped")
+        #expect(harness.store.allRows.count == 1)
+        harness.run(.staffCommand(.wipe(confirmed: false)))
+        let wiped = harness.run(.buttonPressed(.confirm))
+        #expect(wiped.contains(.wipeStore))
+        #expect(harness.store.allRows.isEmpty)
+        #expect(harness.machine.state.venue != nil)
+        #expect(harness.machine.state.openCheckInEnds.isEmpty)
+        #expect(harness.persisted?.venue != nil)
+        harness.run(.staffCommand(.wipe(confirmed: true, forgetVenue: true)))
+        #expect(harness.machine.state.venue == nil)
+        #expect(harness.persisted?.venue == nil)
+    }
+
+    @Test func unsavedBindingIsNotUsed() {
+        var harness = MachineHarness()
+        harness.openStaff()
+        harness.persistResult = .failure(.store(.readOnly))
+        let actions = harness.run(.codeScanned(StationFixtures.cwaCode))
+        #expect(actions.messages.last?.title == "Settings not saved")
+        #expect(harness.machine.state.venue == nil)
+        harness.persistResult = .success(())
+        let result17 = harness.run(.tick)
+        #expect(result17.persistedStates.count == 1)
+    }
+
+    // MARK: Warnings
+
+    @Test func warningIsShownAtEveryTapUntilAcknowledged() throws {
+        var harness = MachineHarness()
+        harness.bind()
+        let exposed = StationFixtures.card()
+        let other = StationFixtures.card()
+        let day = RetentionPolicy.dayNumber(StationFixtures.start) - 3
+        let notice = WarningNotice(acknowledgementTag: [UInt8](repeating: 3, count: 32), exposureDays: [day],
+                                   isHighRisk: true)
+        harness.warnings[exposed.printedText] = notice
+
+        let first = harness.run(.cardRead(.card(exposed)))
+        #expect(first.patterns == [.accepted, .warningPending])
+        #expect(first.messages.map(\.title) == ["Checked in", StationTexts().warning.title])
+        #expect(first.messages[1].body.contains(TimeText.date(unixSeconds: day * 86_400)))
+        #expect(first.printJobs == [.warningSlip(WarningSlip(exposureDays: [day], isHighRisk: true))])
+        #expect(harness.persisted?.warnings.first?.acknowledged == false)
+
+        // Not shown to a card without a match.
+        let unrelated = harness.run(.cardRead(.card(other)))
+        #expect(unrelated.patterns == [.accepted])
+        #expect(unrelated.printJobs.isEmpty)
+
+        // Shown again at the next tap (no second slip), until confirmed.
+        harness.clock.advance(by: 600)
+        let second = harness.run(.cardRead(.card(exposed)))
+        #expect(second.patterns == [.checkedOut, .warningPending])
+        #expect(second.printJobs.isEmpty)
+        let result18 = harness.run(.buttonPressed(.cancel))
+        #expect(result18.messages.first?.title == "Warning kept")
+        harness.clock.advance(by: 600)
+        harness.run(.cardRead(.card(exposed)))
+        let confirm = harness.run(.buttonPressed(.confirm))
+        #expect(confirm.contains(.acknowledgeWarning(tag: notice.acknowledgementTag)))
+        #expect(harness.persisted?.warnings.first?.acknowledged == true)
+
+        harness.clock.advance(by: 600)
+        let later = harness.run(.cardRead(.card(exposed)))
+        #expect(!later.patterns.contains(.warningPending))
+        #expect(later.printJobs.isEmpty)
+        // The confirm button does nothing without a warning on screen.
+        let result19 = harness.run(.buttonPressed(.confirm))
+        #expect(result19.isEmpty)
+    }
+
+    @Test func warningConfirmationTimesOut() {
+        var harness = MachineHarness()
+        harness.bind()
+        let card = StationFixtures.card()
+        harness.warnings[card.printedText] = WarningNotice(
+            acknowledgementTag: [1], exposureDays: [RetentionPolicy.dayNumber(StationFixtures.start) - 1], isHighRisk: false)
+        harness.run(.cardRead(.card(card)))
+        harness.clock.advance(by: 121)
+        harness.run(.tick)
+        let result20 = harness.run(.buttonPressed(.confirm))
+        #expect(result20.isEmpty)
+        #expect(harness.machine.state.warnings.first?.acknowledged == false)
+    }
+
+    @Test func expiryRunsAtStartAndHourly() {
+        var harness = MachineHarness()
+        let result21 = harness.run(.tick)
+        #expect(result21.contains(.expireNow))
+        harness.clock.advance(by: 1800)
+        let result22 = harness.run(.tick)
+        #expect(!result22.contains(.expireNow))
+        harness.clock.advance(by: 1800)
+        let result23 = harness.run(.tick)
+        #expect(result23.contains(.expireNow))
+    }
+
+    @Test func stationStateRoundTripsThroughJSON() throws {
+        var harness = MachineHarness()
+        harness.bind()
+        harness.run(.cardRead(.card(StationFixtures.card())))
+        let state = harness.machine.state
+        let decoded = try JSONDecoder().decode(StationState.self, from: JSONEncoder().encode(state))
+        #expect(decoded == state)
+    }
+}
+
+/// `cwa/transcribed/event-qr-code-creation-validation.json`: values may be numbers or numeric strings.
+struct CreationVector: Sendable {
+    let name: String
+    let draft: VenueDraft
+    let valid: Bool
+    let errorFor: String?
+
+    static let all: [CreationVector] = {
+        let json = try! JSONSerialization.jsonObject(
+            with: VectorFiles.data("cwa/transcribed/event-qr-code-creation-validation.json")) as! [String: Any]
+        func text(_ value: Any?) -> String? {
+            switch value {
+            case let string as String: string
+            case let number as NSNumber: number.stringValue
+            default: nil
+            }
+        }
+        return (json["cases"] as! [[String: Any]]).map { item in
+            let location = item["locationData"] as! [String: Any]
+            let vendor = item["vendorData"] as! [String: Any]
+            return CreationVector(
+                name: item["description"] as! String,
+                draft: VenueDraft(description: text(location["description"]), address: text(location["address"]),
+                                  type: text(vendor["type"]), startTimestamp: text(location["startTimestamp"]),
+                                  endTimestamp: text(location["endTimestamp"]),
+                                  defaultCheckInLengthInMinutes: text(vendor["defaultCheckInLengthInMinutes"])),
+                valid: item["expIsValid"] as! Bool, errorFor: item["expErrorFor"] as? String)
+        }
+    }()
+}

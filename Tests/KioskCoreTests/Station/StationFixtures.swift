@@ -1,0 +1,126 @@
+import Foundation
+import KioskCore
+import KioskOpenSSL
+import KioskTesting
+
+/// Venue codes of every format, cards, and a harness that carries out a machine's actions the way the runner does
+/// (in memory: the desk over `InMemoryCheckInStore`, fixed randomness), for scenario tests without I/O.
+enum StationFixtures {
+    /// One valid code per format the parser reads.
+    static let codes: [(VenueCodeFormat, String)] = {
+        let cwaPayload = String(VenueCodeParserTests.seedExample.split(separator: "#")[1])
+        let notifyMe: String = {
+            struct File: Decodable {
+                struct Case: Decodable {
+                    struct Venue: Decodable { let qrCodePayloadHex: String }
+                    let venueInfo: Venue
+                }
+                let userUploadInfoCase: Case
+            }
+            let file = try! VectorFiles.json(File.self, "crowdnotifier/transcribed/ios-sdk-user-upload-info.json")
+            let payload = Hex.decode(file.userUploadInfoCase.venueInfo.qrCodePayloadHex)!
+            return "https://qr.notify-me.ch?v=4#" + PayloadEncoding.encodeBase64URL(payload)
+        }()
+        return [
+            (.cwa, VenueCodeParserTests.seedExample),
+            (.cwaVendor, "https://app.luca-app.de/webapp/386d0384-8aaa-41b6-93c2-d3399894d0ee#e30/CWA1/" + cwaPayload),
+            (.swissCovid, "https://qr.swisscovid.ch?v=4#" + CrowdNotifierVectorTests.android.payloadBase64Url),
+            (.notifyMe, notifyMe),
+            (.clea, "https://tac.gouv.fr?v=0#" + CLEAVectorTests.rows[0].lsp),
+        ]
+    }()
+
+    static let cwaCode = codes[0].1
+
+    /// 2026-03-02 10:00 UTC.
+    static let start = Date(timeIntervalSince1970: 1_772_445_600)
+
+    static func card(_ kind: CardKind = .visitor) -> CardSecret {
+        try! CardSecret.generate(kind: kind, crypto: OpenSSLCrypto())
+    }
+}
+
+/// Drives a `CheckInMachine` like the runner, in memory.
+struct MachineHarness {
+    var machine: CheckInMachine
+    let clock: ManualClockSource
+    let store = InMemoryCheckInStore()
+    let crypto = OpenSSLCrypto()
+    let desk: CheckInDesk
+    /// Warnings to report for a card (by its printed text).
+    var warnings: [String: WarningNotice] = [:]
+    /// The randomness the harness answers `.requestRandom` with.
+    var randomByte: UInt8 = 0x42
+    /// What `.enrolCard` answers.
+    var enrolResult: Result<Void, StationFailure> = .success(())
+    /// What `.persist` answers.
+    var persistResult: Result<Void, StationFailure> = .success(())
+    private(set) var persisted: StationState?
+    private(set) var tapOutcomes: [TapOutcome] = []
+
+    init(configuration: StationConfiguration = StationConfiguration(staffCode: "STAFF-2026-secret"),
+         state: StationState = .initial, synchronized: Bool = true) {
+        clock = ManualClockSource(now: StationFixtures.start, isSynchronized: synchronized)
+        machine = CheckInMachine(configuration: configuration, state: state, crypto: OpenSSLCrypto())
+        desk = CheckInDesk(store: store, crypto: crypto)
+    }
+
+    var now: ClockReading { clock.read() }
+
+    /// The machine's own answer to `event`, without carrying anything out.
+    mutating func send(_ event: StationEvent) -> [StationAction] {
+        machine.handle(event, now: clock.read())
+    }
+
+    /// Handles `event` and carries out every action, feeding results back; returns all actions in order.
+    @discardableResult
+    mutating func run(_ event: StationEvent) -> [StationAction] {
+        var all = [StationAction]()
+        var pending = [event]
+        while !pending.isEmpty {
+            let actions = machine.handle(pending.removeFirst(), now: clock.read())
+            all += actions
+            for action in actions {
+                switch action {
+                case .recordTap(let card, let venue):
+                    let outcome = desk.tap(card, at: venue, clock: clock.read())
+                    tapOutcomes.append(outcome)
+                    pending.append(.tapDone(outcome, warning: warnings[card.printedText]))
+                case .persist(let state):
+                    if case .success = persistResult { persisted = state }
+                    pending.append(.persistDone(persistResult))
+                case .print(let job): pending.append(.printDone(job.kind, .success(())))
+                case .enrolCard: pending.append(.enrolDone(enrolResult))
+                case .wipeStore:
+                    try! desk.wipeKiosk()
+                    pending.append(.wipeDone(.success(())))
+                case .expireNow: pending.append(.expiryDone(.success(try! desk.expire(clock: clock.read()))))
+                case .requestRandom(let purpose):
+                    pending.append(.randomGenerated(purpose, .success([UInt8](repeating: randomByte, count: purpose.byteCount))))
+                case .show, .indicate, .acknowledgeWarning: break
+                }
+            }
+        }
+        return all
+    }
+
+    /// Opens staff mode with a staff card.
+    mutating func openStaff() {
+        run(.cardRead(.card(StationFixtures.card(.staff))))
+    }
+
+    /// Binds the kiosk to `code` through staff mode, then leaves staff mode.
+    mutating func bind(_ code: String = StationFixtures.cwaCode) {
+        openStaff()
+        run(.codeScanned(code))
+        run(.staffCommand(.leave))
+    }
+}
+
+extension [StationAction] {
+    var messages: [StationMessage] { compactMap { if case .show(let m) = $0 { m } else { nil } } }
+    var patterns: [IndicatorPattern] { compactMap { if case .indicate(let p) = $0 { p } else { nil } } }
+    var printJobs: [PrintJob] { compactMap { if case .print(let j) = $0 { j } else { nil } } }
+    var persistedStates: [StationState] { compactMap { if case .persist(let s) = $0 { s } else { nil } } }
+    var taps: Int { filter { if case .recordTap = $0 { true } else { false } }.count }
+}
