@@ -1,3 +1,4 @@
+internal import Foundation
 public import KioskCore
 
 /// Everything `KioskDaemon` needs to start, resolved from the configuration file, the environment, credentials and
