@@ -30,7 +30,8 @@ public enum StationReceipts {
             encoder.text("Printed \(TimeText.dateTime(unixSeconds: Int64(slip.printedAt.timeIntervalSince1970))) UTC")
             encoder.text("Clock: \(slip.clockSynchronized ? "synchronized" : "NOT SET")")
             if let format = slip.venueFormat, let fingerprint = slip.venueFingerprint {
-                encoder.text("Venue: \(format), code \(fingerprint)")
+                encoder.text("Venue: \(format)")
+                encoder.text("Venue code: \(fingerprint)")
             } else {
                 encoder.text("Venue: not bound")
             }

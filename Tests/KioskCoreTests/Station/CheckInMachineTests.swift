@@ -43,10 +43,10 @@ import Testing
         var harness = MachineHarness()
         harness.bind()
         // CWA's example: 120 minutes.
-        #expect(harness.machine.state.venue?.maximumStay == 120 * 60)
+        #expect(harness.machine.state.venue?.maximumStay == TimeInterval(120 * 60))
         harness.bind(StationFixtures.codes[2].1)
         // SwissCovid's automatic checkout: 12 hours.
-        #expect(harness.machine.state.venue?.maximumStay == 12 * 3600)
+        #expect(harness.machine.state.venue?.maximumStay == TimeInterval(12 * 3600))
     }
 
     @Test func venueCodeOutsideStaffModeIsOnlyAHint() {
