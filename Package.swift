@@ -64,6 +64,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                "KioskPrinter", // the report conversation prints receipts
             ],
             swiftSettings: strictness
         ),
@@ -77,6 +78,7 @@ let package = Package(
                 "KioskReporting",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"), // the bound port, for `kiosk authority serve`
             ],
             swiftSettings: strictness
         ),
@@ -102,6 +104,10 @@ let package = Package(
                 "KioskOpenSSL",
                 "KioskZBar", // venue codes: `kiosk decode` of images
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // `kiosk report` and `kiosk authority`
+                "KioskStore", "KioskReporting", "KioskPrinter", "KioskAuthority",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictness
         ),
@@ -208,7 +214,7 @@ let package = Package(
         ),
 
         // MARK: Tests
-        .testTarget(name: "KioskReportingTests", dependencies: ["KioskReporting", "KioskCore", "KioskOpenSSL"], swiftSettings: strictness),
+        .testTarget(name: "KioskReportingTests", dependencies: ["KioskReporting", "KioskCore", "KioskOpenSSL", "KioskTesting", "KioskPrinter"], swiftSettings: strictness),
         .testTarget(
             name: "KioskAuthorityTests",
             dependencies: [
@@ -224,6 +230,14 @@ let package = Package(
             name: "KioskZBarTests",
             dependencies: ["KioskZBar", "KioskCore", "KioskOpenSSL"],
             exclude: ["Fixtures"],
+            swiftSettings: strictness
+        ),
+        // `kiosk report` and `kiosk authority`, run as a subprocess
+        .testTarget(
+            name: "KioskCommandTests",
+            dependencies: [
+                "KioskCore", "KioskStore", "KioskOpenSSL", "KioskReporting", "KioskAuthority", "KioskTesting", "KioskZBar",
+            ],
             swiftSettings: strictness
         ),
     ]
