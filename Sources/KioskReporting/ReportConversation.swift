@@ -323,7 +323,7 @@ public struct ReportConversation: Sendable {
         let message: String
         do throws(DeliveryError) {
             let batch: ReportBatch
-            do { batch = try ReportSealer.batch(for: preview, crypto: crypto) } catch { throw .sealing }
+            do { batch = try ReportSealer.batch(for: preview, crypto: crypto) } catch { throw DeliveryError.sealing }
             message = try await delivery.deliver(batch, preview: preview, exportDirectory: exportDirectory)
             outcome = .delivered(preview.output, reportCount: preview.reportCount)
         } catch {

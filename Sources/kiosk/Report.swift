@@ -78,7 +78,7 @@ struct Report: AsyncParsableCommand {
             uploader: authority.map { ReportUploader(endpoint: Self.uploadEndpoint($0)) },
             exportDirectory: exportDir)
         var conversation = ReportConversation(now: now, delivery: delivery, crypto: crypto) { card throws(StayLoadError) in
-            do { return try desk.reportableStays(of: card, clock: reading) } catch { throw StayLoadError(error.description) }
+            do { return try desk.reportableStays(of: card, clock: reading) } catch { throw StayLoadError("\(error)") }
         }
         let secret = try card.map { try CardSecret(printedText: $0) }
         let input = LineReader()

@@ -177,7 +177,7 @@ import Testing
         let now = ReportCommandTests().now
         let reported = try CommandRunner.run(
             ["report", "--state-dir", kiosk.stateDir, "--card", kiosk.card.printedText, "--authority", String(address), "--now", String(now)],
-            input: ["1", "done", "none", "upload ABCDE-FGHJK", "ok", "yes", "upload \(kioskCode)", "ok", "yes"].joined(separator: "\n") + "\n")
+            input: ["1", "done", "symptoms", "upload ABCDE-FGHJK", "ok", "yes", "upload \(kioskCode)", "ok", "yes"].joined(separator: "\n") + "\n")
         #expect(reported.status == 0, "stderr: \(reported.stderr)")
         // The made-up code was refused, and the holder chose to upload again with the right one.
         #expect(reported.stdout.contains(UploadError.wrongCode.description))
@@ -195,6 +195,6 @@ import Testing
         let fromKiosk = package.records.compactMap { record in
             ((now / 86_400 - 4)...(now / 86_400)).lazy.compactMap { try? CKPR.open(record, day: UInt32($0), keys: keys) }.first
         }
-        #expect(fromKiosk == StayPreparation.reports(stayStart: kiosk.stayStart, stayEnd: kiosk.stayEnd, reportTime: now, symptoms: .noSymptoms))
+        #expect(fromKiosk == StayPreparation.reports(stayStart: kiosk.stayStart, stayEnd: kiosk.stayEnd, reportTime: now, symptoms: .symptomsWithoutDate))
     }
 }

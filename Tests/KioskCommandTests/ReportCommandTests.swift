@@ -101,7 +101,7 @@ import Testing
     @Test func decliningWritesNothing() throws {
         let kiosk = try makeKiosk()
         defer { kiosk.remove() }
-        let result = try report(kiosk, answers: ["1", "done", "none", "export", "ok", "no"])
+        let result = try report(kiosk, answers: ["1", "done", "symptoms", "export", "ok", "no"])
         #expect(result.status == 2)
         #expect(result.stdout.contains("Nothing was shared"))
         #expect(kiosk.exported().isEmpty)
@@ -111,7 +111,7 @@ import Testing
     func endOfInputMidFlowWritesNothing(_ answered: Int) throws {
         let kiosk = try makeKiosk()
         defer { kiosk.remove() }
-        let script = ["1", "done", "none", "export", "ok", "yes"]
+        let script = ["1", "done", "symptoms", "export", "ok", "yes"]
         let result = try report(kiosk, answers: Array(script.prefix(answered)), endWithNewline: answered > 0)
         #expect(result.status == 1)
         #expect(result.stdout.contains("Stopped. Nothing was shared"))
