@@ -34,9 +34,9 @@ enum CommandRunner {
         let inPath = scratch.appendingPathComponent("in").path
         let outPath = scratch.appendingPathComponent("out").path
         let errPath = scratch.appendingPathComponent("err").path
-        FileManager.default.createFile(atPath: inPath, contents: Data(input.utf8))
-        FileManager.default.createFile(atPath: outPath, contents: nil)
-        FileManager.default.createFile(atPath: errPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: inPath, contents: Data(input.utf8))
+        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try binary())
         process.arguments = arguments
@@ -69,7 +69,7 @@ enum CommandRunner {
             scratch = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-bg-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
             outPath = scratch.appendingPathComponent("out").path
-            FileManager.default.createFile(atPath: outPath, contents: nil)
+            _ = FileManager.default.createFile(atPath: outPath, contents: nil)
             process.executableURL = URL(fileURLWithPath: try CommandRunner.binary())
             process.arguments = arguments
             process.standardInput = FileHandle.nullDevice

@@ -144,7 +144,7 @@ import Testing
         let kiosk = try makeKiosk()
         defer { kiosk.remove() }
         let printer = kiosk.root + "/printer.bin"
-        FileManager.default.createFile(atPath: printer, contents: nil)
+        _ = FileManager.default.createFile(atPath: printer, contents: nil)
         let result = try report(kiosk, ["--printer", printer], answers: ["1", "done", "symptoms", "print", "ok", "yes"])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: printer)))
