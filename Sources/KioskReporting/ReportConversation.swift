@@ -376,7 +376,7 @@ public struct ReportConversation: Sendable {
         return ConversationPrompt(
             kind: .staySelection, lines: lines,
             question: "Type the numbers of stays to select or unselect (e.g. 1 3), then done:",
-            choices: [.init(answer: "1…\(stays.count)", label: "select or unselect these stays"),
+            choices: [.init(answer: stays.count == 1 ? "1" : "1…\(stays.count)", label: "select or unselect these stays"),
                       .init(answer: "done", label: "go on with the selected stays"), Self.quit],
             problem: problem)
     }

@@ -159,6 +159,20 @@ import Testing
         #expect(kiosk.exported().isEmpty)
     }
 
+    @Test func aMissingPrinterOffersAnotherWayAndAsksAgain() throws {
+        let kiosk = try makeKiosk()
+        defer { kiosk.remove() }
+        let result = try report(kiosk, ["--printer", kiosk.root + "/no-printer"],
+                                answers: ["1", "done", "symptoms", "print", "ok", "yes", "export", "ok", "yes"])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stdout.contains("The receipt could not be printed"))
+        #expect(result.stdout.contains("retry"))
+        // Consent was asked again for the export.
+        #expect(result.stdout.components(separatedBy: "Share these reports? Type yes or no:").count == 3)
+        #expect(kiosk.exported().count == 3)
+        #expect(!FileManager.default.fileExists(atPath: kiosk.root + "/no-printer"))
+    }
+
     @Test func badOptionsAreRefusedClearly() throws {
         let kiosk = try makeKiosk()
         defer { kiosk.remove() }
