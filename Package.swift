@@ -66,6 +66,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                "KioskPrinter", // the report conversation prints receipts
             ],
             swiftSettings: strictness
         ),
@@ -79,6 +80,7 @@ let package = Package(
                 "KioskReporting",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"), // the bound port, for `kiosk authority serve`
             ],
             swiftSettings: strictness
         ),
@@ -105,7 +107,10 @@ let package = Package(
                 "KioskZBar", // venue codes: `kiosk decode` of images
                 "KioskSystem", // configuration: `kiosk config check | show`
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                "KioskDaemon", "KioskSystem", // `kiosk run`, `kiosk simulate`, `kiosk status`
+                "KioskDaemon", // `kiosk run`, `kiosk simulate`, `kiosk status`
+                // `kiosk report` and `kiosk authority`
+                "KioskStore", "KioskReporting", "KioskPrinter", "KioskAuthority",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictness
@@ -213,7 +218,7 @@ let package = Package(
         ),
 
         // MARK: Tests
-        .testTarget(name: "KioskReportingTests", dependencies: ["KioskReporting", "KioskCore", "KioskOpenSSL"], swiftSettings: strictness),
+        .testTarget(name: "KioskReportingTests", dependencies: ["KioskReporting", "KioskCore", "KioskOpenSSL", "KioskTesting", "KioskPrinter"], swiftSettings: strictness),
         .testTarget(
             name: "KioskAuthorityTests",
             dependencies: [
@@ -260,12 +265,20 @@ let package = Package(
         ),
         .executableTarget(
             name: "kiosk-bench-daemon",
-            dependencies: ["KioskDaemon", "KioskSystem", "KioskCore", "KioskStation", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["KioskDaemon", "KioskCore", "KioskStation", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictness
         ),
         .testTarget(
             name: "KioskDaemonTests",
-            dependencies: ["KioskDaemon", "KioskSystem", "KioskCore", "KioskTesting", "KioskOpenSSL", "KioskPrinter", "CKioskSQLite"],
+            dependencies: ["KioskDaemon", "KioskCore", "KioskTesting", "KioskOpenSSL", "KioskPrinter", "CKioskSQLite"],
+            swiftSettings: strictness
+        ),
+        // `kiosk report` and `kiosk authority`, run as a subprocess
+        .testTarget(
+            name: "KioskCommandTests",
+            dependencies: [
+                "KioskCore", "KioskStore", "KioskOpenSSL", "KioskReporting", "KioskAuthority", "KioskTesting", "KioskZBar",
+            ],
             swiftSettings: strictness
         ),
     ]

@@ -3,6 +3,7 @@ public import Hummingbird
 import KioskCore
 import KioskReporting
 public import Logging
+import NIOCore
 
 /// The authority's HTTP side: `POST /v1/reports` takes uploads with a verification code, and `GET /warnings/…`
 /// serves the published packages and index (ETag and If-None-Match included) for kiosks and tests; in production
@@ -15,7 +16,7 @@ public enum AuthorityServer {
 
     public static func makeApplication(
         publisher: WarningPublisher, host: String = "127.0.0.1", port: Int = 8080, logger: Logger,
-        now: @escaping @Sendable () -> Int64
+        now: @escaping @Sendable () -> Int64, onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         let router = Router()
         router.add(middleware: FileMiddleware(publisher.publishDirectory, urlBasePath: "/warnings", searchForIndexHtml: false))
@@ -50,6 +51,8 @@ public enum AuthorityServer {
                 return Response(status: .internalServerError)
             }
         }
-        return Application(router: router, configuration: .init(address: .hostname(host, port: port)), logger: logger)
+        return Application(router: router, configuration: .init(address: .hostname(host, port: port)),
+                           onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
+                           logger: logger)
     }
 }

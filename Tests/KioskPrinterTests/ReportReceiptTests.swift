@@ -16,15 +16,7 @@ import Testing
             let locationId = [UInt8](repeating: UInt8(index + 1), count: 32)
             stays.append(ReportableStay(id: String(index), venueName: "Bakery No \(index)", locationId: locationId, start: start, end: start + 3600))
         }
-        var flow = ConsentFlow(now: now)
-        flow.handle(.cardPresented(stays: stays))
-        for stay in stays { flow.handle(.toggle(stay.id)) }
-        flow.handle(.confirmSelection)
-        flow.handle(.details(symptoms: .symptomsWithoutDate, output: .print))
-        flow.handle(.acknowledgeDisclosure)
-        flow.handle(.answer(true))
-        guard case .consented(let preview) = flow.state else { throw CancellationError() }
-        return preview
+        return try ConsentWalkthrough.consentedPreview(stays: stays, now: now, symptoms: .symptomsWithoutDate, output: .print)
     }
 
     @Test(arguments: [(1, PaperWidth.mm58), (12, PaperWidth.mm58), (12, PaperWidth.mm80)])

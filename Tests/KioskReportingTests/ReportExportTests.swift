@@ -2,6 +2,7 @@ import Foundation
 import KioskCore
 import KioskOpenSSL
 import KioskReporting
+import KioskTesting
 import Testing
 
 /// From consent to a file on a stick, and back: another kiosk that only knows the venue's `locationId` reads the
@@ -13,19 +14,10 @@ import Testing
     let library = [UInt8](repeating: 0x1B, count: 32)
 
     func consentedPreview(output: ReportOutput) throws -> Preview {
-        var flow = ConsentFlow(now: now)
-        flow.handle(.cardPresented(stays: [
+        try ConsentWalkthrough.consentedPreview(stays: [
             ReportableStay(id: "1", venueName: "Bakery", locationId: bakery, start: now - 86_400, end: now - 86_400 + 3600),
             ReportableStay(id: "2", venueName: "Library", locationId: library, start: (now / 86_400 - 2) * 86_400 - 3600, end: (now / 86_400 - 2) * 86_400 + 3600),
-        ]))
-        flow.handle(.toggle("1"))
-        flow.handle(.toggle("2"))
-        flow.handle(.confirmSelection)
-        flow.handle(.details(symptoms: .symptomOnset(day: now / 86_400 - 2), output: output))
-        flow.handle(.acknowledgeDisclosure)
-        flow.handle(.answer(true))
-        guard case .consented(let preview) = flow.state else { throw CancellationError() }
-        return preview
+        ], now: now, symptoms: .symptomOnset(day: now / 86_400 - 2), output: output)
     }
 
     @Test func exportedBatchOpensWithOnlyTheLocationId() throws {

@@ -1,3 +1,4 @@
+import Foundation
 
 /// Serves card taps: derives the card's keys, opens its stays, lets `CheckInLifecycle` decide, seals the changes
 /// and commits them to the store. A tap is reported as stored only after the store's durable commit returned.
@@ -44,6 +45,21 @@ public struct CheckInDesk: Sendable {
             stays = stays.filter { policy.retention.isWithinRetention($0, now: clock.now) }
         }
         return stays.sorted { $0.start > $1.start }.map { StaySummary($0, now: clock.now) }
+    }
+
+    /// The card's stays as the consent flow lists them (`ReportableStay`): the venue's location id for sealing,
+    /// name and address for the holder's eyes, UNIX seconds; a stay still open ends at `clock.now`.
+    public func reportableStays(of card: CardSecret, clock: ClockReading) throws(TapRefusal) -> [ReportableStay] {
+        let keys = try makeKeys(card)
+        defer { keys.wipe() }
+        let now = clock.now
+        return try openStays(keys: keys).sorted { $0.start > $1.start }.map { stay in
+            let end = stay.end(asOf: now) ?? now
+            let place = stay.venueAddress.isEmpty ? stay.venueDescription : "\(stay.venueDescription), \(stay.venueAddress)"
+            return ReportableStay(id: stay.id.hex, venueName: place, locationId: stay.locationId,
+                                  start: Int64(stay.start.timeIntervalSince1970.rounded(.down)),
+                                  end: Int64(end.timeIntervalSince1970.rounded(.down)))
+        }
     }
 
     /// "Delete this stay": removes one of the card's stays. Returns false if the card has no such stay.

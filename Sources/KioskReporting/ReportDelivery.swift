@@ -1,0 +1,110 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+public import KioskCore
+public import KioskPrinter
+
+/// Where a consented batch can go from this kiosk, and the act of sending it there. The report conversation asks a
+/// `ReportDelivering` only after the holder said yes to the exact preview.
+public protocol ReportDelivering: Sendable {
+    /// A receipt printer is set up.
+    var canPrint: Bool { get }
+    /// A health authority address is set up.
+    var canUpload: Bool { get }
+    /// The folder an export goes to when the holder names none (the mounted USB stick), if set up.
+    var defaultExportDirectory: String? { get }
+
+    /// Sends `batch` (sealed from `preview`) out by `preview.output`; an export goes to `exportDirectory`.
+    /// Returns one line for the holder saying what happened. On failure nothing is kept anywhere.
+    func deliver(_ batch: ReportBatch, preview: Preview, exportDirectory: String?) async throws(DeliveryError) -> String
+}
+
+/// Why a consented batch did not leave. The text says what the holder can do; it names no stay, venue or code.
+public enum DeliveryError: Error, Equatable, Sendable, CustomStringConvertible {
+    case printer(PrinterError)
+    case receipt
+    case export(ExportError)
+    case upload(UploadError)
+    case sealing
+    case notAvailable(String)
+
+    public var description: String {
+        switch self {
+        case .printer(let error): "The receipt could not be printed: \(error)."
+        case .receipt: "The receipt could not be laid out."
+        case .export(let error): error.description
+        case .upload(let error): error.description
+        case .sealing: "The reports could not be sealed (the kiosk's encryption failed)."
+        case .notAvailable(let kind): "This kiosk has no \(kind) set up."
+        }
+    }
+}
+
+/// The kiosk's outputs: a receipt printer through a `ReceiptSpooler`, a USB stick folder through `ReportExporter`,
+/// the health authority through `ReportUploader`. Any of them may be absent.
+public struct ReportDelivery: ReportDelivering {
+    public let printer: ReceiptSpooler?
+    public let paper: PaperWidth
+    public let uploader: ReportUploader?
+    public let defaultExportDirectory: String?
+
+    public init(printer: ReceiptSpooler? = nil, paper: PaperWidth = .mm58, uploader: ReportUploader? = nil,
+                exportDirectory: String? = nil) {
+        self.printer = printer
+        self.paper = paper
+        self.uploader = uploader
+        self.defaultExportDirectory = exportDirectory
+    }
+
+    public var canPrint: Bool { printer != nil }
+    public var canUpload: Bool { uploader != nil }
+
+    public func deliver(_ batch: ReportBatch, preview: Preview, exportDirectory: String?) async throws(DeliveryError) -> String {
+        let count = "\(preview.reportCount) report\(preview.reportCount == 1 ? "" : "s")"
+        switch preview.output {
+        case .print:
+            guard let printer else { throw .notAvailable("receipt printer") }
+            let bytes: [UInt8]
+            do { bytes = try ReportReceipt.escpos(batch: batch, preview: preview, paper: paper) } catch { throw .receipt }
+            do {
+                try await printer.submit(bytes)
+            } catch {
+                // The holder chooses again (retry, or another output) and consents again: the failed receipt must
+                // not come out of the printer later on its own.
+                for job in await printer.pending { await printer.discard(id: job.id) }
+                throw .printer(error)
+            }
+            return "Printed: \(count) on the receipt. Take it to the test centre."
+        case .export:
+            guard let directory = exportDirectory ?? defaultExportDirectory else { throw .notAvailable("export folder") }
+            do {
+                let written = try ReportExporter(directory: directory)
+                    .export(batch: batch, preview: preview, stamp: Self.stamp(preview.createdAt))
+                return "Written: \(count) in \(written.batchFile) (and \(written.textFile), \(written.summaryFile))."
+            } catch {
+                throw .export(error)
+            }
+        case .upload(let code):
+            guard let uploader else { throw .notAvailable("health authority address") }
+            do { try await uploader.upload(batch, verificationCode: code) } catch { throw .upload(error) }
+            return "Sent: \(count) reached the health authority."
+        }
+    }
+
+    /// `20210306-030640` for UNIX seconds: unique per second, sorts by time.
+    static func stamp(_ seconds: Int64) -> String {
+        let date = TimeText.date(unixSeconds: seconds).filter { $0 != "-" }
+        let secondsOfDay = seconds - StayPreparation.floorTo(seconds, 86_400)
+        let time = [secondsOfDay / 3600, secondsOfDay % 3600 / 60, secondsOfDay % 60]
+            .map { $0 < 10 ? "0\($0)" : "\($0)" }.joined()
+        return date + "-" + time
+    }
+
+    /// True if `path` is an existing folder (checked before the holder is asked, so a typo is caught early).
+    public static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+    }
+}

@@ -1,0 +1,187 @@
+import Foundation
+import KioskCore
+import KioskOpenSSL
+import KioskStore
+import KioskTesting
+import KioskZBar
+import Testing
+
+/// `kiosk report` end to end: the built binary, a store with check-ins made through `CheckInDesk`, answers piped in.
+@Suite struct ReportCommandTests {
+    let crypto = OpenSSLCrypto()
+    let now: Int64 = 1_764_000_000  // 2025-11-24 16:00 UTC
+    let venueId = [UInt8](repeating: 0x5A, count: 32)
+
+    /// A state directory with one card's stay: 3 days ago, 13:00–14:30 UTC at a bakery.
+    struct Kiosk {
+        let root: String
+        var stateDir: String { root + "/state" }
+        var exportDir: String { root + "/stick" }
+        let card: CardSecret
+        let stayStart: Int64
+        let stayEnd: Int64
+
+        func remove() { try? FileManager.default.removeItem(atPath: root) }
+
+        func exported() -> [String] {
+            ((try? FileManager.default.contentsOfDirectory(atPath: exportDir)) ?? []).sorted()
+        }
+    }
+
+    func makeKiosk() throws -> Kiosk {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-report-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: root + "/stick", withIntermediateDirectories: true)
+        let store = try SQLiteCheckInStore(directory: root + "/state")
+        let desk = CheckInDesk(store: store, crypto: crypto)
+        let card = try CardSecret.generate(kind: .visitor, crypto: crypto)
+        let venue = StayVenue(locationId: venueId, description: "Bakery Rose", address: "Main Street 1",
+                              autoCheckout: AutoCheckoutRule(maximumStay: 4 * 3600))
+        let start = (now / 86_400 - 3) * 86_400 + 13 * 3600
+        let end = start + 90 * 60
+        for time in [start, end] {
+            let outcome = desk.tap(card, at: venue, clock: ClockReading(now: Date(timeIntervalSince1970: TimeInterval(time)), isSynchronized: true))
+            if case .refused(let why) = outcome { Issue.record("tap refused: \(why)") }
+        }
+        return Kiosk(root: root, card: card, stayStart: start, stayEnd: end)
+    }
+
+    func report(_ kiosk: Kiosk, _ extra: [String] = [], card: Bool = true, answers: [String], endWithNewline: Bool = true) throws -> CommandRunner.Result {
+        var arguments = ["report", "--state-dir", kiosk.stateDir, "--export-dir", kiosk.exportDir, "--now", String(now)]
+        if card { arguments += ["--card", kiosk.card.printedText] }
+        return try CommandRunner.run(arguments + extra, input: answers.joined(separator: "\n") + (endWithNewline ? "\n" : ""))
+    }
+
+    /// The reports that should leave for the kiosk's stay with `symptoms`.
+    func expectedReports(_ kiosk: Kiosk, symptoms: SymptomIndication) -> [PresenceReport] {
+        StayPreparation.reports(stayStart: kiosk.stayStart, stayEnd: kiosk.stayEnd, reportTime: now, symptoms: symptoms)
+    }
+
+    func opened(_ batch: ReportBatch) throws -> [PresenceReport] {
+        let keys = try CKPR.deriveKeys(locationId: venueId, crypto: crypto)
+        var reports = [PresenceReport]()
+        for record in batch.records {
+            for day in (now / 86_400 - 15)...(now / 86_400) {
+                if let report = try? CKPR.open(record, day: UInt32(day), keys: keys) { reports.append(report) }
+            }
+        }
+        return reports
+    }
+
+    @Test func exportWritesFilesThatReopenWithTheVenuesLocationId() throws {
+        let kiosk = try makeKiosk()
+        defer { kiosk.remove() }
+        let onset = TimeText.date(unixSeconds: now - 4 * 86_400)
+        let result = try report(kiosk, answers: ["1", "done", "onset \(onset)", "export", "ok", "yes"])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        // The conversation showed the stay (name and window), the disclosure and the preview before the question.
+        #expect(result.stdout.contains("[ ] 1. Bakery Rose, Main Street 1 — \(TimeText.dateTime(unixSeconds: kiosk.stayStart))–"))
+        let disclosure = try #require(result.stdout.range(of: "can reveal who you are"))
+        let question = try #require(result.stdout.range(of: "Share these reports? Type yes or no:"))
+        #expect(disclosure.upperBound < question.lowerBound)
+        #expect(result.stdout.contains("Yes, share") && result.stdout.contains("No, do not share"))
+        #expect(result.stdout.contains("Written: 1 report"))
+
+        let names = kiosk.exported()
+        #expect(names.count == 3)
+        let batchName = try #require(names.first { $0.hasSuffix(".ckpb") })
+        let batch = try ReportBatch(bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: kiosk.exportDir + "/" + batchName))))
+        let textName = try #require(names.first { $0.hasSuffix(".txt") && !$0.contains("summary") })
+        let text = try String(contentsOfFile: kiosk.exportDir + "/" + textName, encoding: .utf8)
+        #expect(try ReportBatch(text: text.trimmingCharacters(in: .whitespacesAndNewlines)) == batch)
+        let expected = expectedReports(kiosk, symptoms: .symptomOnset(day: now / 86_400 - 4))
+        #expect(expected.count == 1)
+        #expect(try opened(batch) == expected)
+        // The preview the holder saw names exactly that window and level.
+        let report = try #require(expected.first)
+        #expect(result.stdout.contains("\(TimeText.day(report.day)) \(TimeText.intervalWindow(report)) UTC, risk level \(report.transmissionRiskLevel) of 8"))
+        let summary = try String(contentsOfFile: kiosk.exportDir + "/" + #require(names.first { $0.contains("summary") }), encoding: .utf8)
+        #expect(!summary.contains("Bakery"))
+    }
+
+    @Test func decliningWritesNothing() throws {
+        let kiosk = try makeKiosk()
+        defer { kiosk.remove() }
+        let result = try report(kiosk, answers: ["1", "done", "symptoms", "export", "ok", "no"])
+        #expect(result.status == 2)
+        #expect(result.stdout.contains("Nothing was shared"))
+        #expect(kiosk.exported().isEmpty)
+    }
+
+    @Test(arguments: 0..<6)
+    func endOfInputMidFlowWritesNothing(_ answered: Int) throws {
+        let kiosk = try makeKiosk()
+        defer { kiosk.remove() }
+        let script = ["1", "done", "symptoms", "export", "ok", "yes"]
+        let result = try report(kiosk, answers: Array(script.prefix(answered)), endWithNewline: answered > 0)
+        #expect(result.status == 1)
+        #expect(result.stdout.contains("Stopped. Nothing was shared"))
+        #expect(kiosk.exported().isEmpty)
+    }
+
+    @Test func badAnswersAreAskedAgainWithAMessage() throws {
+        let kiosk = try makeKiosk()
+        defer { kiosk.remove() }
+        let result = try report(kiosk, card: false, answers: [
+            "KC1-NOT-A-CARD", kiosk.card.printedText,
+            "done", "9", "1", "done",
+            "tomorrow", "week",
+            "print", "export /no/such/stick", "export",
+            "", "ok",
+            "", "perhaps", "yes",
+        ])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        for message in ["That card code was not accepted", "Nothing is selected yet", "“9” is not a stay number",
+                        "“tomorrow” is not one of the answers", "No receipt printer is set up", "There is no folder at /no/such/stick",
+                        "Type ok once you have read this", "Please answer yes or no: there is no default."] {
+            #expect(result.stdout.contains("! " + message), "missing: \(message)")
+        }
+        // The typed card code is never echoed in a message.
+        #expect(!result.stdout.contains(kiosk.card.printedText))
+        #expect(kiosk.exported().count == 3)
+    }
+
+    @Test func printedReceiptDecodesBackIntoTheBatch() throws {
+        let kiosk = try makeKiosk()
+        defer { kiosk.remove() }
+        let printer = kiosk.root + "/printer.bin"
+        _ = FileManager.default.createFile(atPath: printer, contents: nil)
+        let result = try report(kiosk, ["--printer", printer], answers: ["1", "done", "symptoms", "print", "ok", "yes"])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: printer)))
+        let rendering = try ESCPOSInterpreter.render(bytes, paper: .mm58)
+        let scanner = try ZBarImageScanner()
+        let codes = try scanner.scan(GreyImage(width: rendering.width, height: rendering.height, pixels: rendering.pixels))
+        let parts = try codes.map { try ReportBatch(text: $0.text) }
+        #expect(parts.flatMap(\.records).count == 8)
+        let batch = try ReportBatch(records: parts.flatMap(\.records))
+        #expect(try opened(batch) == expectedReports(kiosk, symptoms: .symptomsWithoutDate))
+        #expect(!rendering.lines.contains { $0.text.contains("Bakery") })
+        #expect(kiosk.exported().isEmpty)
+    }
+
+    @Test func aMissingPrinterOffersAnotherWayAndAsksAgain() throws {
+        let kiosk = try makeKiosk()
+        defer { kiosk.remove() }
+        let result = try report(kiosk, ["--printer", kiosk.root + "/no-printer"],
+                                answers: ["1", "done", "symptoms", "print", "ok", "yes", "export", "ok", "yes"])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stdout.contains("The receipt could not be printed"))
+        #expect(result.stdout.contains("retry"))
+        // Consent was asked again for the export.
+        #expect(result.stdout.components(separatedBy: "Share these reports? Type yes or no:").count == 3)
+        #expect(kiosk.exported().count == 3)
+        #expect(!FileManager.default.fileExists(atPath: kiosk.root + "/no-printer"))
+    }
+
+    @Test func badOptionsAreRefusedClearly() throws {
+        let kiosk = try makeKiosk()
+        defer { kiosk.remove() }
+        let wrongCard = try CommandRunner.run(["report", "--state-dir", kiosk.stateDir, "--card", "KC1-0000"])
+        #expect(wrongCard.status == 64)
+        #expect(wrongCard.stderr.contains("--card"))
+        let noStore = try CommandRunner.run(["report", "--state-dir", kiosk.root + "/nothing-here"])
+        #expect(noStore.status == 64)
+        #expect(noStore.stderr.contains("no check-in store"))
+        #expect(!FileManager.default.fileExists(atPath: kiosk.root + "/nothing-here"))
+    }
+}
