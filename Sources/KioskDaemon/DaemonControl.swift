@@ -148,6 +148,8 @@ extension KioskDaemon {
             clock.setSynchronized(synchronized)
             return response(await loop.handle(.clockChanged(clock.read())),
                             fallback: synchronized ? "Clock synchronized." : "Clock not synchronized.")
+        case "report":
+            return await report(card: request.card, answers: request.answers ?? [])
         case "sync":
             let result = await syncWarnings()
             return ControlResponse(ok: result.ok, lines: result.lines)

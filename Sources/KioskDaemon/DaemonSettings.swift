@@ -34,6 +34,10 @@ public struct DaemonSettings: Sendable {
     public var warningsBaseURL: String?
     /// The authority's P-256 public key (PEM) that every package must be signed with.
     public var warningsPublicKeyPEM: String?
+    /// Where an export goes when the holder names no folder (the mounted USB stick).
+    public var reportExportDirectory: String?
+    /// The authority's upload endpoint (`…/v1/reports`).
+    public var reportUploadURL: String?
     /// How often warnings are fetched.
     public var warningsSyncInterval: Duration = .seconds(3600)
 
@@ -76,6 +80,8 @@ extension DaemonSettings {
         station.defaultStayLength = TimeInterval(configuration.checkIns.defaultStayMinutes * 60)
         station.texts.warning = StationMessage(title: station.texts.warning.title, body: configuration.warnings.message,
                                                kind: .warning)
+        reportExportDirectory = configuration.reports.exportDirectory
+        reportUploadURL = configuration.reports.uploadURL
         warningsBaseURL = configuration.warnings.baseURL
         warningsPublicKeyPEM = secrets.authorityPublicKeyPEM
         warningsSyncInterval = .seconds(configuration.warnings.syncIntervalMinutes * 60)

@@ -7,6 +7,7 @@ internal import KioskGPIO
 internal import KioskNFC
 internal import KioskOpenSSL
 internal import KioskPrinter
+internal import KioskReporting
 internal import KioskStore
 public import KioskSystem
 internal import ServiceLifecycle
@@ -57,6 +58,9 @@ public final class KioskDaemon: Sendable {
     let filePrinter: FileReceiptPrinter?
     let buttons: ButtonMonitor?
     let runner: StationRunner
+    let desk: CheckInDesk
+    let reportDelivery: DaemonReportDelivery
+    let cardClaim = CardClaim()
     let warnings: DaemonWarnings?
     public let loop: StationLoop
     public let metrics = MetricsRegistry()
@@ -85,6 +89,7 @@ public final class KioskDaemon: Sendable {
         guard access(directory, W_OK) == 0 else { throw .stateDirectory(path: directory, reason: "not writable") }
         do { store = try SQLiteCheckInStore(directory: directory) } catch { throw .store(error) }
         let desk = CheckInDesk(store: store, crypto: crypto, policy: settings.policy)
+        self.desk = desk
         let cardKey = try Self.cardKey(settings: settings, crypto: crypto)
 
         // Clock, reader, lights, printer: simulated or real.
@@ -123,6 +128,11 @@ public final class KioskDaemon: Sendable {
                 devices.set("printer", "none configured")
             }
         }
+        reportDelivery = DaemonReportDelivery(
+            printer: printer, hasPrinter: settings.simulate || settings.receiptPrinter != nil,
+            paper: settings.receiptPrinter?.paper ?? .mm58,
+            others: ReportDelivery(uploader: settings.reportUploadURL.map { ReportUploader(endpoint: $0) },
+                                   exportDirectory: settings.reportExportDirectory))
         let connection = simulatedReader?.connection ?? settings.nfcConnection
         if let connection {
             nfcReader = NFCReader(connection: connection, access: KioskCardAccess(cardKey: cardKey, crypto: crypto),

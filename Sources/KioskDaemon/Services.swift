@@ -35,7 +35,8 @@ struct NFCService: Service {
                 switch event {
                 case .card(let result):
                     daemon.devices.set("nfc", "ok")
-                    daemon.loop.submit(.cardRead(CardRead(result)))
+                    let read = CardRead(result)
+                    if !daemon.cardClaim.offer(read) { daemon.loop.submit(.cardRead(read)) }
                 case .removed:
                     daemon.loop.submit(.cardRemoved)
                 case .enrolled:

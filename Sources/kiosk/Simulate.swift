@@ -15,7 +15,7 @@ struct Simulate: AsyncParsableCommand {
             """,
         subcommands: [
             SimStatus.self, SimStaff.self, SimStaffCommand.self, SimEnrol.self, SimTap.self, SimRemove.self,
-            SimShowCode.self, SimPress.self, SimAdvance.self, SimClock.self, SimLights.self, SimReceipts.self, SimSync.self,
+            SimShowCode.self, SimPress.self, SimAdvance.self, SimClock.self, SimLights.self, SimReceipts.self, SimSync.self, SimReport.self,
         ]
     )
 
@@ -211,4 +211,18 @@ struct SimSync: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "sync", abstract: "Fetch warnings from the configured authority now.")
     @OptionGroup var options: SimulatorOptions
     func run() async throws { try await options.send(ControlRequest(command: "sync")) }
+}
+
+struct SimReport: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "report",
+        abstract: "Card N's holder shares stays after a positive test, answering the consent questions in order.",
+        discussion: """
+            The answers are those `kiosk report` asks for, e.g.: --answer 1 --answer done --answer symptoms \
+            --answer print --answer yes. Missing answers end the conversation with nothing sent.
+            """)
+    @OptionGroup var options: SimulatorOptions
+    @Option(help: "The card's number.") var card: Int
+    @Option(name: .customLong("answer"), help: "The next answer (repeat for each question).") var answers: [String] = []
+    func run() async throws { try await options.send(ControlRequest(command: "report", card: card, answers: answers)) }
 }

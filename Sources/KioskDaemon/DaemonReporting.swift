@@ -1,0 +1,114 @@
+internal import Foundation
+internal import KioskCore
+internal import KioskPrinter
+internal import KioskReporting
+internal import KioskStation
+internal import Synchronization
+
+/// Where a consented batch leaves this kiosk: its own receipt printer (simulated or real), the export folder, the
+/// authority's upload endpoint.
+struct DaemonReportDelivery: ReportDelivering {
+    let printer: any ReceiptPrinter
+    let hasPrinter: Bool
+    let paper: PaperWidth
+    let others: ReportDelivery
+
+    var canPrint: Bool { hasPrinter }
+    var canUpload: Bool { others.canUpload }
+    var defaultExportDirectory: String? { others.defaultExportDirectory }
+
+    func deliver(_ batch: ReportBatch, preview: Preview, exportDirectory: String?) async throws(DeliveryError) -> String {
+        guard case .print = preview.output else {
+            return try await others.deliver(batch, preview: preview, exportDirectory: exportDirectory)
+        }
+        guard hasPrinter else { throw .notAvailable("receipt printer") }
+        let bytes: [UInt8]
+        do { bytes = try ReportReceipt.escpos(batch: batch, preview: preview, paper: paper) } catch { throw .receipt }
+        do { try await printer.print(bytes) } catch { throw .printer(error) }
+        return "Printed: \(preview.reportCount) report\(preview.reportCount == 1 ? "" : "s") on the receipt. Take it to the test centre."
+    }
+}
+
+/// The next card read, taken for the report conversation instead of the station (the holder proves presence with
+/// their card; it is not a check-in).
+final class CardClaim: Sendable {
+    private let waiter = Mutex<CheckedContinuation<CardRead?, Never>?>(nil)
+
+    /// True if a claim was waiting and took `read`.
+    func offer(_ read: CardRead) -> Bool {
+        guard let continuation = waiter.withLock({ current -> CheckedContinuation<CardRead?, Never>? in
+            defer { current = nil }
+            return current
+        }) else { return false }
+        continuation.resume(returning: read)
+        return true
+    }
+
+    /// Waits for the next card, up to `timeout`.
+    func next(timeout: Duration) async -> CardRead? {
+        let result = await withTimeout(timeout) {
+            await withCheckedContinuation { (continuation: CheckedContinuation<CardRead?, Never>) in
+                self.waiter.withLock { $0 = continuation }
+            }
+        }
+        if result == nil { _ = offer(.damaged) }  // release a claim nobody answered
+        return result ?? nil
+    }
+}
+
+extension KioskDaemon {
+    /// `report`: the consent flow with scripted answers for the holder of the card tapped next (card N in
+    /// simulation). Prints every question, the answer given, and how it ended.
+    func report(card number: Int?, answers: [String]) async -> ControlResponse {
+        let claimed = Task { await cardClaim.next(timeout: .seconds(number == nil ? 60 : 10)) }
+        try? await Task.sleep(for: .milliseconds(20))
+        if let number {
+            guard let reader = simulatedReader else { return .failure("cards are simulated only on a simulated kiosk") }
+            if reader.cardOnReader != nil {
+                let removed = loop.expect([.cardRemoved])
+                reader.remove()
+                _ = await removed.next(timeout: .seconds(3))
+                removed.cancel()
+            }
+            reader.place(card: number)
+        }
+        defer {
+            if number != nil { simulatedReader?.remove() }
+        }
+        guard let read = await claimed.value else { return .failure("no card was tapped in time") }
+        guard case .card(let secret) = read, secret.kind == .visitor else {
+            return .failure("this is not a visitor's kiosk card: reports need the card the stays were made with")
+        }
+        let desk = self.desk
+        let reading = clock.read()
+        var conversation = ReportConversation(
+            now: Int64(reading.now.timeIntervalSince1970), delivery: reportDelivery, crypto: crypto
+        ) { card throws(StayLoadError) in
+            do { return try desk.reportableStays(of: card, clock: reading) } catch { throw StayLoadError("\(error)") }
+        }
+        var lines = [String]()
+        var remaining = answers[...]
+        let ending = await conversation.run(card: secret) { prompt in
+            lines += prompt.lines
+            if let problem = prompt.problem { lines.append("! \(problem)") }
+            lines.append("? \(prompt.question)")
+            let answer = remaining.popFirst()
+            lines.append("> \(answer ?? "(no more answers)")")
+            return answer
+        }
+        lines.append(ending.message)
+        var ok = false
+        if case .delivered = ending.outcome { ok = true }
+        return ControlResponse(ok: ok, lines: lines, steps: [ControlStep(type: "report", kind: Self.name(ending.outcome))])
+    }
+
+    static func name(_ outcome: ConsentFlow.Outcome) -> String {
+        switch outcome {
+        case .declined: "declined"
+        case .aborted: "aborted"
+        case .nothingToReport: "nothingToReport"
+        case .delivered: "delivered"
+        case .failed: "failed"
+        }
+    }
+}
