@@ -135,13 +135,15 @@ struct ObjectReader {
         }
     }
 
-    /// The known key within edit distance 2 of `key` (case-insensitive), if any.
+    /// The known key nearest to `key` (case-insensitive): within edit distance 2 for keys of 6 characters or more,
+    /// 1 for shorter ones (two edits turn any two-letter key into any other).
     static func nearest(to key: String, in known: [String]) -> String? {
         let lowered = Array(key.lowercased())
+        let limit = lowered.count >= 6 ? 2 : 1
         var best: (key: String, distance: Int)?
         for candidate in known {
             let distance = editDistance(lowered, Array(candidate.lowercased()))
-            if distance <= 2, distance < (best?.distance ?? .max) { best = (candidate, distance) }
+            if distance <= limit, distance < (best?.distance ?? .max) { best = (candidate, distance) }
         }
         return best?.key
     }

@@ -96,8 +96,10 @@ extension KioskConfiguration {
                 problems.append(ConfigurationProblem(path: path, message: "cannot be read (needed by \(need.neededBy)): \(reason)"))
                 continue
             }
-            // Editors and `echo` add a final newline; it is not part of the secret.
-            while let last = bytes.last, last == 0x0A || last == 0x0D { bytes.removeLast() }
+            if need.kind == .staffCode || need.kind == .uploadToken {
+                // Editors and `echo` add a final newline; it is not part of the secret.
+                while let last = bytes.last, last == 0x0A || last == 0x0D { bytes.removeLast() }
+            }
             switch need.kind {
             case .staffCode:
                 if bytes.count < Self.minimumStaffCodeLength || bytes.count > 512 {

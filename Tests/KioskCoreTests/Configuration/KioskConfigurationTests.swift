@@ -193,7 +193,7 @@ import Testing
     }
 
     @Test func notJSONSaysSo() throws {
-        let problems = Self.problems("{\"nfc\": {\"connection\": \"pn532_uart:/dev/ttyS0\",}}")
+        let problems = Self.problems("{\"nfc\": {\"connection\": pn532_uart:/dev/ttyS0}}")
         #expect(problems.count == 1)
         #expect(problems.first?.hasPrefix("the file is not valid JSON") == true)
     }
