@@ -34,7 +34,7 @@ struct CameraBenchmark {
         let frames: [(String, GreyImage)] = [
             ("clean code", clean),
             ("rotated 20° + blur", TestFrames.blurred(TestFrames.rotated(clean, degrees: 20), radius: 1)),
-            ("noisy code", TestFrames.noisy(clean, amplitude: 40)),
+            ("noisy code (not found)", TestFrames.noisy(clean, amplitude: 40)),
             ("no code (noise)", TestFrames.noisy(TestFrames.blank(), amplitude: 60)),
         ]
         let scanner = try ZBarImageScanner()

@@ -96,6 +96,7 @@ import Testing
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let printer = directory.appendingPathComponent("printer.bin").path
+        _ = FileManager.default.createFile(atPath: printer, contents: nil)  // a file stands in for the printer
         let result = try Self.selftest(["--camera", V4L2Shim.device, "--printer", printer])
         #expect(result.status == 0, "\(result.standardOutput) \(result.standardError)")
         let lines = result.standardOutput.split(separator: "\n").map(String.init)
