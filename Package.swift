@@ -21,6 +21,9 @@ let package = Package(
         // NFC reader (libnfc) and its PN532 emulator
         .executable(name: "pn532-emulator", targets: ["pn532-emulator"]),
         .executable(name: "kiosk-bench-nfc", targets: ["kiosk-bench-nfc"]),
+        // Camera (libzbar video), its probe and benchmark
+        .executable(name: "kiosk-camera-probe", targets: ["kiosk-camera-probe"]),
+        .executable(name: "kiosk-bench-camera", targets: ["kiosk-bench-camera"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -108,6 +111,7 @@ let package = Package(
                 "KioskSystem", // configuration: `kiosk config check | show`
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 "KioskDaemon", // `kiosk run`, `kiosk simulate`, `kiosk status`
+                "KioskSelfTest", // `kiosk selftest`
                 // `kiosk report` and `kiosk authority`
                 "KioskStore", "KioskReporting", "KioskPrinter", "KioskAuthority",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -278,6 +282,55 @@ let package = Package(
             name: "KioskCommandTests",
             dependencies: [
                 "KioskCore", "KioskStore", "KioskOpenSSL", "KioskReporting", "KioskAuthority", "KioskTesting", "KioskZBar",
+            ],
+            swiftSettings: strictness
+        ),
+            // MARK: Camera (libzbar video), `kiosk selftest`, the V4L2 stand-in for tests and the camera benchmark
+        .target(
+            name: "KioskCamera",
+            dependencies: [
+                "CKioskZBar", "KioskZBar", "KioskCore", "KioskPrinter", // KioskPrinter: libqrencode for shown codes
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictness
+        ),
+        .target(
+            name: "KioskSelfTest",
+            dependencies: ["KioskCamera", "KioskCore", "KioskNFC", "KioskGPIO", "KioskPrinter"],
+            swiftSettings: strictness
+        ),
+        // Test support: the V4L2 stand-in (C source compiled by the tests, loaded with LD_PRELOAD), test frames,
+        // helper processes.
+        .target(
+            name: "KioskCameraTesting",
+            dependencies: ["KioskZBar", "KioskCore"],
+            exclude: ["shim"],
+            swiftSettings: strictness
+        ),
+        .executableTarget(
+            name: "kiosk-camera-probe",
+            dependencies: ["KioskCamera", "KioskCore", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strictness
+        ),
+        // libzbar called directly from C: the benchmark's baseline
+        .target(name: "CKioskZBarBaseline", linkerSettings: [.linkedLibrary("zbar")]),
+        .executableTarget(
+            name: "kiosk-bench-camera",
+            dependencies: ["CKioskZBarBaseline", "KioskCamera", "KioskCameraTesting", "KioskCore", "KioskZBar"],
+            swiftSettings: strictness
+        ),
+        .testTarget(
+            name: "KioskCameraTests",
+            dependencies: [
+                "KioskCamera", "KioskCameraTesting", "KioskCore", "KioskZBar",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictness
+        ),
+        .testTarget(
+            name: "KioskSelfTestTests",
+            dependencies: [
+                "KioskSelfTest", "KioskCameraTesting", "KioskCore", "KioskPN532Emulator", "KioskCamera", "KioskZBar",
             ],
             swiftSettings: strictness
         ),

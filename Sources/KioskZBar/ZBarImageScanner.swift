@@ -53,34 +53,40 @@ public struct ZBarImageScanner: ~Copyable {
 
     /// Every QR code in `image`, in libzbar's order. The corresponding C function is `zbar_scan_image`.
     public func scan(_ image: GreyImage) throws(ZBarError) -> [ScannedCode] {
-        guard image.width > 0, image.height > 0, image.pixels.count == image.width * image.height,
-              let width = UInt32(exactly: image.width), let height = UInt32(exactly: image.height) else {
+        guard image.pixels.count == image.width * image.height else { throw .invalidImage }
+        return try image.pixels.withUnsafeBufferPointer { pixels throws(ZBarError) -> [ScannedCode] in
+            try scan(pixels: pixels, width: image.width, height: image.height)
+        }
+    }
+
+    /// Every QR code in an 8-bit grey frame that someone else owns (a camera buffer), without copying it: `pixels`
+    /// holds at least `width × height` bytes, row by row. The corresponding C function is `zbar_scan_image`.
+    public func scan(pixels: UnsafeBufferPointer<UInt8>, width: Int, height: Int) throws(ZBarError) -> [ScannedCode] {
+        guard width > 0, height > 0, pixels.count >= width * height, pixels.baseAddress != nil,
+              let zwidth = UInt32(exactly: width), let zheight = UInt32(exactly: height) else {
             throw .invalidImage
         }
         guard let zimage = zbar_image_create() else { throw .outOfMemory }
         defer { zbar_image_destroy(zimage) }
         zbar_image_set_format(zimage, ckiosk_zbar_fourcc_y800())
-        zbar_image_set_size(zimage, width, height)
-        return try image.pixels.withUnsafeBufferPointer { pixels throws(ZBarError) -> [ScannedCode] in
-            // No cleanup handler: the buffer stays ours and outlives the image, which is destroyed above.
-            zbar_image_set_data(zimage, pixels.baseAddress, UInt(pixels.count), nil)
-            guard zbar_scan_image(scanner, zimage) >= 0 else { throw .scanFailed }
-            var codes = [ScannedCode]()
-            var symbol = zbar_image_first_symbol(zimage)
-            while let current = symbol {
-                if zbar_symbol_get_type(current) == ZBAR_QRCODE, let data = zbar_symbol_get_data(current) {
-                    let length = Int(zbar_symbol_get_data_length(current))
-                    let bytes = data.withMemoryRebound(to: UInt8.self, capacity: length) {
-                        Array(UnsafeBufferPointer(start: $0, count: length))
-                    }
-                    codes.append(ScannedCode(bytes: bytes))
+        zbar_image_set_size(zimage, zwidth, zheight)
+        // No cleanup handler: the buffer stays the caller's and outlives the image, which is destroyed above.
+        zbar_image_set_data(zimage, pixels.baseAddress, UInt(width * height), nil)
+        defer { zbar_image_set_data(zimage, nil, 0, nil) }  // detach the buffer before the image is destroyed
+        guard zbar_scan_image(scanner, zimage) >= 0 else { throw .scanFailed }
+        var codes = [ScannedCode]()
+        var symbol = zbar_image_first_symbol(zimage)
+        while let current = symbol {
+            if zbar_symbol_get_type(current) == ZBAR_QRCODE, let data = zbar_symbol_get_data(current) {
+                let length = Int(zbar_symbol_get_data_length(current))
+                let bytes = data.withMemoryRebound(to: UInt8.self, capacity: length) {
+                    Array(UnsafeBufferPointer(start: $0, count: length))
                 }
-                symbol = zbar_symbol_next(current)
+                codes.append(ScannedCode(bytes: bytes))
             }
-            // Detach the buffer before the image is destroyed.
-            zbar_image_set_data(zimage, nil, 0, nil)
-            return codes
+            symbol = zbar_symbol_next(current)
         }
+        return codes
     }
 
     deinit { zbar_image_scanner_destroy(scanner) }

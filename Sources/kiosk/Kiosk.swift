@@ -6,6 +6,9 @@ struct Kiosk: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "kiosk",
         abstract: "A venue check-in kiosk for people without smartphones.",
-        subcommands: [Decode.self, Run.self, Simulate.self, Status.self, Config.self, Report.self, Authority.self]
+        subcommands: [
+            Decode.self, Run.self, Simulate.self, Status.self, Config.self, Report.self, Authority.self,
+            SelfTestCommand.self,
+        ]
     )
 }

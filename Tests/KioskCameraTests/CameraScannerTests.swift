@@ -1,0 +1,53 @@
+import Foundation
+import KioskCamera
+import KioskCore
+import KioskZBar
+import Logging
+import Testing
+
+/// The real libzbar video path without any camera: this machine has no V4L2 devices.
+@Suite struct CameraScannerTests {
+    static let logger = Logger(label: "test.camera", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    @Test func missingDeviceIsNoCamera() {
+        #expect(throws: CameraUnavailableReason.noCamera(device: "/dev/video-none-here")) {
+            try ZBarVideo(device: "/dev/video-none-here")
+        }
+    }
+
+    @Test func aFileIsNotACamera() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("not-a-camera-\(getpid())").path
+        _ = FileManager.default.createFile(atPath: path, contents: Data("x".utf8))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect(throws: CameraUnavailableReason.self) { try ZBarVideo(device: path) }
+    }
+
+    @Test func failuresAreReportedAndBounded() async {
+        let configuration = CameraScanner.Configuration(
+            device: "/dev/video-none-here",
+            backoff: RetryBackoff(initial: .milliseconds(5), maximum: .milliseconds(20)),
+            maximumConsecutiveFailures: 4)
+        let camera = CameraScanner(configuration: configuration, logger: Self.logger)
+        await camera.run()
+        var events: [CameraEvent] = []
+        for await event in camera.events { events.append(event) }
+        let attempt: [CameraEvent] = [.state(.starting), .state(.unavailable(.noCamera(device: "/dev/video-none-here")))]
+        #expect(events == attempt + attempt + attempt + attempt)
+    }
+
+    @Test func cancellationStopsTheRetryWaitPromptly() async throws {
+        let configuration = CameraScanner.Configuration(
+            device: "/dev/video-none-here", backoff: RetryBackoff(initial: .seconds(30), maximum: .seconds(30)))
+        let camera = CameraScanner(configuration: configuration, logger: Self.logger)
+        let runner = Task { await camera.run() }
+        var events = camera.events.makeAsyncIterator()
+        #expect(await events.next() == .state(.starting))
+        #expect(await events.next() == .state(.unavailable(.noCamera(device: "/dev/video-none-here"))))
+        let start = ContinuousClock.now
+        runner.cancel()
+        await runner.value
+        #expect(await events.next() == nil)
+        // Waiting out the 30 s delay would take 30 s; generous bound for a loaded machine.
+        #expect(start.duration(to: .now) < .seconds(10))
+    }
+}
