@@ -259,7 +259,7 @@ let package = Package(
             name: "KioskDaemon",
             dependencies: [
                 "KioskCore", "KioskSystem", "KioskNFC", "KioskPN532Emulator", "KioskStore", "KioskOpenSSL",
-                "KioskPrinter", "KioskGPIO", "KioskReporting", "KioskStation", "KioskZBar",
+                "KioskPrinter", "KioskGPIO", "KioskReporting", "KioskStation", "KioskZBar", "KioskCamera",
                 "KioskTesting", // the simulated printer renders receipts with the ESC/POS interpreter
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

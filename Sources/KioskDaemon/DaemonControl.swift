@@ -6,6 +6,7 @@ public import Foundation
 internal import KioskCore
 internal import KioskStation
 internal import KioskZBar
+internal import KioskCamera
 
 /// What `kiosk status` shows. No personal data; the venue appears only as its format and short fingerprint.
 public struct DaemonStatus: Codable, Sendable, Equatable {
@@ -107,27 +108,28 @@ extension KioskDaemon {
             return ControlResponse(ok: answer.ok, lines: response(asked, fallback: "").lines + answer.lines,
                                    steps: ControlStep.steps(of: asked) + answer.steps)
         case "show-code":
-            let texts: [String]
+            guard let camera = feedCamera else { return .failure("codes are shown this way only on a simulated kiosk") }
+            let expectation = loop.expect([.codeScanned])
+            defer { expectation.cancel() }
             if let path = request.path {
-                do {
-                    texts = try ZBarImageScanner().scan(try ImageLoader.load(path: path)).map(\.text)
-                } catch {
-                    return .failure("the image cannot be read: \(error)")
-                }
-                guard !texts.isEmpty else { return .failure("no QR code found in the image") }
+                do { camera.show(try ImageLoader.load(path: path)) } catch { return .failure("the image cannot be read: \(error)") }
             } else if let text = request.text {
-                texts = [text]
+                do { try camera.show(text: text) } catch { return .failure("the code cannot be shown: \(error)") }
             } else {
                 return .failure("give the code's text or an image file")
             }
-            var steps = [ControlStep]()
-            var lines = [String]()
-            for text in texts {
-                let answer = response(await loop.handle(.codeScanned(text)), fallback: "Code shown.")
-                steps += answer.steps
-                lines += answer.lines
+            var reports = [StationReport]()
+            if let first = await expectation.next(timeout: .seconds(5)) {
+                reports.append(first.report)
+                // More codes in the same picture arrive within a few frames.
+                while let more = await expectation.next(timeout: .milliseconds(300)) { reports.append(more.report) }
             }
-            return ControlResponse(ok: true, lines: lines, steps: steps)
+            camera.clear()
+            try? await Task.sleep(for: .milliseconds(200))  // out of view long enough to count as gone
+            guard !reports.isEmpty else {
+                return .failure("the camera saw no QR code (is the whole code visible and sharp?)")
+            }
+            return response(StationReport(steps: reports.flatMap(\.steps)), fallback: "Code shown.")
         case "press":
             guard let name = request.button, let button = StationButton(rawValue: name) else {
                 return .failure("press which button: confirm or cancel")

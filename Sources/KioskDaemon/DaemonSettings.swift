@@ -19,6 +19,8 @@ public struct DaemonSettings: Sendable {
     public var cameraDevice: String?
     public var cameraWidth: Int
     public var cameraHeight: Int
+    /// Frames without a code after which the same code shown again is a new event.
+    public var cameraFramesUntilGone = 15
     /// The loopback address of the metrics endpoint (`127.0.0.1:9464`); nil: no endpoint. Port 0 picks a free port.
     public var metricsListen: String?
     /// The station's behaviour (staff timeout, staff code, texts).
@@ -73,6 +75,7 @@ extension DaemonSettings {
         cameraDevice = configuration.camera?.device
         cameraWidth = configuration.camera?.width ?? 640
         cameraHeight = configuration.camera?.height ?? 480
+        cameraFramesUntilGone = configuration.camera?.framesUntilGone ?? 15
         metricsListen = configuration.metrics.listen
         policy = configuration.checkIns.policy
         station.staffTimeout = TimeInterval(configuration.staff.modeTimeoutSeconds)

@@ -3,6 +3,7 @@ public import KioskCore
 public import KioskStation
 public import Logging
 internal import Foundation
+internal import KioskCamera
 internal import KioskGPIO
 internal import KioskNFC
 internal import KioskOpenSSL
@@ -57,6 +58,8 @@ public final class KioskDaemon: Sendable {
     public let simulatedIndicator: SimulatedIndicator?
     let filePrinter: FileReceiptPrinter?
     let buttons: ButtonMonitor?
+    let camera: (any CodeCamera)?
+    let feedCamera: FrameFeedCamera?
     let runner: StationRunner
     let desk: CheckInDesk
     let reportDelivery: DaemonReportDelivery
@@ -133,6 +136,21 @@ public final class KioskDaemon: Sendable {
             paper: settings.receiptPrinter?.paper ?? .mm58,
             others: ReportDelivery(uploader: settings.reportUploadURL.map { ReportUploader(endpoint: $0) },
                                    exportDirectory: settings.reportExportDirectory))
+        if settings.simulate {
+            let feed = FrameFeedCamera(framesToForget: 3, width: settings.cameraWidth, height: settings.cameraHeight)
+            feedCamera = feed
+            camera = feed
+        } else if let device = settings.cameraDevice {
+            feedCamera = nil
+            camera = CameraScanner(configuration: .init(device: device, width: settings.cameraWidth,
+                                                        height: settings.cameraHeight,
+                                                        framesToForget: settings.cameraFramesUntilGone),
+                                   logger: logger)
+        } else {
+            feedCamera = nil
+            camera = nil
+            devices.set("camera", "none configured")
+        }
         let connection = simulatedReader?.connection ?? settings.nfcConnection
         if let connection {
             nfcReader = NFCReader(connection: connection, access: KioskCardAccess(cardKey: cardKey, crypto: crypto),
@@ -177,6 +195,7 @@ public final class KioskDaemon: Sendable {
             ControlService(daemon: self),
             NFCService(daemon: self),
             ButtonService(daemon: self),
+            CameraService(daemon: self),
             WarningsService(daemon: self),
         ]
         let group = ServiceGroup(configuration: .init(

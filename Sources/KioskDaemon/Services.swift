@@ -3,6 +3,7 @@ internal import Synchronization
 internal import Foundation
 internal import Hummingbird
 internal import KioskCore
+internal import KioskCamera
 internal import KioskGPIO
 internal import KioskNFC
 internal import KioskStation
@@ -63,6 +64,30 @@ struct ButtonService: Service {
             }
         } onGracefulShutdown: {
             buttons.stop()
+        }
+    }
+}
+
+/// Codes the camera read → station events; the camera's state → device states.
+struct CameraService: Service {
+    let daemon: KioskDaemon
+
+    func run() async throws {
+        guard let camera = daemon.camera else { return await waitForShutdown() }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await camera.run() }
+            group.addTask {
+                for await event in camera.events {
+                    switch event {
+                    case .code(let text): daemon.loop.submit(.codeScanned(text))
+                    case .state(.running): daemon.devices.set("camera", daemon.settings.simulate ? "simulated" : "ok")
+                    case .state(.starting): daemon.devices.set("camera", "starting")
+                    case .state(.unavailable(let reason)): daemon.devices.set("camera", "unavailable: \(reason.message)")
+                    }
+                }
+            }
+            await waitForShutdown()
+            group.cancelAll()
         }
     }
 }
