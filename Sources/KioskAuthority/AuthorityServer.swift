@@ -15,10 +15,14 @@ public enum AuthorityServer {
 
     public static func makeApplication(
         publisher: WarningPublisher, host: String = "127.0.0.1", port: Int = 8080, logger: Logger,
-        now: @escaping @Sendable () -> Int64
+        now: @escaping @Sendable () -> Int64, cwaPublisher: CWAHourlyPublisher? = nil
     ) -> some ApplicationProtocol {
         let router = Router()
         router.add(middleware: FileMiddleware(publisher.publishDirectory, urlBasePath: "/warnings", searchForIndexHtml: false))
+        if let cwaPublisher {
+            let root = cwaPublisher.publishDirectory
+            addCWARoutes(to: router) { region in root + "/twp/country/" + region + "/hour" }
+        }
         router.post("/v1/reports") { request, context -> Response in
             guard let code = request.headers[.init(ReportUploader.codeHeader)!] else {
                 return Response(status: .forbidden)

@@ -6,6 +6,6 @@ struct Kiosk: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "kiosk",
         abstract: "A venue check-in kiosk for people without smartphones.",
-        subcommands: [Decode.self]
+        subcommands: [Decode.self, AuthorityWarnVenue.self]
     )
 }
