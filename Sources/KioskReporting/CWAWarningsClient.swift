@@ -2,6 +2,7 @@ public import AsyncHTTPClient
 import Foundation
 public import KioskCore
 import NIOCore
+import NIOHTTP1
 
 /// Fetches Corona-Warn-App hourly trace warning packages, in CWA's distribution layout: `<base>/hour` lists the
 /// hours that have packages (a JSON array of hours since the epoch, or `{"oldest": h, "latest": h}`), and
