@@ -50,31 +50,25 @@ extension WarningMatcher {
     ) -> ExposureResult {
         var matches = [ExposureMatch]()
         let today = StayPreparation.floorTo(now, 86_400) / 86_400
-        var hashes = [[UInt8]: [UInt8]]()
+        // Windows per venue: each record is hashed, MAC-checked and decrypted once per venue, however many stays
+        // share the venue. `report` identifies a protected report for the own-report check (nil for warnings).
+        var windowsByVenue = [[UInt8]: [CWAWindow]]()
         for stay in stays where stay.end > stay.start {
-            let hash: [UInt8]
-            if let known = hashes[stay.locationId] {
-                hash = known
+            let windows: [CWAWindow]
+            if let known = windowsByVenue[stay.locationId] {
+                windows = known
             } else {
-                guard let computed = try? crypto.sha256(stay.locationId) else { continue }
-                hashes[stay.locationId] = computed
-                hash = computed
-            }
-            var windows = [(start: Int64, end: Int64, level: UInt32)]()
-            for warning in cwa.warningsByHash[hash] ?? [] where warning.isValidWarning {
-                windows.append((Int64(warning.startIntervalNumber), Int64(warning.startIntervalNumber) + Int64(warning.period),
-                                warning.transmissionRiskLevel))
-            }
-            for report in cwa.reportsByHash[hash] ?? []
-            where stay.ownReports.isEmpty || !(stay.ownReports.contains(report.mac) || stay.ownReports.contains(report.serialized)) {
-                guard let record = try? report.open(locationId: stay.locationId, crypto: crypto), record.isValidWarning else { continue }
-                windows.append((Int64(record.startIntervalNumber), Int64(record.startIntervalNumber) + Int64(record.period),
-                                record.transmissionRiskLevel))
+                windows = Self.cwaWindows(locationId: stay.locationId, cwa: cwa, crypto: crypto)
+                windowsByVenue[stay.locationId] = windows
             }
             guard !windows.isEmpty else { continue }
             let pieces = StayPreparation.splitAtMidnightUTC(StayPreparation.Window(start: stay.start, end: stay.end))
             for window in windows {
-                let value = parameters.transmissionRiskValue(for: UInt8(window.level))
+                if let report = window.report, !stay.ownReports.isEmpty,
+                   stay.ownReports.contains(report.mac) || stay.ownReports.contains(report.serialized) {
+                    continue
+                }
+                let value = parameters.transmissionRiskValue(for: window.level)
                 guard value > 0 else { continue }
                 for piece in pieces {
                     let day = StayPreparation.floorTo(piece.start, 86_400) / 86_400
@@ -83,11 +77,34 @@ extension WarningMatcher {
                                                  startIntervalNumber: window.start, endIntervalNumber: window.end)
                     guard minutes > 0 else { continue }
                     matches.append(ExposureMatch(stayId: stay.id, day: day, overlapMinutes: minutes,
-                                                 transmissionRiskLevel: UInt8(window.level),
-                                                 normalizedTime: value * Double(minutes)))
+                                                 transmissionRiskLevel: window.level, normalizedTime: value * Double(minutes)))
                 }
             }
         }
         return ExposureResult(matches: matches, riskLevelByDay: riskLevels(matches, parameters: parameters))
+    }
+
+    /// A warned window of whole intervals at one risk level, from a warning or an opened protected report.
+    struct CWAWindow {
+        let start: Int64
+        let end: Int64
+        let level: UInt8
+        let report: CWAProtectedReport?
+    }
+
+    /// The valid windows the kept records give for the venue `locationId`.
+    static func cwaWindows(locationId: [UInt8], cwa: CWAWarningSet, crypto: some CryptoProvider) -> [CWAWindow] {
+        guard let hash = try? crypto.sha256(locationId) else { return [] }
+        var windows = [CWAWindow]()
+        for warning in cwa.warningsByHash[hash] ?? [] where warning.isValidWarning {
+            windows.append(CWAWindow(start: Int64(warning.startIntervalNumber), end: Int64(warning.startIntervalNumber) + Int64(warning.period),
+                                     level: UInt8(warning.transmissionRiskLevel), report: nil))
+        }
+        for report in cwa.reportsByHash[hash] ?? [] {
+            guard let record = try? report.open(locationId: locationId, crypto: crypto), record.isValidWarning else { continue }
+            windows.append(CWAWindow(start: Int64(record.startIntervalNumber), end: Int64(record.startIntervalNumber) + Int64(record.period),
+                                     level: UInt8(record.transmissionRiskLevel), report: report))
+        }
+        return windows
     }
 }
