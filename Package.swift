@@ -47,6 +47,7 @@ let package = Package(
         .systemLibrary(name: "CKioskSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CKioskQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .systemLibrary(name: "CKioskPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "CKioskZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
         // MARK: Pure Swift
         .target(
@@ -66,6 +67,7 @@ let package = Package(
             name: "KioskReporting",
             dependencies: [
                 "KioskCore",
+                "KioskZip", // CWA hourly warning packages are zip archives
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -334,5 +336,8 @@ let package = Package(
             ],
             swiftSettings: strictness
         ),
+        // MARK: CWA hourly warning packages (zip over zlib)
+        .target(name: "KioskZip", dependencies: ["CKioskZlib"], swiftSettings: strictness),
+        .testTarget(name: "KioskZipTests", dependencies: ["KioskZip"], swiftSettings: strictness),
     ]
 )

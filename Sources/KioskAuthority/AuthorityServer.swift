@@ -16,10 +16,15 @@ public enum AuthorityServer {
 
     public static func makeApplication(
         publisher: WarningPublisher, host: String = "127.0.0.1", port: Int = 8080, logger: Logger,
-        now: @escaping @Sendable () -> Int64, onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
+        now: @escaping @Sendable () -> Int64, cwaPublisher: CWAHourlyPublisher? = nil,
+        onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         let router = Router()
         router.add(middleware: FileMiddleware(publisher.publishDirectory, urlBasePath: "/warnings", searchForIndexHtml: false))
+        if let cwaPublisher {
+            let root = cwaPublisher.publishDirectory
+            addCWARoutes(to: router) { region in root + "/twp/country/" + region + "/hour" }
+        }
         router.post("/v1/reports") { request, context -> Response in
             guard let code = request.headers[.init(ReportUploader.codeHeader)!] else {
                 return Response(status: .forbidden)

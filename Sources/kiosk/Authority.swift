@@ -19,7 +19,7 @@ struct Authority: AsyncParsableCommand {
             records under state/, and the published packages with their signed index under www/. Nothing records \
             where an upload came from, and no report content is printed or logged.
             """,
-        subcommands: [AuthorityInit.self, AuthorityIssueCode.self, AuthorityServe.self, AuthorityAccept.self,
+        subcommands: [AuthorityInit.self, AuthorityIssueCode.self, AuthorityServe.self, AuthorityAccept.self, AuthorityWarnVenueCWA.self,
                       AuthorityWarnVenue.self, AuthorityPublish.self]
     )
 }

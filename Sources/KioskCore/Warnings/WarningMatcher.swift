@@ -162,8 +162,14 @@ public enum WarningMatcher {
 
     /// Minutes that a stay and a report share: `min(ends) − max(starts)`, rounded to whole minutes; 0 if none.
     public static func overlapMinutes(stayStart: Int64, stayEnd: Int64, report: PresenceReport) -> Int64 {
-        let reportStart = Int64(report.startIntervalNumber) * Interval.seconds
-        let reportEnd = Int64(report.endIntervalNumber) * Interval.seconds
+        overlapMinutes(stayStart: stayStart, stayEnd: stayEnd, startIntervalNumber: Int64(report.startIntervalNumber),
+                       endIntervalNumber: Int64(report.endIntervalNumber))
+    }
+
+    /// Minutes that a stay and a warned window of whole intervals share, rounded to whole minutes; 0 if none.
+    public static func overlapMinutes(stayStart: Int64, stayEnd: Int64, startIntervalNumber: Int64, endIntervalNumber: Int64) -> Int64 {
+        let reportStart = startIntervalNumber * Interval.seconds
+        let reportEnd = endIntervalNumber * Interval.seconds
         let overlap = min(stayEnd, reportEnd) - max(stayStart, reportStart)
         guard overlap > 0 else { return 0 }
         return Int64((Double(overlap) / 60).rounded(.toNearestOrAwayFromZero))

@@ -1,0 +1,193 @@
+public import AsyncHTTPClient
+import Foundation
+public import KioskCore
+import NIOCore
+import NIOHTTP1
+
+/// Fetches Corona-Warn-App hourly trace warning packages, in CWA's distribution layout: `<base>/hour` lists the
+/// hours that have packages (a JSON array of hours since the epoch, or `{"oldest": h, "latest": h}`), and
+/// `<base>/hour/<h>` is that hour's zip (empty when the hour has nothing). `<base>` is e.g.
+/// `https://svc90.main.px.t-online.de/version/v1/twp/country/DE`.
+///
+/// Like the CKPW/1 path (`WarningsClient`): the index is asked for with `If-None-Match`, only hours not seen yet are
+/// fetched, every zip's signature is verified under the configured key before `export.bin` is parsed, and only
+/// records about this kiosk's venues (by `locationIdHash`) are kept. State lives in one file, written atomically,
+/// so a restart fetches nothing twice.
+public actor CWAWarningsClient {
+    public let baseURL: String
+    let verifier: any SignatureVerifier
+    let client: HTTPClient
+    let statePath: String
+    let timeout: Duration
+    let maximumArchiveSize: Int
+    public private(set) var state: CWAWarningsState
+    /// The kept records, filed by `locationIdHash` for matching at a tap.
+    public private(set) var warnings: CWAWarningSet
+
+    /// Hours listed beyond this many are ignored (the newest are taken): a hostile index cannot make the kiosk
+    /// fetch forever. CWA keeps 14 days.
+    public static let maximumHoursPerIndex = 24 * 21
+
+    public init(baseURL: String, verifier: any SignatureVerifier, stateDirectory: String, client: HTTPClient = .shared,
+                timeout: Duration = .seconds(30), maximumArchiveSize: Int = CWAHourlyPackage.defaultMaximumArchiveSize) {
+        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        self.verifier = verifier
+        self.client = client
+        self.statePath = stateDirectory
+        self.timeout = timeout
+        self.maximumArchiveSize = maximumArchiveSize
+        let state = (try? CWAWarningsState.load(from: stateDirectory)) ?? CWAWarningsState()
+        self.state = state
+        self.warnings = state.makeSet()
+    }
+
+    /// What a sync did, for the status page and metrics; no record content.
+    public struct SyncReport: Equatable, Sendable {
+        public var indexUnchanged = false
+        /// Hours fetched and taken (empty hours included).
+        public var hoursFetched = 0
+        public var recordsKept = 0
+        /// Packages refused, with the reason (bad signature, truncated, oversized…).
+        public var rejected: [String] = []
+    }
+
+    /// Fetches what is new. `interestingHashes` are the `locationIdHash`es of the venues this kiosk holds stays for.
+    public func sync(interestingHashes: Set<[UInt8]>) async throws(WarningsSyncError) -> SyncReport {
+        var report = SyncReport()
+        let (status, body, etag) = try await get("/hour", ifNoneMatch: state.indexETag, limit: 1024 * 1024)
+        if status == 304 {
+            report.indexUnchanged = true
+            return report
+        }
+        guard status == 200 else { throw .server(status) }
+        guard let hours = Self.hours(inIndex: body) else { throw .malformedIndex }
+        for hour in hours.suffix(Self.maximumHoursPerIndex) where !state.seenHours.contains(hour) {
+            let (hourStatus, zip, _) = try await get("/hour/\(hour)", ifNoneMatch: nil, limit: maximumArchiveSize)
+            guard hourStatus == 200 else {
+                report.rejected.append("hour \(hour): not available (\(hourStatus))")
+                continue
+            }
+            if zip.isEmpty {  // CWA publishes an empty file for an hour without warnings
+                state.seenHours.insert(hour)
+                report.hoursFetched += 1
+                continue
+            }
+            do {
+                let package = try CWAHourlyPackage.open(zip, verifier: verifier, expectedHour: hour, maximumArchiveSize: maximumArchiveSize)
+                report.recordsKept += keep(package, interestingHashes: interestingHashes)
+                state.seenHours.insert(hour)
+                report.hoursFetched += 1
+            } catch {
+                report.rejected.append("hour \(hour): \(error)")
+            }
+        }
+        // Remember the index only when every hour in it was taken: otherwise the next sync must look again.
+        state.indexETag = report.rejected.isEmpty ? etag : nil
+        try persist()
+        return report
+    }
+
+    /// Loads hourly packages that staff brought on a USB stick: every `*.zip` in `directory`.
+    public func loadFromDirectory(_ directory: String, interestingHashes: Set<[UInt8]>) throws(WarningsSyncError) -> SyncReport {
+        var report = SyncReport()
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { throw .noMedium }
+        for name in names.sorted() where name.hasSuffix(".zip") {
+            let path = directory + "/" + name
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+                  let size = attributes[.size] as? Int, size <= maximumArchiveSize else {
+                report.rejected.append("\(name): \(CWAPackageError.oversized)")
+                continue
+            }
+            guard let bytes = FileManager.default.contents(atPath: path).map([UInt8].init) else {
+                report.rejected.append("\(name): unreadable")
+                continue
+            }
+            do {
+                let package = try CWAHourlyPackage.open(bytes, verifier: verifier, maximumArchiveSize: maximumArchiveSize)
+                report.recordsKept += keep(package, interestingHashes: interestingHashes)
+                report.hoursFetched += 1
+            } catch {
+                report.rejected.append("\(name): \(error)")
+            }
+        }
+        try persist()
+        return report
+    }
+
+    /// Drops kept records about venues no longer interesting (their stays expired).
+    public func retain(locationIdHashes hashes: Set<[UInt8]>) throws(WarningsSyncError) {
+        warnings.retain(locationIdHashes: hashes)
+        try persist()
+    }
+
+    /// The hours an index lists, ascending: a JSON array of integers, or CWA's `{"oldest": h, "latest": h}`.
+    static func hours(inIndex body: [UInt8]) -> [UInt32]? {
+        if let list = try? JSONDecoder().decode([UInt32].self, from: Data(body)) { return Array(Set(list)).sorted() }
+        struct Range: Decodable {
+            let oldest: UInt32?
+            let latest: UInt32?
+        }
+        guard let range = try? JSONDecoder().decode(Range.self, from: Data(body)) else { return nil }
+        guard let oldest = range.oldest, let latest = range.latest else { return [] }
+        guard oldest <= latest else { return nil }
+        return Array(max(oldest, latest - min(latest, UInt32(maximumHoursPerIndex - 1)))...latest)
+    }
+
+    private func keep(_ package: CWATraceWarningPackage, interestingHashes: Set<[UInt8]>) -> Int {
+        let kept = package.keeping(locationIdHashes: interestingHashes)
+        return warnings.add(warnings: kept.timeIntervalWarnings, reports: kept.checkInProtectedReports)
+    }
+
+    private func persist() throws(WarningsSyncError) {
+        state.warnings = warnings.warningsByHash.values.flatMap { $0.map { Hex.encode($0.serialized) } }.sorted()
+        state.reports = warnings.reportsByHash.values.flatMap { $0.map { Hex.encode($0.serialized) } }.sorted()
+        do { try state.save(to: statePath) } catch { throw .storage }
+    }
+
+    private func get(_ path: String, ifNoneMatch etag: String?, limit: Int) async throws(WarningsSyncError) -> (Int, [UInt8], String?) {
+        var request = HTTPClientRequest(url: baseURL + path)
+        if let etag { request.headers.add(name: "If-None-Match", value: etag) }
+        do {
+            let response = try await client.execute(request, timeout: .nanoseconds(timeout.wholeNanoseconds))
+            if let length = response.headers.first(name: "Content-Length").flatMap(Int.init), length > limit {
+                throw WarningsSyncError.oversized
+            }
+            let body = try await response.body.collect(upTo: limit)
+            return (Int(response.status.code), Array(body.readableBytesView), response.headers.first(name: "ETag"))
+        } catch let error as WarningsSyncError {
+            throw error
+        } catch is NIOTooManyBytesError {
+            throw .oversized
+        } catch {
+            throw .unreachable
+        }
+    }
+}
+
+/// What the CWA warnings client remembers between syncs.
+public struct CWAWarningsState: Codable, Equatable, Sendable {
+    public var indexETag: String?
+    public var seenHours: Set<UInt32> = []
+    /// Kept `TraceTimeIntervalWarning`s, hex-encoded protobuf.
+    public var warnings: [String] = []
+    /// Kept `CheckInProtectedReport`s, hex-encoded protobuf.
+    public var reports: [String] = []
+
+    public init() {}
+
+    static let fileName = "cwa-warnings.json"
+
+    func makeSet() -> CWAWarningSet {
+        CWAWarningSet(warnings: warnings.compactMap(Hex.decode).compactMap { try? CWATraceWarning(serialized: $0) },
+                      reports: reports.compactMap(Hex.decode).compactMap { try? CWAProtectedReport(serialized: $0) })
+    }
+
+    static func load(from directory: String) throws -> CWAWarningsState {
+        guard let data = FileManager.default.contents(atPath: directory + "/" + fileName) else { return CWAWarningsState() }
+        return try JSONDecoder().decode(CWAWarningsState.self, from: data)
+    }
+
+    func save(to directory: String) throws {
+        try AtomicFile.write(Array(try JSONEncoder().encode(self)), named: Self.fileName, in: directory)
+    }
+}
