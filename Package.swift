@@ -276,7 +276,7 @@ let package = Package(
         ),
         .testTarget(
             name: "KioskDaemonTests",
-            dependencies: ["KioskDaemon", "KioskCore", "KioskTesting", "KioskOpenSSL", "KioskPrinter", "CKioskSQLite"],
+            dependencies: ["KioskDaemon", "KioskCore", "KioskTesting", "KioskOpenSSL", "KioskPrinter", "KioskZBar", "CKioskSQLite"],
             swiftSettings: strictness
         ),
         // `kiosk report` and `kiosk authority`, run as a subprocess

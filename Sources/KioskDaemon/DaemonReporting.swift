@@ -99,6 +99,12 @@ extension KioskDaemon {
         lines.append(ending.message)
         var ok = false
         if case .delivered = ending.outcome { ok = true }
+        if !conversation.deliveredStayIDs.isEmpty {
+            // Their own report must not warn them at their next tap.
+            do { try desk.markReported(conversation.deliveredStayIDs, of: secret) } catch {
+                lines.append("The kiosk could not note the shared stays: \(error)")
+            }
+        }
         return ControlResponse(ok: ok, lines: lines, steps: [ControlStep(type: "report", kind: Self.name(ending.outcome))])
     }
 

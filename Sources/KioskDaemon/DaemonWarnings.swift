@@ -57,6 +57,11 @@ public final class DaemonWarnings: WarningSource {
             lines += report.rejected.map { "Warnings: refused \($0)" }
             lastSync.withLock { $0 = lines[0] }
             return (report.rejected.isEmpty, lines)
+        } catch .server(404) {
+            // A fresh authority (or CDN) has no index yet: nothing to fetch, nothing wrong.
+            let line = "Warnings: the authority has published nothing yet."
+            lastSync.withLock { $0 = line }
+            return (true, [line])
         } catch {
             let line = "Warnings not updated: \(error)"
             lastSync.withLock { $0 = line }

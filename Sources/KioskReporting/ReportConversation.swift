@@ -68,6 +68,8 @@ public struct ReportConversation: Sendable {
     private var stage: Stage = .card
     private var stays: [ReportableStay] = []
     private var selectedIDs: [ReportableStay.ID] = []
+    /// The stays that left the kiosk in a delivered report (so the kiosk can keep their own warnings from them).
+    public private(set) var deliveredStayIDs: Set<ReportableStay.ID> = []
     private var symptoms: SymptomIndication?
     private var output: ReportOutput?
     private var exportDirectory: String?
@@ -326,6 +328,7 @@ public struct ReportConversation: Sendable {
             do { batch = try ReportSealer.batch(for: preview, crypto: crypto) } catch { throw DeliveryError.sealing }
             message = try await delivery.deliver(batch, preview: preview, exportDirectory: exportDirectory)
             outcome = .delivered(preview.output, reportCount: preview.reportCount)
+            deliveredStayIDs.formUnion(selectedIDs)
         } catch {
             flow.handle(.outputFinished(.failed(preview.output, reason: error.description)))
             stage = .afterFailure(reason: error.description)

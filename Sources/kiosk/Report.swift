@@ -87,6 +87,10 @@ struct Report: AsyncParsableCommand {
             return await input.next()
         }
         Console.write(ending.message + "\n")
+        if let secret, !conversation.deliveredStayIDs.isEmpty {
+            // The holder's own report must not warn them at their next tap.
+            _ = try? desk.markReported(conversation.deliveredStayIDs, of: secret)
+        }
         switch ending.outcome {
         case .delivered: return
         case .declined: throw ExitCode(2)

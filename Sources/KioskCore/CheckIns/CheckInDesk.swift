@@ -62,6 +62,21 @@ public struct CheckInDesk: Sendable {
         }
     }
 
+    /// Marks the card's stays `ids` (hex, as `reportableStays` names them) as reported by their holder, so that the
+    /// warnings their own report causes are not shown to them. Returns how many were marked.
+    @discardableResult
+    public func markReported(_ ids: Set<String>, of card: CardSecret) throws(TapRefusal) -> Int {
+        let keys = try makeKeys(card)
+        defer { keys.wipe() }
+        var changed = [Stay]()
+        for var stay in try openStays(keys: keys) where ids.contains(stay.id.hex) && !stay.reported {
+            stay.reported = true
+            changed.append(stay)
+        }
+        if !changed.isEmpty { try commit(changed, deletions: [], keys: keys) }
+        return changed.count
+    }
+
     /// "Delete this stay": removes one of the card's stays. Returns false if the card has no such stay.
     @discardableResult
     public func deleteStay(_ id: StayID, of card: CardSecret) throws(TapRefusal) -> Bool {

@@ -13,6 +13,9 @@ public struct Stay: Sendable, Equatable, Identifiable {
     public let latestEnd: Date
     /// When the card tapped out, if it did before `latestEnd`.
     public var checkedOut: Date?
+    /// The holder shared this stay in a report after a positive test: warnings about it are their own and never
+    /// shown to them.
+    public var reported = false
 
     public init(id: StayID, locationId: [UInt8], venueDescription: String, venueAddress: String,
                 start: Date, latestEnd: Date, checkedOut: Date? = nil) {

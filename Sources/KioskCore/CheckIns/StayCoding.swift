@@ -2,7 +2,9 @@ import Foundation
 
 /// The binary plaintext of a sealed stay, version 1 (all integers big-endian):
 /// `01` · location id (u16 length + bytes) · description (u16 length + UTF-8) · address (u16 length + UTF-8) ·
-/// start (i64 ms since 1970) · latest end (i64 ms) · checkout flag (u8 0/1) · checkout (i64 ms, if flagged).
+/// start (i64 ms since 1970) · latest end (i64 ms) · checkout flag (u8 0/1) · checkout (i64 ms, if flagged) ·
+/// optionally one more byte: 1 when the holder reported the stay (absent in stays never reported, so stays sealed
+/// before this field existed read the same).
 /// The stay id is not inside: it is the row's key and bound to the ciphertext as associated data.
 enum StayCoding {
     static let version: UInt8 = 1
@@ -20,6 +22,7 @@ enum StayCoding {
         } else {
             out.append(0)
         }
+        if stay.reported { out.append(1) }
         return out
     }
 
@@ -40,11 +43,18 @@ enum StayCoding {
         } else if flag != 0 {
             return nil
         }
+        var reported = false
+        if !reader.isAtEnd {
+            guard reader.byte() == 1 else { return nil }
+            reported = true
+        }
         guard reader.isAtEnd else { return nil }
-        return Stay(id: id, locationId: locationId,
-                    venueDescription: String(decoding: description, as: UTF8.self),
-                    venueAddress: String(decoding: address, as: UTF8.self),
-                    start: start, latestEnd: latestEnd, checkedOut: checkedOut)
+        var stay = Stay(id: id, locationId: locationId,
+                        venueDescription: String(decoding: description, as: UTF8.self),
+                        venueAddress: String(decoding: address, as: UTF8.self),
+                        start: start, latestEnd: latestEnd, checkedOut: checkedOut)
+        stay.reported = reported
+        return stay
     }
 
     private static func appendBlob(_ blob: [UInt8], to out: inout [UInt8]) {

@@ -33,6 +33,8 @@ extension CheckInDesk {
         if clock.isSynchronized {
             stays = stays.filter { policy.retention.isWithinRetention($0, now: clock.now) }
         }
+        // A holder's own reported stays: any warning about them came from their own report.
+        stays = stays.filter { !$0.reported }
         guard !stays.isEmpty else { return nil }
         let matchable = stays.map { stay in
             let end = stay.end(asOf: clock.now) ?? min(clock.now, stay.latestEnd)
