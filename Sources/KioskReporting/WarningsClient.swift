@@ -130,23 +130,7 @@ public actor WarningsClient {
     }
 
     private func get(_ path: String, ifNoneMatch etag: String?, limit: Int) async throws(WarningsSyncError) -> (Int, [UInt8], String?) {
-        var request = HTTPClientRequest(url: baseURL + path)
-        if let etag { request.headers.add(name: "If-None-Match", value: etag) }
-        do {
-            let response = try await client.execute(request, timeout: .nanoseconds(timeout.wholeNanoseconds))
-            if let length = response.headers.first(name: "Content-Length").flatMap(Int.init), length > limit {
-                throw WarningsSyncError.oversized
-            }
-            let body = try await response.body.collect(upTo: limit)
-            return (Int(response.status.code), Array(body.readableBytesView), response.headers.first(name: "ETag"))
-        } catch let error as WarningsSyncError {
-            throw error
-        } catch let error as NIOTooManyBytesError {
-            _ = error
-            throw .oversized
-        } catch {
-            throw .unreachable
-        }
+        try await client.boundedGet(baseURL + path, ifNoneMatch: etag, limit: limit, timeout: timeout)
     }
 }
 
