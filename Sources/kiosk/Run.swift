@@ -79,7 +79,7 @@ struct Run: AsyncParsableCommand {
         }
         if simulate {
             print("Simulated kiosk running. State: \(directory)")
-            print("Drive it from another terminal, e.g.: kiosk simulate --state-dir \(directory) status")
+            print("Drive it from another terminal, e.g.: kiosk simulate status --state-dir \(directory)")
         }
         try await daemon.run()
     }

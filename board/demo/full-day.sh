@@ -5,7 +5,7 @@
 #   board/demo/full-day.sh PATH/TO/kiosk [STATE_DIR]
 #
 # The kiosk keeps running afterwards (Ctrl-C stops it); drive it further with
-#   kiosk simulate --state-dir STATE_DIR tap --card 1
+#   kiosk simulate tap --card 1 --state-dir STATE_DIR
 set -euo pipefail
 
 kiosk=${1:?usage: full-day.sh PATH/TO/kiosk [STATE_DIR]}
@@ -17,12 +17,12 @@ mkdir -p "$state"
 pid=$!
 trap 'kill -TERM $pid 2>/dev/null; wait $pid 2>/dev/null' INT TERM
 
-sim() { "$kiosk" simulate --state-dir "$state" "$@" || true; }
+sim() { local command=$1; shift; "$kiosk" simulate "$command" --state-dir "$state" "$@" || true; }
 step() { printf '\n\033[1m%s\033[0m\n' "$*"; }
 pause() { sleep "${DEMO_PAUSE:-1}"; }
 
 for _ in $(seq 1 100); do
-    "$kiosk" simulate --state-dir "$state" status >/dev/null 2>&1 && break
+    "$kiosk" simulate status --state-dir "$state" >/dev/null 2>&1 && break
     sleep 0.1
 done
 
@@ -61,6 +61,6 @@ step "Receipts printed (as files)"
 sim receipts | head -n 20
 
 printf '\nThe simulated kiosk keeps running. In another terminal, try:\n'
-printf '  %s simulate --state-dir %s tap --card 1\n' "$kiosk" "$state"
+printf '  %s simulate tap --card 1 --state-dir %s\n' "$kiosk" "$state"
 printf 'Ctrl-C stops it.\n'
 wait $pid
