@@ -99,6 +99,7 @@ struct TickService: Service {
 
     func run() async throws {
         var synchronized: Bool?
+        var ticks = 0
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             let reading = daemon.clock.read()
             if reading.isSynchronized != synchronized {
@@ -109,7 +110,9 @@ struct TickService: Service {
                 daemon.logger.notice(reading.isSynchronized ? "Clock synchronized" : "Clock not synchronized: check-ins paused")
             }
             daemon.loop.submit(.tick)
-            await daemon.refreshMetrics()
+            // The store's size and counts every ten ticks: a scrape every few seconds needs no fresher numbers.
+            if ticks % 10 == 0 { await daemon.refreshMetrics() }
+            ticks += 1
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: daemon.settings.tickInterval) }
         }
     }
