@@ -22,7 +22,7 @@ public struct NFCCardEnroller<Crypto: CryptoProvider>: CardEnroller {
     }
 }
 
-/// Runs `body`, giving up after `timeout` (nil).
+/// Runs `body`, giving up after `timeout` (nil). `body` must end when its task is cancelled: the group waits for it.
 func withTimeout<T: Sendable>(_ timeout: Duration, _ body: @escaping @Sendable () async -> T) async -> T? {
     await withTaskGroup(of: T?.self) { group in
         group.addTask { await body() }

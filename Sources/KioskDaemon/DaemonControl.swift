@@ -83,12 +83,8 @@ extension KioskDaemon {
         case "tap-foreign":
             return await simulateTap { $0.placeForeignCard() }
         case "remove":
-            guard let reader = simulatedReader else { return .failure("cards are simulated only on a simulated kiosk") }
-            let expectation = loop.expect([.cardRemoved])
-            defer { expectation.cancel() }
-            reader.remove()
-            let handled = await expectation.next(timeout: .seconds(3))
-            return response(handled?.report ?? StationReport(), fallback: "The card was taken off the reader.")
+            guard simulatedReader != nil else { return .failure("cards are simulated only on a simulated kiosk") }
+            return response(await liftCard() ?? StationReport(), fallback: "The card was taken off the reader.")
         case "staff":
             guard let code = settings.station.staffCode else { return .failure("no staff code is configured") }
             return response(await loop.handle(.codeScanned(code)), fallback: "Staff code shown.")
@@ -139,9 +135,7 @@ extension KioskDaemon {
             guard let clock = simulatedClock else { return .failure("time can be moved only on a simulated kiosk") }
             guard let seconds = request.seconds, seconds > 0 else { return .failure("say how far: e.g. 90m, 8h, 15d") }
             clock.advance(by: seconds)
-            let report = await loop.handle(.tick)
-            let expiry = await loop.handle(.tick)  // a second tick runs what the first one scheduled
-            var answer = response(StationReport(steps: report.steps + expiry.steps), fallback: "")
+            var answer = response(await loop.handle(.tick), fallback: "")
             answer.lines.insert("Time is now \(ISO8601DateFormatter().string(from: clock.read().now)).", at: 0)
             return answer
         case "clock":
@@ -163,12 +157,7 @@ extension KioskDaemon {
     /// Places a card (or a foreign card) and waits for the station's answer to reading it.
     private func simulateTap(timeout: Duration = .seconds(5), _ place: (SimulatedCardReader) -> Void) async -> ControlResponse {
         guard let reader = simulatedReader else { return .failure("cards are simulated only on a simulated kiosk") }
-        if reader.cardOnReader != nil || nfcCardPresent {
-            let removed = loop.expect([.cardRemoved])
-            reader.remove()
-            _ = await removed.next(timeout: .seconds(3))
-            removed.cancel()
-        }
+        await liftCard()
         let expectation = loop.expect([.cardRead])
         defer { expectation.cancel() }
         place(reader)
@@ -178,7 +167,16 @@ extension KioskDaemon {
         return response(handled.report, fallback: "Card read.")
     }
 
-    private var nfcCardPresent: Bool { simulatedReader?.emulator.card != nil }
+    /// Takes whatever card lies on the simulated reader away and waits until the station heard it leave; returns
+    /// that report, or nil when no card was there (or the station did not hear it in time).
+    @discardableResult
+    func liftCard() async -> StationReport? {
+        guard let reader = simulatedReader, reader.hasCard else { return nil }
+        let removed = loop.expect([.cardRemoved])
+        defer { removed.cancel() }
+        reader.remove()
+        return await removed.next(timeout: .seconds(3))?.report
+    }
 
     private func response(_ report: StationReport, fallback: String) -> ControlResponse {
         let steps = ControlStep.steps(of: report)

@@ -46,13 +46,24 @@ final class CardClaim: Sendable {
 
     /// Waits for the next card, up to `timeout`.
     func next(timeout: Duration) async -> CardRead? {
-        let result = await withTimeout(timeout) {
-            await withCheckedContinuation { (continuation: CheckedContinuation<CardRead?, Never>) in
-                self.waiter.withLock { $0 = continuation }
+        await withTimeout(timeout) {
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<CardRead?, Never>) in
+                    self.waiter.withLock { $0 = continuation }
+                    if Task.isCancelled { self.withdraw() }
+                }
+            } onCancel: {
+                self.withdraw()
             }
-        }
-        if result == nil { _ = offer(.damaged) }  // release a claim nobody answered
-        return result ?? nil
+        } ?? nil
+    }
+
+    /// Ends a waiting claim with nil.
+    private func withdraw() {
+        waiter.withLock { current -> CheckedContinuation<CardRead?, Never>? in
+            defer { current = nil }
+            return current
+        }?.resume(returning: nil)
     }
 }
 
@@ -64,12 +75,7 @@ extension KioskDaemon {
         try? await Task.sleep(for: .milliseconds(20))
         if let number {
             guard let reader = simulatedReader else { return .failure("cards are simulated only on a simulated kiosk") }
-            if reader.cardOnReader != nil {
-                let removed = loop.expect([.cardRemoved])
-                reader.remove()
-                _ = await removed.next(timeout: .seconds(3))
-                removed.cancel()
-            }
+            await liftCard()
             reader.place(card: number)
         }
         defer {

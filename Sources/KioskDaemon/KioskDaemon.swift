@@ -326,7 +326,7 @@ public final class KioskDaemon: Sendable {
     func storeBytes() -> Int {
         let directory = settings.stateDirectory
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        return names.filter { $0.hasPrefix("kiosk.sqlite") || $0.hasSuffix(".sqlite") || $0.hasSuffix("-wal") || $0.hasSuffix("-shm") }
+        return names.filter { $0.hasPrefix(SQLiteCheckInStore.fileName) }
             .compactMap { try? FileManager.default.attributesOfItem(atPath: (directory as NSString).appendingPathComponent($0))[.size] as? Int }
             .reduce(0, +)
     }

@@ -109,19 +109,10 @@ public final class StationLoop: Sendable {
         /// The next matching report, or nil after `timeout`.
         public func next(timeout: Duration) async -> Handled? {
             let stream = self.stream
-            return await withTaskGroup(of: Handled?.self) { group in
-                group.addTask {
-                    var iterator = stream.makeAsyncIterator()
-                    return await iterator.next()
-                }
-                group.addTask {
-                    try? await Task.sleep(for: timeout)
-                    return nil
-                }
-                let first = await group.next() ?? nil
-                group.cancelAll()
-                return first
-            }
+            return await withTimeout(timeout) {
+                var iterator = stream.makeAsyncIterator()
+                return await iterator.next()  // ends with nil when cancelled
+            } ?? nil
         }
 
         /// Stops observing.

@@ -70,17 +70,30 @@ public final class NFCReader<Crypto: CryptoProvider>: Sendable {
 
     /// Enrols the card lying on the reader with `content` (it has been read already, e.g. as blank), or else the next
     /// card placed on it, instead of reading it.
+    ///
+    /// Cancelling the calling task withdraws the request (it returns `.reader(.aborted)`), so a caller that gives up
+    /// waiting for a card does not leave a request behind for the next card placed.
     public func enrolNextCard(_ content: CardContent) async -> Result<Void, CardEnrolmentError> {
-        await withCheckedContinuation { (waiter: CheckedContinuation<Result<Void, CardEnrolmentError>, Never>) in
-            let once = Mutex(false)
-            enrolment.withLock {
-                $0 = (content, { result in
-                    guard !once.withLock({ let done = $0; $0 = true; return done }) else { return }
-                    waiter.resume(returning: result)
-                })
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (waiter: CheckedContinuation<Result<Void, CardEnrolmentError>, Never>) in
+                let once = Mutex(false)
+                enrolment.withLock {
+                    $0 = (content, { result in
+                        guard !once.withLock({ let done = $0; $0 = true; return done }) else { return }
+                        waiter.resume(returning: result)
+                    })
+                }
+                if Task.isCancelled { withdrawEnrolment() }
+                wakeUp.signal()
             }
-            wakeUp.signal()
+        } onCancel: {
+            withdrawEnrolment()
         }
+    }
+
+    /// Answers a pending enrolment request with `.reader(.aborted)` and forgets it.
+    private func withdrawEnrolment() {
+        takeEnrolmentRequest()?.reply(.failure(.reader(NFCError(code: .aborted))))
     }
 
     private var isStopping: Bool { stopping.load(ordering: .sequentiallyConsistent) }

@@ -51,16 +51,14 @@ public final class ControlSocketServer: Sendable {
     public init(path: String, handler: @escaping Handler) throws(ControlSocketError) {
         self.path = path
         self.handler = handler
-        var address = try Self.address(path)
+        let address = try Self.address(path)
         if FileManager.default.fileExists(atPath: path) {
             if (try? Self.connect(path)).map({ close($0) }) != nil { throw .alreadyInUse }
             unlink(path)
         }
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw .system(call: "socket", errno: errno) }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        let bound = address.withSocketAddress { bind(descriptor, $0, $1) }
         guard bound == 0 else { let code = errno; close(descriptor); throw .system(call: "bind", errno: code) }
         chmod(path, 0o600)
         guard listen(descriptor, 16) == 0 else { let code = errno; close(descriptor); throw .system(call: "listen", errno: code) }
@@ -147,12 +145,10 @@ public final class ControlSocketServer: Sendable {
     }
 
     private static func connect(_ path: String) throws(ControlSocketError) -> Int32 {
-        var address = try address(path)
+        let address = try address(path)
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw .system(call: "socket", errno: errno) }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        let connected = address.withSocketAddress { Glibc.connect(descriptor, $0, $1) }
         guard connected == 0 else {
             let code = errno
             close(descriptor)
@@ -162,12 +158,8 @@ public final class ControlSocketServer: Sendable {
         return descriptor
     }
 
-    private static func address(_ path: String) throws(ControlSocketError) -> sockaddr_un {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { throw .pathTooLong(bytes.count) }
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+    private static func address(_ path: String) throws(ControlSocketError) -> UnixSocketAddress {
+        guard let address = UnixSocketAddress(path) else { throw .pathTooLong(path.utf8.count) }
         return address
     }
 

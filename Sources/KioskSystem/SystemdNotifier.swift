@@ -53,24 +53,13 @@ public struct SystemdNotifier: Sendable {
     public func send(_ assignments: [String]) -> Bool {
         guard let socketPath else { return false }
         let message = assignments.joined(separator: "\n")
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        var pathBytes = Array(socketPath.utf8)
-        if pathBytes.first == UInt8(ascii: "@") { pathBytes[0] = 0 }  // abstract namespace
-        let capacity = MemoryLayout.size(ofValue: address.sun_path)
-        guard pathBytes.count < capacity else { return false }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: pathBytes)
-        }
-        let length = socklen_t(MemoryLayout<sa_family_t>.size + pathBytes.count + (pathBytes.first == 0 ? 0 : 1))
+        guard let address = UnixSocketAddress(socketPath) else { return false }
         let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
         let sent = message.utf8CString.withUnsafeBufferPointer { text in
-            withUnsafePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                    sendto(descriptor, text.baseAddress, text.count - 1, Int32(MSG_NOSIGNAL), socketAddress, length)
-                }
+            address.withSocketAddress { socketAddress, length in
+                sendto(descriptor, text.baseAddress, text.count - 1, Int32(MSG_NOSIGNAL), socketAddress, length)
             }
         }
         return sent == message.utf8.count

@@ -207,6 +207,27 @@ import Testing
         #expect(await events.next() == .card(.kioskCard(content)))
     }
 
+    @Test func enrolmentGivenUpOnIsWithdrawn() async throws {
+        let terminal = try emulator(nil)
+        let reader = NFCReader(connection: connection(terminal), access: access, logger: Logger(label: "test"),
+                               removalCheckInterval: .milliseconds(10))
+        reader.start()
+        defer { reader.stop() }
+        var events = reader.events.makeAsyncIterator()
+        // No card comes; the caller gives up.
+        let waiting = Task { await reader.enrolNextCard(content) }
+        try await Task.sleep(for: .milliseconds(50))
+        waiting.cancel()
+        guard case .failure(let error) = await waiting.value else {
+            Issue.record("a withdrawn enrolment must not succeed")
+            return
+        }
+        #expect(error == .reader(NFCError(code: .aborted)))
+        // The next blank card is read as blank, not enrolled by the forgotten request.
+        terminal.emulator.place(.blank(.ntag215, uid: uid))
+        #expect(await events.next() == .card(.notAKioskCard(.blank)))
+    }
+
     @Test func readerReportsMissingPort() async throws {
         let reader = NFCReader(connection: "pn532_uart:/dev/no-such-reader", access: access, logger: Logger(label: "test"))
         reader.start()

@@ -1,4 +1,5 @@
 internal import Foundation
+internal import KioskCore
 public import KioskPN532Emulator
 internal import Synchronization
 
@@ -34,7 +35,7 @@ public final class SimulatedCardReader: Sendable {
            let saved = try? JSONDecoder().decode([String: SavedCard].self, from: data) {
             for (key, card) in saved {
                 guard let number = Int(key), let model = TagModel(rawValue: card.model),
-                      let bytes = Self.bytes(hex: card.memory), bytes.count == model.pageCount * 4 else { continue }
+                      let bytes = Hex.decode(card.memory), bytes.count == model.pageCount * 4 else { continue }
                 var tag = EmulatedTag(model: model, uid: Self.uid(for: number))
                 for page in 0 ..< model.pageCount { tag.setPage(page, to: Array(bytes[page * 4 ..< page * 4 + 4])) }
                 cards[number] = .tag(tag)
@@ -75,6 +76,9 @@ public final class SimulatedCardReader: Sendable {
         save()
     }
 
+    /// Whether any card (numbered or foreign) lies on the reader.
+    public var hasCard: Bool { emulator.card != nil }
+
     /// The number of the card on the reader, if it is one of the numbered cards.
     public var cardOnReader: Int? { state.withLock { $0.onReader } }
 
@@ -91,7 +95,7 @@ public final class SimulatedCardReader: Sendable {
         var saved = [String: SavedCard]()
         for (number, card) in cards {
             guard case .tag(let tag) = card else { continue }
-            saved[String(number)] = SavedCard(model: tag.model.rawValue, memory: tag.memory.map { String(format: "%02x", $0) }.joined())
+            saved[String(number)] = SavedCard(model: tag.model.rawValue, memory: Hex.encode(tag.memory))
         }
         guard let data = try? JSONEncoder().encode(saved) else { return }
         try? data.write(to: URL(fileURLWithPath: file), options: .atomic)
@@ -107,19 +111,5 @@ public final class SimulatedCardReader: Sendable {
     static func uid(for number: Int) -> [UInt8] {
         let value = UInt32(truncatingIfNeeded: number)
         return [0x04, 0x4B, 0x49, UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)]
-    }
-
-    private static func bytes(hex: String) -> [UInt8]? {
-        let digits = Array(hex.utf8)
-        guard digits.count % 2 == 0 else { return nil }
-        var bytes = [UInt8]()
-        bytes.reserveCapacity(digits.count / 2)
-        var index = 0
-        while index < digits.count {
-            guard let byte = UInt8(String(decoding: digits[index ..< index + 2], as: UTF8.self), radix: 16) else { return nil }
-            bytes.append(byte)
-            index += 2
-        }
-        return bytes
     }
 }

@@ -1,0 +1,27 @@
+import KioskCore
+@testable import KioskDaemon
+import Testing
+
+@Suite struct CardClaimTests {
+    @Test func aClaimNobodyAnswersEndsAtItsTimeoutAndLeavesNothingBehind() async {
+        let claim = CardClaim()
+        let start = ContinuousClock.now
+        let read = await claim.next(timeout: .milliseconds(100))
+        #expect(read == nil)
+        #expect(ContinuousClock.now - start < .seconds(5))
+        // The withdrawn claim does not swallow the next card: it goes to the station.
+        #expect(!claim.offer(.blank))
+    }
+
+    @Test func aWaitingClaimTakesTheNextCard() async throws {
+        let claim = CardClaim()
+        async let read = claim.next(timeout: .seconds(10))
+        var offered = false
+        for _ in 0 ..< 200 where !offered {
+            offered = claim.offer(.blank)
+            if !offered { try await Task.sleep(for: .milliseconds(5)) }
+        }
+        #expect(offered)
+        #expect(await read == .blank)
+    }
+}
