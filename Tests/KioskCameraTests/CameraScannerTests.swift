@@ -35,19 +35,17 @@ import Testing
         #expect(events == attempt + attempt + attempt + attempt)
     }
 
-    @Test func cancellationStopsTheRetryWaitPromptly() async throws {
+    // The retry wait is an hour: only a cancelled wait lets the test end within its time limit.
+    @Test(.timeLimit(.minutes(1))) func cancellationStopsTheRetryWait() async throws {
         let configuration = CameraScanner.Configuration(
-            device: "/dev/video-none-here", backoff: RetryBackoff(initial: .seconds(30), maximum: .seconds(30)))
+            device: "/dev/video-none-here", backoff: RetryBackoff(initial: .seconds(3600), maximum: .seconds(3600)))
         let camera = CameraScanner(configuration: configuration, logger: Self.logger)
         let runner = Task { await camera.run() }
         var events = camera.events.makeAsyncIterator()
         #expect(await events.next() == .state(.starting))
         #expect(await events.next() == .state(.unavailable(.noCamera(device: "/dev/video-none-here"))))
-        let start = ContinuousClock.now
         runner.cancel()
         await runner.value
         #expect(await events.next() == nil)
-        // Waiting out the 30 s delay would take 30 s; generous bound for a loaded machine.
-        #expect(start.duration(to: .now) < .seconds(10))
     }
 }

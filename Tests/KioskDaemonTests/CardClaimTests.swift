@@ -3,12 +3,11 @@ import KioskCore
 import Testing
 
 @Suite struct CardClaimTests {
-    @Test func aClaimNobodyAnswersEndsAtItsTimeoutAndLeavesNothingBehind() async {
+    // A claim that outlived its timeout would hang the test past its time limit.
+    @Test(.timeLimit(.minutes(1))) func aClaimNobodyAnswersEndsAtItsTimeoutAndLeavesNothingBehind() async {
         let claim = CardClaim()
-        let start = ContinuousClock.now
         let read = await claim.next(timeout: .milliseconds(100))
         #expect(read == nil)
-        #expect(ContinuousClock.now - start < .seconds(5))
         // The withdrawn claim does not swallow the next card: it goes to the station.
         #expect(!claim.offer(.blank))
     }
