@@ -34,6 +34,9 @@ struct AuthorityDirectory {
     var publicKeyPath: String { path + "/" + Self.publicKeyName }
     var statePath: String { path + "/state" }
     var publishPath: String { path + "/www" }
+    /// CWA hourly packages: pending records, and what is published (served under `/cwa/`).
+    var cwaStatePath: String { statePath + "/cwa" }
+    var cwaPublishPath: String { publishPath + "/cwa" }
 
     /// Creates the directory (0700) with a fresh signing key (0600); refuses to replace an existing key.
     static func create(at path: String) throws(AuthorityToolError) -> (AuthorityDirectory, ECDSAPrivateKey) {
@@ -82,6 +85,17 @@ struct AuthorityDirectory {
     func publisher(key: ECDSAPrivateKey) throws(AuthorityToolError) -> WarningPublisher {
         do {
             let publisher = try WarningPublisher(stateDirectory: statePath, publishDirectory: publishPath, signer: key)
+            chmod(statePath, 0o700)
+            return publisher
+        } catch {
+            throw .cannotWrite(path, "\(error)")
+        }
+    }
+
+    /// The CWA hourly-package publisher over `state/cwa/` and `www/cwa/`, signing with the same key.
+    func cwaPublisher(key: ECDSAPrivateKey) throws(AuthorityToolError) -> CWAHourlyPublisher {
+        do {
+            let publisher = try CWAHourlyPublisher(stateDirectory: cwaStatePath, publishDirectory: cwaPublishPath, signer: key)
             chmod(statePath, 0o700)
             return publisher
         } catch {
@@ -144,6 +158,11 @@ enum AuthorityText {
     /// UNIX seconds of `YYYY-MM-DD HH:MM` (UTC), `YYYY-MM-DDTHH:MM[:SS][Z]`, or plain UNIX seconds.
     static func time(_ text: String) -> Int64? {
         if let seconds = Int64(text), seconds >= 0 { return seconds }
+        for options: ISO8601DateFormatter.Options in [[.withInternetDateTime], [.withInternetDateTime, .withFractionalSeconds]] {
+            let iso = ISO8601DateFormatter()
+            iso.formatOptions = options
+            if let date = iso.date(from: text) { return Int64(date.timeIntervalSince1970.rounded(.down)) }
+        }
         var normalized = text.replacingOccurrences(of: " ", with: "T")
         if normalized.hasSuffix("Z") { normalized.removeLast() }
         if normalized.filter({ $0 == ":" }).count == 1 { normalized += ":00" }

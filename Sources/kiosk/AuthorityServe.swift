@@ -30,9 +30,11 @@ struct AuthorityServe: AsyncParsableCommand {
 
     func run() async throws {
         let publisher: WarningPublisher
+        let cwaPublisher: CWAHourlyPublisher
         do {
             let (directory, key) = try AuthorityDirectory.open(dir)
             publisher = try directory.publisher(key: key)
+            cwaPublisher = try directory.cwaPublisher(key: key)
         } catch {
             throw AuthorityText.fail(error.description)
         }
@@ -41,8 +43,9 @@ struct AuthorityServe: AsyncParsableCommand {
         let host = bind
         let app = AuthorityServer.makeApplication(
             publisher: publisher, host: bind, port: port, logger: logger, now: { AuthorityText.now() },
+            cwaPublisher: cwaPublisher,
             onServerRunning: { port in
-                AuthorityText.out("Serving on http://\(host.contains(":") ? "[\(host)]" : host):\(port)/ (uploads: /v1/reports, warnings: /warnings/index.json)")
+                AuthorityText.out("Serving on http://\(host.contains(":") ? "[\(host)]" : host):\(port)/ (uploads: /v1/reports, warnings: /warnings/index.json, CWA hourly packages: /cwa/twp/country/DE/hour)")
             })
         try await app.runService()
     }

@@ -152,6 +152,41 @@ import Testing
         #expect(notVenue.stderr.contains("Not a usable venue code"))
     }
 
+    @Test func cwaVenueWarningsAreSignedWithTheAuthorityKeyAndServedAsHourlyPackages() async throws {
+        let root = try temporaryRoot()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let dir = root + "/authority"
+        let key = try initialize(dir)
+        let url = "https://e.coronawarn.app?v=1#CAESEwgBEgdGcmlzZXVyGgZCZXJsaW4adggBEmCDAszMTXne1DAA5_YxmhRdd_NZN2VKl9L32Jl9-ZybE4b2eNIrhFOKYU4XAOHq3RPLDxdHTW6ANiO24rCOO4rj06HzcVZy3pel58-L1KSPG-_PneL2BoyZQRz3qlu2hoAaEATXwzyyIshzBHREtsdmc6kiBggBEAUYeA"
+        let venue = try #require(try VenueCodeParser.parse(url, crypto: crypto).locationId)
+        let day = Int64(Date().timeIntervalSince1970) / 86_400 - 1
+        // The same window in both spellings the command takes.
+        let from = TimeText.date(unixSeconds: day * 86_400) + " 18:00"
+        let to = TimeText.date(unixSeconds: day * 86_400) + "T20:30:00+01:00"
+        let warned = try CommandRunner.run(["authority", "warn-venue-cwa", "--dir", dir, "--code", url, "--from", from, "--to", to, "--publish"])
+        #expect(warned.status == 0, "stderr: \(warned.stderr)")
+        #expect(warned.stdout.contains("Published hour"))
+        let refused = try CommandRunner.run(["authority", "warn-venue-cwa", "--dir", dir, "--code", url, "--from", to, "--to", from])
+        #expect(refused.status == 64)
+
+        let server = try CommandRunner.Background(["authority", "serve", "--dir", dir, "--port", "0"])
+        defer { server.stop() }
+        let banner = try server.waitForOutput(containing: "Serving on http://127.0.0.1:")
+        let address = try #require(banner.split(separator: "\n").first { $0.contains("Serving on") }?
+            .split(separator: " ").first { $0.hasPrefix("http://") }).dropLast()
+        try FileManager.default.createDirectory(atPath: root + "/kiosk", withIntermediateDirectories: false)
+        let client = CWAWarningsClient(baseURL: String(address) + "/cwa/twp/country/DE", verifier: key, stateDirectory: root + "/kiosk")
+        let report = try await client.sync(interestingHashes: [try crypto.sha256(venue)])
+        #expect(report.rejected.isEmpty, "\(report.rejected)")
+        #expect(report.hoursFetched == 1)
+        #expect(report.recordsKept == 1)
+        // 18:00 to 19:30 UTC: nine ten-minute intervals at the default host-warning risk level.
+        let stay = MatchableStay(id: "s", locationId: venue, start: day * 86_400 + 18 * 3600, end: day * 86_400 + 19 * 3600)
+        let result = WarningMatcher.match(stays: [stay], cwa: await client.warnings, now: Int64(Date().timeIntervalSince1970), crypto: crypto)
+        #expect(result.matches.map(\.overlapMinutes) == [60])
+        #expect(result.matches.map(\.transmissionRiskLevel) == [TransmissionRisk.hostWarningLevel])
+    }
+
     @Test func servedUploadsTakeEachCodeOnceAndTheKioskReportsThroughIt() async throws {
         let root = try temporaryRoot()
         defer { try? FileManager.default.removeItem(atPath: root) }
