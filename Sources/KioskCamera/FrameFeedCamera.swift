@@ -12,7 +12,8 @@ public final class FrameFeedCamera: CodeCamera {
     public let events: AsyncStream<CameraEvent>
     private let continuation: AsyncStream<CameraEvent>.Continuation
     private let frameInterval: Duration
-    private let blank: GreyImage
+    private let width: Int
+    private let height: Int
     private let state: Mutex<Feed>
     private let stopping = Atomic<Bool>(false)
     private let started = Atomic<Bool>(false)
@@ -28,10 +29,11 @@ public final class FrameFeedCamera: CodeCamera {
     /// - Parameters:
     ///   - framesToForget: consecutive frames without a code after which showing it again is a new event.
     ///   - frameInterval: how often `run()` scans the current scene.
-    ///   - width, height: the size of the blank frame `run()` scans while nothing is shown, and of rendered codes.
+    ///   - width, height: the size of rendered codes.
     public init(framesToForget: Int = 8, frameInterval: Duration = .milliseconds(33), width: Int = 640, height: Int = 480) {
         self.frameInterval = frameInterval
-        blank = GreyImage(width: width, height: height, pixels: [UInt8](repeating: 200, count: width * height))
+        self.width = width
+        self.height = height
         var scanner: ZBarImageScanner?
         do throws(ZBarError) {
             scanner = try ZBarImageScanner()
@@ -65,12 +67,21 @@ public final class FrameFeedCamera: CodeCamera {
         return new
     }
 
+    /// A frame of an empty scene: no code in it by construction, so libzbar is spared the scan (an idle simulated
+    /// kiosk would otherwise spend a good part of a core on blank frames), but the de-duplication counts the frame.
+    private func seeNothing() {
+        state.withLock { feed in
+            feed.frames += 1
+            _ = feed.deduplicator.frame([])
+        }
+    }
+
     /// What the camera sees from now on (`run()` scans it every frame).
     public func show(_ frame: GreyImage) { state.withLock { $0.scene = frame } }
 
     /// Shows `text` as a QR code rendered by libqrencode, as a phone or card held up to the camera would.
     public func show(text: String) throws(QRFrameError) {
-        show(try QRFrame.render(text: text, width: blank.width, height: blank.height))
+        show(try QRFrame.render(text: text, width: width, height: height))
     }
 
     /// Nothing in view any more.
@@ -89,8 +100,11 @@ public final class FrameFeedCamera: CodeCamera {
             await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
                 let thread = Thread { [self] in
                     while !stopping.load(ordering: .sequentiallyConsistent) {
-                        let scene = state.withLock { $0.scene } ?? blank
-                        _ = try? push(scene)
+                        if let scene = state.withLock({ $0.scene }) {
+                            _ = try? push(scene)
+                        } else {
+                            seeNothing()
+                        }
                         _ = wakeUp.wait(timeout: .now() + .milliseconds(Int(max(1, frameInterval.wholeMilliseconds))))
                     }
                     continuation.finish()

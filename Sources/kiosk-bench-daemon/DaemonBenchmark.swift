@@ -18,6 +18,10 @@ struct DaemonBenchmark {
         let taps = arguments.count > 1 ? Int(arguments[1]) ?? 1000 : 1000
         let kiosk = arguments.count > 2 ? arguments[2] : URL(fileURLWithPath: arguments[0]).deletingLastPathComponent().path + "/kiosk"
         try await tapLatency(taps: taps)
+        guard FileManager.default.isExecutableFile(atPath: kiosk) else {
+            print("No kiosk executable at \(kiosk): start → ready and idle memory not measured.")
+            return
+        }
         try await processStartAndMemory(kiosk: kiosk)
     }
 

@@ -50,7 +50,7 @@ public final class SimulatedCardReader: Sendable {
 
     /// Puts card `number` on the reader (a factory-fresh NTAG215 the first time), taking any other card away first.
     public func place(card number: Int) {
-        remove()
+        if hasCard { remove() }
         let card = state.withLock { state -> EmulatedCard in
             let card = state.cards[number] ?? .blank(.ntag215, uid: Self.uid(for: number))
             state.cards[number] = card
@@ -62,18 +62,20 @@ public final class SimulatedCardReader: Sendable {
 
     /// Puts a card that is not a kiosk card on the reader (a bank card), to see it refused.
     public func placeForeignCard() {
-        remove()
+        if hasCard { remove() }
         emulator.place(.bankCard)
     }
 
-    /// Takes the card away, keeping what was written to it.
+    /// Takes the card away, keeping what was written to it (the card file is written when a numbered card left).
     public func remove() {
         let removed = emulator.removeCard()
-        state.withLock { state in
-            if let number = state.onReader, let removed { state.cards[number] = removed }
-            state.onReader = nil
+        let numbered = state.withLock { state -> Bool in
+            defer { state.onReader = nil }
+            guard let number = state.onReader, let removed else { return false }
+            state.cards[number] = removed
+            return true
         }
-        save()
+        if numbered { save() }
     }
 
     /// Whether any card (numbered or foreign) lies on the reader.
