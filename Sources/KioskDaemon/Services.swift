@@ -1,14 +1,12 @@
 internal import KioskSystem
 internal import Synchronization
 internal import Foundation
-internal import Hummingbird
 internal import KioskCore
 internal import KioskCamera
 internal import KioskGPIO
 internal import KioskNFC
 internal import KioskStation
 internal import Logging
-internal import NIOCore
 internal import ServiceLifecycle
 
 /// Hands queued events to the station, one at a time, until shutdown; then turns the lights off.
@@ -158,28 +156,22 @@ struct MetricsService: Service {
             return await waitForShutdown()
         }
         let metrics = daemon.metrics
-        let router = Router()
-        router.get("/metrics") { _, _ -> Response in
-            var headers = HTTPFields()
-            headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: metrics.exposition())))
-        }
-        let daemon = self.daemon
-        var logger = daemon.logger
-        logger.logLevel = .warning
-        let app = Application(
-            router: router, configuration: .init(address: .hostname(host, port: port)),
-            onServerRunning: { channel in
-                let address = channel.localAddress.map { "\($0.ipAddress ?? host):\($0.port ?? port)" } ?? listen
-                daemon.metricsAddress.withLock { $0 = address }
-            },
-            logger: logger)
+        let server: LocalHTTPServer
         do {
-            try await app.run()
+            server = try LocalHTTPServer(host: host, port: port) { request in
+                guard request.path == "/metrics" else { return .text(404, "Not found: the metrics are at /metrics.\n") }
+                guard request.method == "GET" || request.method == "HEAD" else { return .text(405, "GET only.\n") }
+                return LocalHTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
+                                         body: Array(metrics.exposition().utf8))
+            }
         } catch {
             daemon.logger.error("Metrics endpoint unavailable", metadata: ["listen": "\(listen)", "error": "\(error)"])
-            await waitForShutdown()
+            return await waitForShutdown()
         }
+        server.start()
+        daemon.metricsAddress.withLock { $0 = server.authority }
+        await waitForShutdown()
+        server.stop()
     }
 
     /// "127.0.0.1:9464" → host and port; only loopback addresses are accepted.

@@ -165,16 +165,11 @@ public final class ControlSocketServer: Sendable {
 
     private static func readLine(_ descriptor: Int32) throws(ControlSocketError) -> String {
         var received = [UInt8]()
-        var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                if errno == EAGAIN || errno == EWOULDBLOCK { throw .timedOut }
-                throw .system(call: "read", errno: errno)
-            }
-            if count == 0 { break }
-            received += buffer[0 ..< count]
+            let chunk: [UInt8]
+            do { chunk = try SocketIO.read(descriptor) } catch { throw error.controlSocketError }
+            if chunk.isEmpty { break }
+            received += chunk
             if let end = received.firstIndex(of: UInt8(ascii: "\n")) {
                 received.removeSubrange(end...)
                 break
@@ -185,23 +180,19 @@ public final class ControlSocketServer: Sendable {
     }
 
     private static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) throws(ControlSocketError) {
-        var offset = 0
-        while offset < bytes.count {
-            let count = bytes[offset...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                if errno == EAGAIN || errno == EWOULDBLOCK { throw .timedOut }
-                throw .system(call: "write", errno: errno)
-            }
-            offset += count
-        }
+        do { try SocketIO.writeAll(descriptor, bytes) } catch { throw error.controlSocketError }
     }
 
-    private static func setTimeout(_ descriptor: Int32, seconds: Int) {
-        var value = timeval(tv_sec: max(1, seconds), tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
-    }
+    private static func setTimeout(_ descriptor: Int32, seconds: Int) { SocketIO.setTimeout(descriptor, seconds: seconds) }
 
     private func setTimeout(_ descriptor: Int32, seconds: Int) { Self.setTimeout(descriptor, seconds: seconds) }
+}
+
+extension SocketIO.Failure {
+    var controlSocketError: ControlSocketError {
+        switch self {
+        case .timedOut: .timedOut
+        case .system(let call, let code): .system(call: call, errno: code)
+        }
+    }
 }

@@ -1,0 +1,50 @@
+#if canImport(Glibc)
+internal import Glibc
+#endif
+
+/// Blocking socket reads and writes shared by the control socket and the local HTTP server.
+enum SocketIO {
+    enum Failure: Error {
+        /// The socket's send or receive timeout passed.
+        case timedOut
+        case system(call: String, errno: Int32)
+    }
+
+    /// Sets the receive and send timeouts (at least a second).
+    static func setTimeout(_ descriptor: Int32, seconds: Int) {
+        var value = timeval(tv_sec: max(1, seconds), tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// The next bytes (empty at the end of the stream), or nil after a timeout or an error.
+    static func readSome(_ descriptor: Int32) -> [UInt8]? {
+        try? read(descriptor)
+    }
+
+    /// The next bytes, empty at the end of the stream.
+    static func read(_ descriptor: Int32) throws(Failure) -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count >= 0 { return Array(buffer[0 ..< count]) }
+            if errno == EINTR { continue }
+            if errno == EAGAIN || errno == EWOULDBLOCK { throw .timedOut }
+            throw .system(call: "read", errno: errno)
+        }
+    }
+
+    /// Writes all of `bytes` (no SIGPIPE if the peer has gone).
+    static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) throws(Failure) {
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes[offset...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                if errno == EAGAIN || errno == EWOULDBLOCK { throw .timedOut }
+                throw .system(call: "write", errno: errno)
+            }
+            offset += count
+        }
+    }
+}
