@@ -83,19 +83,20 @@ struct AuthorityDirectory {
 
     /// The publisher over `state/` and `www/`; `state/` is owner-only.
     func publisher(key: ECDSAPrivateKey) throws(AuthorityToolError) -> WarningPublisher {
-        do {
-            let publisher = try WarningPublisher(stateDirectory: statePath, publishDirectory: publishPath, signer: key)
-            chmod(statePath, 0o700)
-            return publisher
-        } catch {
-            throw .cannotWrite(path, "\(error)")
-        }
+        try ownerOnlyState { try WarningPublisher(stateDirectory: statePath, publishDirectory: publishPath, signer: key) }
     }
 
     /// The CWA hourly-package publisher over `state/cwa/` and `www/cwa/`, signing with the same key.
     func cwaPublisher(key: ECDSAPrivateKey) throws(AuthorityToolError) -> CWAHourlyPublisher {
+        try ownerOnlyState {
+            try CWAHourlyPublisher(stateDirectory: cwaStatePath, publishDirectory: cwaPublishPath, signer: key)
+        }
+    }
+
+    /// Opens a publisher (which creates its folders), then makes `state/` owner-only.
+    private func ownerOnlyState<Publisher>(_ open: () throws -> Publisher) throws(AuthorityToolError) -> Publisher {
         do {
-            let publisher = try CWAHourlyPublisher(stateDirectory: cwaStatePath, publishDirectory: cwaPublishPath, signer: key)
+            let publisher = try open()
             chmod(statePath, 0o700)
             return publisher
         } catch {

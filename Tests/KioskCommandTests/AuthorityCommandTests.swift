@@ -34,6 +34,15 @@ import Testing
         return try ECDSAPublicKey(pem: result.stdout)
     }
 
+    /// A temporary root with an authority initialized in `root/authority`, and the authority's public key.
+    func initializedRoot() throws -> (root: String, key: ECDSAPublicKey) {
+        let root = try temporaryRoot()
+        return (root, try initialize(root + "/authority"))
+    }
+
+    /// A CWA venue (from CWA's test vectors) the warning tests name.
+    static let venueCode = "https://e.coronawarn.app?v=1#CAESEwgBEgdGcmlzZXVyGgZCZXJsaW4adggBEmCDAszMTXne1DAA5_YxmhRdd_NZN2VKl9L32Jl9-ZybE4b2eNIrhFOKYU4XAOHq3RPLDxdHTW6ANiO24rCOO4rj06HzcVZy3pel58-L1KSPG-_PneL2BoyZQRz3qlu2hoAaEATXwzyyIshzBHREtsdmc6kiBggBEAUYeA"
+
     /// The newest published package, verified with `key`.
     func published(_ dir: String, key: ECDSAPublicKey) throws -> WarningPackage {
         let www = dir + "/www/"
@@ -112,11 +121,10 @@ import Testing
     }
 
     @Test func venueWarningsBecomeRecordsTheVenuesKiosksCanOpen() throws {
-        let root = try temporaryRoot()
+        let (root, key) = try initializedRoot()
         defer { try? FileManager.default.removeItem(atPath: root) }
         let dir = root + "/authority"
-        let key = try initialize(dir)
-        let url = "https://e.coronawarn.app?v=1#CAESEwgBEgdGcmlzZXVyGgZCZXJsaW4adggBEmCDAszMTXne1DAA5_YxmhRdd_NZN2VKl9L32Jl9-ZybE4b2eNIrhFOKYU4XAOHq3RPLDxdHTW6ANiO24rCOO4rj06HzcVZy3pel58-L1KSPG-_PneL2BoyZQRz3qlu2hoAaEATXwzyyIshzBHREtsdmc6kiBggBEAUYeA"
+        let url = Self.venueCode
         let venue = try #require(try VenueCodeParser.parse(url, crypto: crypto).locationId)
         let day = Int64(Date().timeIntervalSince1970) / 86_400 - 2
         let from = TimeText.date(unixSeconds: day * 86_400) + " 22:00"
@@ -153,11 +161,10 @@ import Testing
     }
 
     @Test func cwaVenueWarningsAreSignedWithTheAuthorityKeyAndServedAsHourlyPackages() async throws {
-        let root = try temporaryRoot()
+        let (root, key) = try initializedRoot()
         defer { try? FileManager.default.removeItem(atPath: root) }
         let dir = root + "/authority"
-        let key = try initialize(dir)
-        let url = "https://e.coronawarn.app?v=1#CAESEwgBEgdGcmlzZXVyGgZCZXJsaW4adggBEmCDAszMTXne1DAA5_YxmhRdd_NZN2VKl9L32Jl9-ZybE4b2eNIrhFOKYU4XAOHq3RPLDxdHTW6ANiO24rCOO4rj06HzcVZy3pel58-L1KSPG-_PneL2BoyZQRz3qlu2hoAaEATXwzyyIshzBHREtsdmc6kiBggBEAUYeA"
+        let url = Self.venueCode
         let venue = try #require(try VenueCodeParser.parse(url, crypto: crypto).locationId)
         let day = Int64(Date().timeIntervalSince1970) / 86_400 - 1
         // The same window in both spellings the command takes.

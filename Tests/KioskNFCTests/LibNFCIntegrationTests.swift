@@ -161,11 +161,17 @@ import Testing
         #expect(terminal.emulator.withChip { !$0.isWaitingForCard })
     }
 
-    @Test func readerStreamsCardEventsAndStops() async throws {
-        let terminal = try emulator(nil)
+    /// A reader over the emulator's serial line, polling; the caller stops it.
+    func startedReader(_ terminal: PN532PseudoTerminal) -> NFCReader<OpenSSLCrypto> {
         let reader = NFCReader(connection: connection(terminal), access: access, logger: Logger(label: "test"),
                                removalCheckInterval: .milliseconds(10))
         reader.start()
+        return reader
+    }
+
+    @Test func readerStreamsCardEventsAndStops() async throws {
+        let terminal = try emulator(nil)
+        let reader = startedReader(terminal)
         var events = reader.events.makeAsyncIterator()
         terminal.emulator.place(.blank(.ntag215, uid: uid))
         #expect(await events.next() == .card(.notAKioskCard(.blank)))
@@ -190,9 +196,7 @@ import Testing
 
     @Test func readerEnrolsTheBlankCardLyingOnIt() async throws {
         let terminal = try emulator(nil)
-        let reader = NFCReader(connection: connection(terminal), access: access, logger: Logger(label: "test"),
-                               removalCheckInterval: .milliseconds(10))
-        reader.start()
+        let reader = startedReader(terminal)
         defer { reader.stop() }
         var events = reader.events.makeAsyncIterator()
         terminal.emulator.place(.blank(.ntag215, uid: uid))
@@ -209,9 +213,7 @@ import Testing
 
     @Test func enrolmentGivenUpOnIsWithdrawn() async throws {
         let terminal = try emulator(nil)
-        let reader = NFCReader(connection: connection(terminal), access: access, logger: Logger(label: "test"),
-                               removalCheckInterval: .milliseconds(10))
-        reader.start()
+        let reader = startedReader(terminal)
         defer { reader.stop() }
         var events = reader.events.makeAsyncIterator()
         // No card comes; the caller gives up.
