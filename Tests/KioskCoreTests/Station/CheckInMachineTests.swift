@@ -236,7 +236,8 @@ import Testing
 
     @Test func staffCardTogglesStaffMode() throws {
         var harness = MachineHarness()
-        let staff = try #require(harness.enrolStaffCard())
+        let staffEnrolled = harness.enrolStaffCard()
+        let staff = try #require(staffEnrolled)
         harness.run(.cardRead(.card(staff)))
         #expect(harness.machine.mode != .visitor)
         harness.run(.cardRead(.card(staff)))

@@ -22,7 +22,8 @@ import Testing
 
         // Another kiosk's staff card does not open this one either, even when this one has staff cards of its own.
         var other = MachineHarness()
-        let theirs = try #require(other.enrolStaffCard())
+        let theirsEnrolled = other.enrolStaffCard()
+        let theirs = try #require(theirsEnrolled)
         _ = harness.enrolStaffCard()
         #expect(harness.machine.state.staffCards.count == 1)
         let refused = harness.run(.cardRead(.card(theirs)))
@@ -51,7 +52,8 @@ import Testing
         #expect(harness.machine.mode == .visitor)
 
         // Not even the printed form of an enrolled staff card.
-        let enrolled = try #require(harness.enrolStaffCard())
+        let enrolment = harness.enrolStaffCard()
+        let enrolled = try #require(enrolment)
         let printed = harness.run(.codeScanned(enrolled.printedText))
         #expect(printed.patterns == [.refused])
         #expect(harness.machine.mode == .visitor)
@@ -110,7 +112,8 @@ import Testing
     @Test func aStaffCardWhoseDigestWasNotSavedDoesNotOpen() throws {
         var harness = MachineHarness()
         harness.persistResult = .failure(.store(.storageFull))
-        let secret = try #require(harness.enrolStaffCard())
+        let secretEnrolled = harness.enrolStaffCard()
+        let secret = try #require(secretEnrolled)
         #expect(harness.machine.state.staffCards.isEmpty)
         harness.persistResult = .success(())
         let actions = harness.run(.cardRead(.card(secret)))
@@ -120,7 +123,8 @@ import Testing
 
     @Test func wipeForgetsStaffCards() throws {
         var harness = MachineHarness()
-        let secret = try #require(harness.enrolStaffCard())
+        let secretEnrolled = harness.enrolStaffCard()
+        let secret = try #require(secretEnrolled)
         harness.run(.cardRead(.card(secret)))
         let asked = harness.run(.staffCommand(.wipe(confirmed: false)))
         #expect(asked.messages.first?.body.contains("every staff card forgotten") == true)
@@ -135,7 +139,8 @@ import Testing
 
     @Test func forgettingStaffCardsNeedsAStaffCode() throws {
         var harness = MachineHarness()
-        let secret = try #require(harness.enrolStaffCard())
+        let secretEnrolled = harness.enrolStaffCard()
+        let secret = try #require(secretEnrolled)
         let saved = try #require(harness.persisted)
 
         // Staff cards only, no staff code: forgetting them would lock everyone out.
