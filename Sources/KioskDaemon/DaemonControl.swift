@@ -30,6 +30,8 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
     public var expiryRuns: Int
     public var metricsAddress: String?
     public var cardOnReader: Int?
+    /// How many staff cards this kiosk enrolled (a count only).
+    public var staffCards: Int?
 
     /// Lines for a person.
     public var humanLines: [String] {
@@ -44,6 +46,7 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
         lines.append("Checked in now: \(openCheckIns); stays held: \(storedStays.map(String.init) ?? "?") (\(storeBytes / 1024) KiB)")
         lines.append("Taps: \(taps), check-ins: \(checkIns), check-outs: \(checkOuts), refused: \(refusals.values.reduce(0, +))")
         for (device, state) in devices.sorted(by: { $0.key < $1.key }) { lines.append("  \(device): \(state)") }
+        if let staffCards { lines.append("Staff cards enrolled: \(staffCards)") }
         if let metricsAddress { lines.append("Metrics: http://\(metricsAddress)/metrics") }
         return lines
     }
@@ -90,14 +93,14 @@ extension KioskDaemon {
             return response(await loop.handle(.codeScanned(code)), fallback: "Staff code shown.")
         case "staff-command":
             guard let command = Self.staffCommand(request) else {
-                return .failure("unknown staff command: use bind, create, rotate, reprint, enrol, status-slip, wipe, wipe-confirm, leave")
+                return .failure("unknown staff command: use bind, create, rotate, reprint, enrol, enrol-staff, forget-staff, status-slip, wipe, wipe-confirm, leave")
             }
             return response(await loop.handle(.staffCommand(command)), fallback: "Done.")
-        case "enrol":
+        case "enrol", "enrol-staff":
             guard let number = request.card, number > 0 else { return .failure("say which card: --card N (1, 2, …)") }
             guard let reader = simulatedReader else { return .failure("cards are simulated only on a simulated kiosk") }
             if reader.knows(card: number) { return .failure("card \(number) has been used with this kiosk already; take a new number") }
-            let asked = await loop.handle(.staffCommand(.enrolCard))
+            let asked = await loop.handle(.staffCommand(request.command == "enrol" ? .enrolCard : .enrolStaffCard))
             guard asked.shown.allSatisfy({ $0.kind != .error }) else { return response(asked, fallback: "") }
             let answer = await simulateTap(timeout: .seconds(25)) { $0.place(card: number) }
             reader.save()
@@ -196,6 +199,8 @@ extension KioskDaemon {
         case "rotate": .rotateVenueCode
         case "reprint": .reprintPoster
         case "enrol": .enrolCard
+        case "enrol-staff": .enrolStaffCard
+        case "forget-staff": .forgetStaffCards
         case "status-slip": .printStatus
         case "wipe": .wipe(confirmed: false)
         case "wipe-confirm": .wipe(confirmed: true)
@@ -219,7 +224,7 @@ extension KioskDaemon {
             storedStays: (try? store.counts())?.stays, storeBytes: storeBytes(), devices: devices.all(),
             taps: counters.taps, checkIns: counters.checkIns, checkOuts: counters.checkOuts, refusals: counters.refusals,
             expiryRuns: counters.expiryRuns, metricsAddress: metricsAddress.withLock { $0 },
-            cardOnReader: simulatedReader?.cardOnReader)
+            cardOnReader: simulatedReader?.cardOnReader, staffCards: state.staffCards.count)
     }
 
     static func json(_ value: some Encodable) -> String? {

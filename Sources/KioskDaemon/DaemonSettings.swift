@@ -42,6 +42,10 @@ public struct DaemonSettings: Sendable {
     public var reportUploadURL: String?
     /// How often warnings are fetched.
     public var warningsSyncInterval: Duration = .seconds(3600)
+    /// A venue code to bind at start (`venue.code`); nil: the venue is bound at the kiosk. Never logged.
+    public var venueCode: String?
+    /// How the kiosk knows the system clock is set (`clock.source`; ignored when simulating).
+    public var clockSource: KioskConfiguration.Clock.Source = .auto
 
     public init(stateDirectory: String, simulate: Bool = false, nfcConnection: String? = nil,
                 lightsAndButtons: LightsAndButtonsConfiguration? = nil, receiptPrinter: ReceiptPrinterConfiguration? = nil,
@@ -88,5 +92,7 @@ extension DaemonSettings {
         warningsBaseURL = configuration.warnings.baseURL
         warningsPublicKeyPEM = secrets.authorityPublicKeyPEM
         warningsSyncInterval = .seconds(configuration.warnings.syncIntervalMinutes * 60)
+        venueCode = configuration.venue.code
+        clockSource = configuration.clock.source
     }
 }

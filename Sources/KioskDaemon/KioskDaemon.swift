@@ -26,6 +26,7 @@ public enum DaemonError: Error, Sendable, CustomStringConvertible {
     case simulation(String)
     case control(ControlSocketError)
     case warnings(String)
+    case configuredVenue(ConfiguredVenueError)
 
     public var description: String {
         switch self {
@@ -36,6 +37,7 @@ public enum DaemonError: Error, Sendable, CustomStringConvertible {
         case .simulation(let reason): "the simulated hardware cannot start: \(reason)"
         case .control(let error): "the control socket cannot be opened: \(error)"
         case .warnings(let reason): "warnings cannot be fetched: \(reason)"
+        case .configuredVenue(let error): error.description
         }
     }
 }
@@ -121,7 +123,7 @@ public final class KioskDaemon: Sendable {
             simulatedReader = nil
             simulatedIndicator = nil
             filePrinter = nil
-            clock = SystemClockSource()
+            clock = SystemClockSource(source: settings.clockSource)
             (indicator, buttons) = Self.openLights(settings.lightsAndButtons, devices: devices, logger: logger)
             if let configuration = settings.receiptPrinter {
                 printer = ReceiptSpooler(device: PrinterDevice(configuration))
@@ -164,6 +166,10 @@ public final class KioskDaemon: Sendable {
         warnings = try DaemonWarnings.make(settings: settings, crypto: crypto, clock: clock, logger: logger)
         if warnings == nil { devices.set("warnings", "none configured") }
         let enroller: any CardEnroller = nfcReader.map { NFCCardEnroller(reader: $0) } ?? NoReaderEnroller()
+        if let code = settings.venueCode {
+            try Self.bindConfiguredVenue(code, settings: settings, store: store, crypto: crypto, clock: clock,
+                                         logger: logger)
+        }
         do {
             runner = try StationRunner(
                 configuration: settings.station, desk: desk, indicator: indicator, printer: printer, enroller: enroller,
@@ -247,6 +253,27 @@ public final class KioskDaemon: Sendable {
         let created = FileManager.default.createFile(atPath: path, contents: Data(fresh), attributes: [.posixPermissions: 0o600])
         guard created else { throw .cardKey("\(path) cannot be written") }
         return fresh
+    }
+
+    /// Binds `venue.code` before the station starts: saved in the station state, as if staff had bound it. Nothing
+    /// changes when the kiosk is already bound to that venue; another venue is refused while visitors may still be
+    /// checked in at the current one.
+    static func bindConfiguredVenue(_ code: String, settings: DaemonSettings, store: SQLiteCheckInStore,
+                                    crypto: OpenSSLCrypto, clock: any ClockSource, logger: Logger) throws(DaemonError) {
+        let saved: StationState
+        do { saved = try store.loadStationState() ?? .initial } catch { throw .store(error) }
+        let next: StationState?
+        do {
+            next = try saved.bindingConfiguredVenue(code, configuration: settings.station, crypto: crypto, now: clock.read())
+        } catch {
+            throw .configuredVenue(error)
+        }
+        guard let next else {
+            logger.info("The configured venue is the one this kiosk is bound to")
+            return
+        }
+        do { try store.saveStationState(next) } catch { throw .store(error) }
+        logger.notice("Venue bound from the configuration (venue.code)")
     }
 
     static func openLights(_ configuration: LightsAndButtonsConfiguration?, devices: DeviceStates, logger: Logger)

@@ -38,6 +38,7 @@ public enum StationReceipts {
             encoder.text("Checked in now: \(slip.openCheckIns)")
             encoder.text("Stored stays: \(slip.storedStays.map { "\($0)" } ?? "unknown")")
             encoder.text("Cards with stays: \(slip.storedCards.map { "\($0)" } ?? "unknown")")
+            if let staffCards = slip.staffCards { encoder.text("Staff cards enrolled: \(staffCards)") }
             for (device, state) in slip.devices.sorted(by: { $0.key < $1.key }) {
                 encoder.text("\(device): \(state)")
             }

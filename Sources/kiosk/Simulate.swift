@@ -94,7 +94,7 @@ struct SimStaff: AsyncParsableCommand {
 struct SimStaffCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "staff-menu",
-        abstract: "Choose from the staff menu: bind, create, rotate, reprint, enrol, status-slip, wipe, wipe-confirm, leave.")
+        abstract: "Choose from the staff menu: bind, create, rotate, reprint, enrol, enrol-staff, forget-staff, status-slip, wipe, wipe-confirm, leave.")
     @OptionGroup var options: SimulatorOptions
     @Argument(help: "The menu entry.") var entry: String
     @Option(help: "New venue: description.") var description: String?
@@ -120,7 +120,8 @@ struct SimEnrol: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "enrol", abstract: "Enrol emulated card N (in staff mode).")
     @OptionGroup var options: SimulatorOptions
     @Option(help: "The card's number.") var card: Int
-    func run() async throws { try await options.send(ControlRequest(command: "enrol", card: card)) }
+    @Flag(help: "Enrol it as a staff card of this kiosk (it then opens staff mode).") var staff = false
+    func run() async throws { try await options.send(ControlRequest(command: staff ? "enrol-staff" : "enrol", card: card)) }
 }
 
 struct SimTap: AsyncParsableCommand {

@@ -39,8 +39,9 @@ final class SimulatedKiosk: @unchecked Sendable {
         return path
     }
 
-    /// Starts the kiosk on `stateDirectory` and waits until it answers.
-    init(stateDirectory: String, extraArguments: [String] = []) async throws {
+    /// Starts the kiosk on `stateDirectory` and waits until it answers. `environment` is added to this process's
+    /// (configuration keys as `KIOSK_…` variables).
+    init(stateDirectory: String, extraArguments: [String] = [], environment: [String: String] = [:]) async throws {
         self.stateDirectory = stateDirectory
         log = stateDirectory + ".log"
         FileManager.default.createFile(atPath: log, contents: nil)
@@ -49,6 +50,9 @@ final class SimulatedKiosk: @unchecked Sendable {
         process.arguments = ["run", "--simulate", "--state-dir", stateDirectory, "--log-level", "info"] + extraArguments
         process.standardOutput = output
         process.standardError = output
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         try process.run()
         for _ in 0 ..< 200 {
             if let status = try? await send(ControlRequest(command: "status")), status.ok { return }

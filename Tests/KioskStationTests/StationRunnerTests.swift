@@ -94,6 +94,40 @@ import Testing
         #expect(await bench.runner.counters.enrolments == 1)
     }
 
+    @Test func anEnrolledStaffCardStillOpensStaffModeAfterARestart() async throws {
+        let settings = InMemoryStationStateStore()
+        let before = try StationBench(settings: settings)
+        _ = await before.runner.handle(.codeScanned("STAFF-CODE-1"))
+        _ = await before.runner.handle(.staffCommand(.enrolStaffCard))
+        let enrol = await before.runner.handle(.cardRead(.blank))
+        #expect(enrol.steps.contains(.cardEnrolled) && enrol.steps.contains(.persisted))
+        #expect(enrol.printed.isEmpty)
+        let staff = try #require(await before.enroller.enrolled.first)
+        #expect(staff.kind == .staff)
+        #expect(settings.saved?.staffCards.count == 1)
+        // The logs name no card.
+        #expect(!before.logLines.joined().contains(staff.printedText))
+
+        // A new runner over the same saved state: the card opens and closes staff mode; a forged one does not.
+        let after = try StationBench(settings: settings)
+        let forged = await after.runner.handle(.cardRead(.card(try after.card(.staff))))
+        #expect(forged.indicated == [.refused])
+        #expect(await after.runner.mode == .visitor)
+        let open = await after.runner.handle(.cardRead(.card(staff)))
+        #expect(open.indicated == [.accepted])
+        guard case .staff = await after.runner.mode else {
+            Issue.record("staff mode not open after the restart")
+            return
+        }
+        let slip = await after.runner.handle(.staffCommand(.printStatus))
+        #expect(slip.printed == [.statusSlip])
+        let receipt = try #require(await after.printer.receipts.first)
+        let text = try ESCPOSInterpreter.render(receipt, paper: .mm58).lines.map(\.text).joined(separator: "\n")
+        #expect(text.contains("Staff cards enrolled: 1"))
+        _ = await after.runner.handle(.cardRead(.card(staff)))
+        #expect(await after.runner.mode == .visitor)
+    }
+
     @Test(arguments: [StationFailure.cardRemoved, .enrolment(reason: "this card type cannot be enrolled")])
     func failedEnrolmentIsExplainedAndNothingIsPrinted(_ failure: StationFailure) async throws {
         let bench = try StationBench()

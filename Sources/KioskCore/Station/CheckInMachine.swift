@@ -9,8 +9,9 @@ public import Foundation
 /// - a visitor card, or its printed `KC1-…` code, taps: recorded only when the kiosk is bound to a venue and the
 ///   clock is synchronized; the outcome is shown with its light pattern, then any pending warning, until the visitor
 ///   confirms it;
-/// - a staff card or the staff code opens staff mode, which closes after `staffTimeout` without use, on `.leave`
-///   or when a staff card taps again;
+/// - the staff code, or a staff card this kiosk enrolled (`StationState.staffCards`), opens staff mode, which
+///   closes after `staffTimeout` without use, on `.leave` or when the staff card taps again; any other card whose
+///   kind byte says "staff" (forged, or another kiosk's) and every printed card code of kind staff is refused;
 /// - a venue code binds the kiosk in staff mode and is only a hint otherwise; anything else is "not a check-in code".
 public struct CheckInMachine: Sendable {
     /// What the kiosk is doing.
@@ -26,7 +27,7 @@ public struct CheckInMachine: Sendable {
         case menu
         /// Waiting for a venue's poster to be scanned (any venue code binds in staff mode; this only prompts).
         case awaitingVenueCode
-        /// Waiting for a blank card to enrol.
+        /// Waiting for a blank card to enrol (a visitor card, or a staff card after `.enrolStaffCard`).
         case awaitingBlankCard
         /// A card is being enrolled (randomness, writing, printing).
         case enrolling
@@ -59,6 +60,8 @@ public struct CheckInMachine: Sendable {
     private var needsPersist = false
     /// The secret of the card being enrolled; wiped once it is printed or enrolment failed.
     private var pendingCard: CardSecret?
+    /// The kind of card `.awaitingBlankCard` and `.enrolling` make.
+    private var enrolKind: CardKind = .visitor
     /// The warning on screen now, waiting for confirmation.
     private var shownWarning: (tag: [UInt8], until: Date)?
     private var lastExpiry: Date?
@@ -131,7 +134,7 @@ public struct CheckInMachine: Sendable {
             }
         }
         switch read {
-        case .card(let secret): return card(secret, now: now)
+        case .card(let secret): return card(secret, printed: false, now: now)
         case .blank: return [.show(texts.blankCard), .indicate(.refused)]
         case .damaged: return [.show(texts.damagedCard), .indicate(.refused)]
         case .foreign(let reason):
@@ -142,9 +145,22 @@ public struct CheckInMachine: Sendable {
     }
 
     /// A kiosk card (tapped, or its printed code scanned).
-    private mutating func card(_ secret: CardSecret, now: ClockReading) -> [StationAction] {
+    private mutating func card(_ secret: CardSecret, printed: Bool, now: ClockReading) -> [StationAction] {
         switch secret.kind {
         case .staff:
+            // The kind byte is no proof: anyone can write it to a tag or into a printed code.
+            if printed {
+                return [.show(StationMessage(
+                    title: "Not a staff card",
+                    body: "A printed card code never opens staff mode. Tap an enrolled staff card or show the staff "
+                        + "code. Nothing was opened.", kind: .error)), .indicate(.refused)]
+            }
+            guard isEnrolledStaffCard(secret) else {
+                return [.show(StationMessage(
+                    title: "Not a staff card of this kiosk",
+                    body: "This card was not enrolled as a staff card here. Nothing was opened.", kind: .error)),
+                        .indicate(.refused)]
+            }
             if case .staff(let step, _) = mode, !step.isBusy { return leaveStaffMode() }
             return openStaffMode(now: now)
         case .visitor:
@@ -164,7 +180,7 @@ public struct CheckInMachine: Sendable {
         }
         do {
             let secret = try CardSecret(printedText: text)
-            return card(secret, now: now)
+            return card(secret, printed: true, now: now)
         } catch .notACardCode {
             // Not a card code: maybe a venue code.
         } catch {
@@ -192,6 +208,16 @@ public struct CheckInMachine: Sendable {
         guard let expected = try? crypto.sha256(Array(code.utf8)),
               let scanned = try? crypto.sha256(Array(text.trimmingASCIIWhitespace().utf8)) else { return false }
         return crypto.constantTimeEquals(expected, scanned)
+    }
+
+    /// Whether this kiosk enrolled `secret` as a staff card: its digest compared with every enrolled one in
+    /// constant time.
+    private func isEnrolledStaffCard(_ secret: CardSecret) -> Bool {
+        guard secret.kind == .staff, !state.staffCards.isEmpty,
+              let digest = try? StaffCardDigest.of(secret, crypto: crypto) else { return false }
+        var found = false
+        for known in state.staffCards where crypto.constantTimeEquals(known, digest) { found = true }
+        return found
     }
 
     // MARK: - Visitors
@@ -294,7 +320,7 @@ public struct CheckInMachine: Sendable {
 
     static let staffMenu = StationMessage(
         title: "Staff mode",
-        body: "Bind venue, create venue, new venue code, enrol card, status slip, wipe kiosk, or leave.",
+        body: "Bind venue, create venue, new venue code, enrol card, enrol staff card, status slip, wipe kiosk, or leave.",
         kind: .prompt)
 
     private func staffUntil(_ now: ClockReading) -> Date { now.now.addingTimeInterval(configuration.staffTimeout) }
@@ -310,6 +336,7 @@ public struct CheckInMachine: Sendable {
 
     private mutating func leaveStaffMode() -> [StationAction] {
         mode = .visitor
+        enrolKind = .visitor
         wipePendingCard()
         return [.show(StationMessage(title: "Staff mode closed", body: "Visitors can tap their cards.", kind: .info))]
     }
@@ -377,19 +404,41 @@ public struct CheckInMachine: Sendable {
             }
             return [.print(.venuePoster(VenuePoster(url: url, description: venue.description, address: venue.address)))]
         case .enrolCard:
+            enrolKind = .visitor
             mode = .staff(.awaitingBlankCard, until: until)
             return [.show(StationMessage(title: "Enrol a card", body: "Put a blank card on the reader.", kind: .prompt))]
+        case .enrolStaffCard:
+            enrolKind = .staff
+            mode = .staff(.awaitingBlankCard, until: until)
+            return [.show(StationMessage(title: "Enrol a staff card",
+                                         body: "Put a blank card on the reader. It will open staff mode on this kiosk.",
+                                         kind: .prompt))]
+        case .forgetStaffCards:
+            guard configuration.staffCode?.isEmpty == false else {
+                return [.show(StationMessage(
+                    title: "Staff cards kept",
+                    body: "No staff code is configured: without staff cards nothing could open staff mode. Configure "
+                        + "a staff code first.", kind: .error)), .indicate(.refused)]
+            }
+            let count = state.staffCards.count
+            state.staffCards = []
+            return [.persist(state),
+                    .show(StationMessage(title: "Staff cards forgotten",
+                                         body: "\(count) staff card\(count == 1 ? "" : "s") no longer open\(count == 1 ? "s" : "") "
+                                             + "staff mode. The staff code still does.", kind: .success)),
+                    .indicate(.accepted)]
         case .printStatus:
             let open = now.isSynchronized ? state.openCheckIns(at: now.now) : state.openCheckInEnds.count
             let slip = StatusSlip(venueFormat: state.venue?.formatName, venueFingerprint: state.venue?.fingerprint,
-                                  openCheckIns: open, clockSynchronized: now.isSynchronized, printedAt: now.now)
+                                  openCheckIns: open, clockSynchronized: now.isSynchronized, printedAt: now.now,
+                                  staffCards: state.staffCards.count)
             return [.print(.statusSlip(slip))]
         case .wipe(let confirmed, let forgetVenue):
             if confirmed { return startWipe(forgetVenue: forgetVenue, now: now) }
             mode = .staff(.confirmingWipe(forgetVenue: forgetVenue), until: until)
             return [.show(StationMessage(
                 title: "Wipe the kiosk?",
-                body: "Every stored check-in and warning will be deleted"
+                body: "Every stored check-in and warning will be deleted, and every staff card forgotten"
                     + (forgetVenue ? ", and the venue binding too" : "; the venue binding stays")
                     + ". Press confirm to wipe, cancel to keep everything.", kind: .prompt))]
         case .leave:
@@ -452,7 +501,7 @@ public struct CheckInMachine: Sendable {
             }
             return bind(venue, posterURL: url, now: now, created: true)
         case (.cardEntropy, .enrolling):
-            guard pendingCard == nil, let secret = try? CardSecret(kind: .visitor, entropy: bytes) else { return [] }
+            guard pendingCard == nil, let secret = try? CardSecret(kind: enrolKind, entropy: bytes) else { return [] }
             pendingCard = secret
             return [.enrolCard(secret)]
         default:
@@ -464,6 +513,22 @@ public struct CheckInMachine: Sendable {
         guard case .staff(.enrolling, let until) = mode, let secret = pendingCard else { return [] }
         defer { wipePendingCard() }
         switch result {
+        case .success where secret.kind == .staff:
+            mode = .staff(.menu, until: until)
+            enrolKind = .visitor
+            guard let digest = try? StaffCardDigest.of(secret, crypto: crypto) else {
+                return [.show(StationMessage(title: "Staff card not enrolled", body: StationFailure.crypto.description,
+                                             kind: .error)), .indicate(.error)]
+            }
+            if !state.staffCards.contains(where: { crypto.constantTimeEquals($0, digest) }) {
+                state.staffCards.append(digest)
+            }
+            // Saved before it is announced: a staff card that is not saved does not open staff mode.
+            return [.persist(state),
+                    .show(StationMessage(
+                        title: "Staff card enrolled",
+                        body: "It opens staff mode on this kiosk. No code is printed for staff cards: keep the card "
+                            + "like a key.", kind: .success)), .indicate(.accepted)]
         case .success:
             mode = .staff(.menu, until: until)
             return [.show(StationMessage(
@@ -497,8 +562,11 @@ public struct CheckInMachine: Sendable {
             needsPersist = false
             return []
         case .failure(let failure):
-            // A binding that is not saved is not used; counters and warnings are kept in memory and saved later.
+            // A binding or a staff card that is not saved is not used (a staff card forgotten stays forgotten);
+            // counters and warnings are kept in memory and saved later.
             state.venue = persisted.venue
+            let crypto = self.crypto, saved = persisted.staffCards
+            state.staffCards.removeAll { card in !saved.contains { crypto.constantTimeEquals($0, card) } }
             needsPersist = true
             return [.show(StationMessage(title: "Settings not saved", body: failure.description, kind: .error)),
                     .indicate(.error)]
@@ -512,11 +580,13 @@ public struct CheckInMachine: Sendable {
         case .success:
             state.openCheckInEnds = []
             state.warnings = []
+            state.staffCards = []
             if forgetVenue { state.venue = nil }
             shownWarning = nil
             return [.persist(state),
                     .show(StationMessage(title: "Kiosk wiped",
-                                         body: "No check-ins are stored any more." + (forgetVenue
+                                         body: "No check-ins are stored any more, and no staff card opens staff mode."
+                                             + (forgetVenue
                                              ? " The kiosk is not bound to a venue." : " The venue binding stays."),
                                          kind: .success)),
                     .indicate(.accepted)]

@@ -107,9 +107,12 @@ public struct StatusSlip: Sendable, Equatable {
     public var storedCards: Int?
     /// Device name → state ("ok", "missing", …).
     public var devices: [String: String]
+    /// How many staff cards this kiosk enrolled (a count only, never which).
+    public var staffCards: Int?
 
     public init(venueFormat: String?, venueFingerprint: String?, openCheckIns: Int, clockSynchronized: Bool,
-                printedAt: Date, storedStays: Int? = nil, storedCards: Int? = nil, devices: [String: String] = [:]) {
+                printedAt: Date, storedStays: Int? = nil, storedCards: Int? = nil, devices: [String: String] = [:],
+                staffCards: Int? = nil) {
         self.venueFormat = venueFormat
         self.venueFingerprint = venueFingerprint
         self.openCheckIns = openCheckIns
@@ -118,6 +121,7 @@ public struct StatusSlip: Sendable, Equatable {
         self.storedStays = storedStays
         self.storedCards = storedCards
         self.devices = devices
+        self.staffCards = staffCards
     }
 }
 

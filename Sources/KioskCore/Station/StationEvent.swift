@@ -75,6 +75,11 @@ public enum StaffCommand: Sendable, Equatable {
     case reprintPoster
     /// Enrol the blank card put on the reader and print its personal QR card.
     case enrolCard
+    /// Enrol the blank card put on the reader as a staff card of this kiosk (no code is printed for it).
+    case enrolStaffCard
+    /// Forget every staff card this kiosk enrolled (refused when no staff code is configured: nothing could open
+    /// staff mode any more).
+    case forgetStaffCards
     /// Print a status slip.
     case printStatus
     /// Wipe every stored check-in and warning. Without `confirmed` the kiosk asks first. The venue binding stays

@@ -1,7 +1,7 @@
 public import Foundation
 
 /// What the kiosk keeps across restarts besides the stays: the venue it is bound to, a non-personal counter of open
-/// check-ins, and which warnings were acknowledged. Saved by the runner (`StationStateStore`) before the kiosk acts
+/// check-ins, which warnings were acknowledged, and the digests of the staff cards it enrolled. Saved by the runner (`StationStateStore`) before the kiosk acts
 /// on a change.
 public struct StationState: Sendable, Equatable, Codable {
     /// The format version of this value's encoding.
@@ -17,12 +17,31 @@ public struct StationState: Sendable, Equatable, Codable {
     /// Warnings seen at taps, by acknowledgement tag (an HMAC under the card's record key, unlinkable without the
     /// card); each goes away on its expiry day.
     public var warnings: [WarningRecord]
+    /// The staff cards this kiosk enrolled, as `StaffCardDigest`s (a SHA-256 under a label of the card's secret):
+    /// never the secrets. Only these cards open staff mode; a wipe forgets them.
+    public var staffCards: [[UInt8]]
 
-    public init(venue: BoundVenue? = nil, openCheckInEnds: [Date] = [], warnings: [WarningRecord] = []) {
+    public init(venue: BoundVenue? = nil, openCheckInEnds: [Date] = [], warnings: [WarningRecord] = [],
+                staffCards: [[UInt8]] = []) {
         self.version = Self.version
         self.venue = venue
         self.openCheckInEnds = openCheckInEnds
         self.warnings = warnings
+        self.staffCards = staffCards
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case version, venue, openCheckInEnds, warnings, staffCards
+    }
+
+    /// Reads a saved state; one saved before staff cards were enrolled has none.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        version = try container.decode(Int.self, forKey: .version)
+        venue = try container.decodeIfPresent(BoundVenue.self, forKey: .venue)
+        openCheckInEnds = try container.decode([Date].self, forKey: .openCheckInEnds)
+        warnings = try container.decode([WarningRecord].self, forKey: .warnings)
+        staffCards = try container.decodeIfPresent([[UInt8]].self, forKey: .staffCards) ?? []
     }
 
     /// A kiosk that was never set up.
@@ -30,6 +49,18 @@ public struct StationState: Sendable, Equatable, Codable {
 
     /// Check-ins that may still be open at `now`.
     public func openCheckIns(at now: Date) -> Int { openCheckInEnds.filter { $0 > now }.count }
+}
+
+/// How a staff card is remembered: SHA-256 over a label, the card's kind and its 128 random bits. The secret cannot be
+/// recovered from it, and the label keeps it from matching any other digest the kiosk computes.
+public enum StaffCardDigest {
+    static let label = Array("CheckInKiosk staff card v1".utf8)
+
+    public static func of(_ secret: CardSecret, crypto: any CryptoProvider) throws(CryptoError) -> [UInt8] {
+        var input = label + [secret.kind.rawValue] + secret.entropy
+        defer { crypto.wipe(&input) }
+        return try crypto.sha256(input)
+    }
 }
 
 /// A warning the kiosk showed at a tap.

@@ -234,9 +234,10 @@ import Testing
         #expect(result10.messages.first == StationTexts().venueCodeHint)
     }
 
-    @Test func staffCardTogglesStaffMode() {
+    @Test func staffCardTogglesStaffMode() throws {
         var harness = MachineHarness()
-        let staff = StationFixtures.card(.staff)
+        let staffEnrolled = harness.enrolStaffCard()
+        let staff = try #require(staffEnrolled)
         harness.run(.cardRead(.card(staff)))
         #expect(harness.machine.mode != .visitor)
         harness.run(.cardRead(.card(staff)))

@@ -104,9 +104,18 @@ struct MachineHarness {
         return all
     }
 
-    /// Opens staff mode with a staff card.
+    /// Opens staff mode with the staff code.
     mutating func openStaff() {
-        run(.cardRead(.card(StationFixtures.card(.staff))))
+        run(.codeScanned("STAFF-2026-secret"))
+    }
+
+    /// Enrols a staff card through staff mode (opened with the staff code), leaves staff mode; returns the card.
+    mutating func enrolStaffCard() -> CardSecret? {
+        openStaff()
+        run(.staffCommand(.enrolStaffCard))
+        let actions = run(.cardRead(.blank))
+        run(.staffCommand(.leave))
+        return actions.compactMap { if case .enrolCard(let secret) = $0 { secret } else { nil } }.first
     }
 
     /// Binds the kiosk to `code` through staff mode, then leaves staff mode.
