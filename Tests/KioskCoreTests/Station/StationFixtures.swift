@@ -1,3 +1,4 @@
+import Synchronization
 import Foundation
 import KioskCore
 import KioskOpenSSL
@@ -51,6 +52,8 @@ struct MachineHarness {
     var warnings: [String: WarningNotice] = [:]
     /// The randomness the harness answers `.requestRandom` with.
     var randomByte: UInt8 = 0x42
+    /// Staff cards enrolled by any harness so far (their random bytes differ).
+    static let staffCardsMade = Atomic<Int>(0x80)
     /// What `.enrolCard` answers.
     var enrolResult: Result<Void, StationFailure> = .success(())
     /// What `.persist` answers.
@@ -111,6 +114,8 @@ struct MachineHarness {
 
     /// Enrols a staff card through staff mode (opened with the staff code), leaves staff mode; returns the card.
     mutating func enrolStaffCard() -> CardSecret? {
+        // Each staff card gets randomness of its own, also across harnesses ("another kiosk's card").
+        randomByte = UInt8(truncatingIfNeeded: Self.staffCardsMade.add(1, ordering: .relaxed).newValue)
         openStaff()
         run(.staffCommand(.enrolStaffCard))
         let actions = run(.cardRead(.blank))
