@@ -152,6 +152,12 @@ extension KioskDaemon {
         case "sync":
             let result = await syncWarnings()
             return ControlResponse(ok: result.ok, lines: result.lines)
+        case "load-warnings":
+            guard let directory = request.path, !directory.isEmpty else {
+                return .failure("say which folder to load warnings from (the USB stick's mount point)")
+            }
+            let result = await loadWarnings(directory: directory)
+            return ControlResponse(ok: result.ok, lines: result.lines)
         default:
             return .failure("unknown command '\(request.command)'")
         }

@@ -36,6 +36,10 @@ public struct DaemonSettings: Sendable {
     public var warningsBaseURL: String?
     /// The authority's P-256 public key (PEM) that every package must be signed with.
     public var warningsPublicKeyPEM: String?
+    /// Where Corona-Warn-App hourly packages live (`…/twp/country/DE`); nil: none.
+    public var warningsCWABaseURL: String?
+    /// The P-256 public key (PEM) that every CWA package must be signed with.
+    public var warningsCWAPublicKeyPEM: String?
     /// Where an export goes when the holder names no folder (the mounted USB stick).
     public var reportExportDirectory: String?
     /// The authority's upload endpoint (`…/v1/reports`).
@@ -91,6 +95,8 @@ extension DaemonSettings {
         reportUploadURL = configuration.reports.uploadURL
         warningsBaseURL = configuration.warnings.baseURL
         warningsPublicKeyPEM = secrets.authorityPublicKeyPEM
+        warningsCWABaseURL = configuration.warnings.cwaBaseURL
+        warningsCWAPublicKeyPEM = secrets.cwaPublicKeyPEM
         warningsSyncInterval = .seconds(configuration.warnings.syncIntervalMinutes * 60)
         venueCode = configuration.venue.code
         clockSource = configuration.clock.source

@@ -8,28 +8,47 @@ internal import Logging
 internal import ServiceLifecycle
 internal import Synchronization
 
-/// The kiosk's warnings: fetched from the configured authority (signed packages only), kept when they could concern
-/// this kiosk's venue, and matched against a card's stays when the card taps (the only moment they are readable).
+/// The kiosk's warnings: fetched from the configured authorities — CKPW/1 packages (`warnings.baseURL`), Corona-Warn-App
+/// hourly packages (`warnings.cwaBaseURL`), either or both — or loaded from a folder staff bring on a USB stick; signed
+/// packages only, under the same configured keys either way. Only records that could concern this kiosk's venue are
+/// kept, and they are matched against a card's stays when the card taps (the only moment the stays are readable).
 public final class DaemonWarnings: WarningSource {
-    let client: WarningsClient
+    let client: WarningsClient?
+    let cwaClient: CWAWarningsClient?
     let crypto: OpenSSLCrypto
     let clock: any ClockSource
     let parameters: PresenceTracingParameters
+    /// The region of the CWA packages (`DE`), for finding them in a copy of the distribution layout.
+    let cwaRegion: String
     private let lastSync = Mutex<String>("never")
 
-    init(client: WarningsClient, crypto: OpenSSLCrypto, clock: any ClockSource,
-         parameters: PresenceTracingParameters = .cwaProduction) {
+    init(client: WarningsClient?, cwaClient: CWAWarningsClient? = nil, crypto: OpenSSLCrypto, clock: any ClockSource,
+         parameters: PresenceTracingParameters = .cwaProduction, cwaRegion: String = "DE") {
         self.client = client
+        self.cwaClient = cwaClient
         self.crypto = crypto
         self.clock = clock
         self.parameters = parameters
+        self.cwaRegion = cwaRegion
     }
 
+    /// The matches of both sources, as one result (risk per day over all of them).
     public func match(_ stays: [MatchableStay]) async -> ExposureResult? {
-        let index = await client.index
-        guard index.count > 0 else { return nil }
         let now = Int64(clock.read().now.timeIntervalSince1970)
-        let result = WarningMatcher.match(stays: stays, index: index, now: now, parameters: parameters, crypto: crypto)
+        var results = [ExposureResult]()
+        if let client {
+            let index = await client.index
+            if index.count > 0 {
+                results.append(WarningMatcher.match(stays: stays, index: index, now: now, parameters: parameters, crypto: crypto))
+            }
+        }
+        if let cwaClient {
+            let kept = await cwaClient.warnings
+            if kept.count > 0 {
+                results.append(WarningMatcher.match(stays: stays, cwa: kept, now: now, parameters: parameters, crypto: crypto))
+            }
+        }
+        let result = WarningMatcher.combined(results, parameters: parameters)
         return result.matches.isEmpty ? nil : result
     }
 
@@ -45,40 +64,166 @@ public final class DaemonWarnings: WarningSource {
         return tags
     }
 
-    /// Fetches what is new; returns lines for a person (no record content).
+    /// The CWA `locationIdHash`es of `venues` (SHA-256 of each `locationId`).
+    func interestingHashes(venues: [[UInt8]]) -> Set<[UInt8]> {
+        Set(venues.compactMap { try? crypto.sha256($0) })
+    }
+
+    /// Fetches what is new from every configured source; returns lines for a person, one or more per source (counts
+    /// and reasons only, no record content).
     func sync(venues: [[UInt8]]) async -> (ok: Bool, lines: [String]) {
+        var ok = true
+        var lines = [String]()
+        if let client {
+            let result = await syncCKPW(client, venues: venues)
+            ok = ok && result.ok
+            lines += result.lines
+        }
+        if let cwaClient {
+            let result = await syncCWA(cwaClient, venues: venues)
+            ok = ok && result.ok
+            lines += result.lines
+        }
+        let summary = lines.joined(separator: " ")
+        lastSync.withLock { $0 = summary }
+        return (ok, lines)
+    }
+
+    private func syncCKPW(_ client: WarningsClient, venues: [[UInt8]]) async -> (ok: Bool, lines: [String]) {
         let tags = interestingTags(venues: venues)
         do {
             let report = try await client.sync(interestingTags: tags)
             try await client.retain(tags: tags)
             var lines = [report.indexUnchanged
-                ? "Warnings: nothing new."
-                : "Warnings: \(report.packagesFetched) new package(s), \(report.recordsKept) record(s) kept for this venue."]
-            lines += report.rejected.map { "Warnings: refused \($0)" }
-            lastSync.withLock { $0 = lines[0] }
+                ? "Warnings (CKPW/1): nothing new."
+                : "Warnings (CKPW/1): \(report.packagesFetched) new package(s), \(report.recordsKept) record(s) kept for this venue."]
+            lines += report.rejected.map { "Warnings (CKPW/1): refused \($0)" }
             return (report.rejected.isEmpty, lines)
         } catch .server(404) {
             // A fresh authority (or CDN) has no index yet: nothing to fetch, nothing wrong.
-            let line = "Warnings: the authority has published nothing yet."
-            lastSync.withLock { $0 = line }
-            return (true, [line])
+            return (true, ["Warnings (CKPW/1): the authority has published nothing yet."])
         } catch {
-            let line = "Warnings not updated: \(error)"
-            lastSync.withLock { $0 = line }
-            return (false, [line])
+            return (false, ["Warnings (CKPW/1) not updated: \(error)"])
+        }
+    }
+
+    private func syncCWA(_ client: CWAWarningsClient, venues: [[UInt8]]) async -> (ok: Bool, lines: [String]) {
+        let hashes = interestingHashes(venues: venues)
+        do {
+            let report = try await client.sync(interestingHashes: hashes)
+            try await client.retain(locationIdHashes: hashes)
+            var lines = [report.indexUnchanged
+                ? "Warnings (CWA): nothing new."
+                : "Warnings (CWA): \(report.hoursFetched) new hour(s), \(report.recordsKept) record(s) kept for this venue."]
+            lines += report.rejected.map { "Warnings (CWA): refused \($0)" }
+            return (report.rejected.isEmpty, lines)
+        } catch .server(404) {
+            return (true, ["Warnings (CWA): the authority has published nothing yet."])
+        } catch {
+            return (false, ["Warnings (CWA) not updated: \(error)"])
+        }
+    }
+
+    /// Loads packages from a folder (a mounted USB stick) with the same checks as a download: a copy of the CKPW/1
+    /// publish folder (`index.json`, `index.json.sig`, the packages and their signatures; or loose `*.bin` files
+    /// with a `*.bin.sig` beside each) and/or CWA hourly packages (a copy of the distribution layout, as
+    /// `cwa/twp/country/<region>/hour/…`, `twp/country/<region>/hour/…` or `hour/…`; or loose `*.zip` files).
+    /// Returns lines for a person: how many packages were loaded per format, and each refused one with the reason.
+    func load(directory: String, venues: [[UInt8]]) async -> (ok: Bool, lines: [String]) {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue,
+              let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else {
+            return (false, ["Warnings not loaded: \(directory) is not a folder that can be read (is the USB stick plugged in and mounted?)."])
+        }
+        guard !names.isEmpty else { return (false, ["Warnings not loaded: \(directory) is empty."]) }
+        let ckpwIndexed = names.contains("index.json")
+        let ckpwLoose = names.contains { $0.hasSuffix(".bin") }
+        let cwaLayout = cwaDirectory(in: directory)
+        let cwaLoose = names.contains { $0.hasSuffix(".zip") }
+        guard ckpwIndexed || ckpwLoose || cwaLayout != nil || cwaLoose else {
+            return (false, ["Warnings not loaded: \(directory) holds no warnings packages (a copy of the authority's published "
+                            + "folder: index.json with CKPW/1 packages, or CWA hourly packages under cwa/twp/country/\(cwaRegion)/hour)."])
+        }
+        var ok = true
+        var lines = [String]()
+        if ckpwIndexed || ckpwLoose {
+            if let client {
+                let tags = interestingTags(venues: venues)
+                do {
+                    let report: WarningsClient.SyncReport
+                    if ckpwIndexed {
+                        report = try await client.sync(interestingTags: tags, fromDirectory: directory)
+                    } else {
+                        report = try await client.loadFromDirectory(directory, interestingTags: tags)
+                    }
+                    lines.append(report.packagesFetched == 0 && report.rejected.isEmpty
+                        ? "Warnings (CKPW/1) from the folder: nothing new."
+                        : "Warnings (CKPW/1) from the folder: \(report.packagesFetched) package(s) loaded, \(report.recordsKept) record(s) kept for this venue.")
+                    lines += report.rejected.map { "Warnings (CKPW/1): refused \($0)" }
+                    ok = ok && report.rejected.isEmpty
+                } catch {
+                    lines.append("Warnings (CKPW/1) not loaded: \(error)")
+                    ok = false
+                }
+            } else {
+                lines.append("Warnings (CKPW/1): packages found but not read: no key is configured to verify them (warnings.baseURL with warnings.publicKey).")
+                ok = false
+            }
+        }
+        if cwaLayout != nil || cwaLoose {
+            if let cwaClient {
+                let hashes = interestingHashes(venues: venues)
+                do {
+                    var reports = [CWAWarningsClient.SyncReport]()
+                    if let cwaLayout { reports.append(try await cwaClient.sync(interestingHashes: hashes, fromDirectory: cwaLayout)) }
+                    if cwaLoose { reports.append(try await cwaClient.loadFromDirectory(directory, interestingHashes: hashes)) }
+                    let loaded = reports.reduce(0) { $0 + $1.hoursFetched }
+                    let kept = reports.reduce(0) { $0 + $1.recordsKept }
+                    let rejected = reports.flatMap(\.rejected)
+                    lines.append(loaded == 0 && rejected.isEmpty
+                        ? "Warnings (CWA) from the folder: nothing new."
+                        : "Warnings (CWA) from the folder: \(loaded) hourly package(s) loaded, \(kept) record(s) kept for this venue.")
+                    lines += rejected.map { "Warnings (CWA): refused \($0)" }
+                    ok = ok && rejected.isEmpty
+                } catch {
+                    lines.append("Warnings (CWA) not loaded: \(error)")
+                    ok = false
+                }
+            } else {
+                lines.append("Warnings (CWA): packages found but not read: no key is configured to verify them (warnings.cwaBaseURL with warnings.cwaPublicKey).")
+                ok = false
+            }
+        }
+        return (ok, lines)
+    }
+
+    /// Where a copy of the CWA distribution layout for this kiosk's region lies in `directory`, if anywhere.
+    func cwaDirectory(in directory: String) -> String? {
+        [directory + "/cwa/twp/country/" + cwaRegion, directory + "/twp/country/" + cwaRegion, directory].first { base in
+            var isDirectory: ObjCBool = false
+            return FileManager.default.fileExists(atPath: base + "/hour/index", isDirectory: &isDirectory) && !isDirectory.boolValue
         }
     }
 
     var lastSyncSummary: String { lastSync.withLock { $0 } }
 
-    /// Opens the warnings client from the settings, or nil when no authority is configured.
+    /// Opens the warnings clients from the settings, or nil when no authority is configured.
     static func make(settings: DaemonSettings, crypto: OpenSSLCrypto, clock: any ClockSource, logger: Logger) throws(DaemonError) -> DaemonWarnings? {
-        guard let baseURL = settings.warningsBaseURL else { return nil }
-        guard let pem = settings.warningsPublicKeyPEM else {
-            throw .warnings("warnings.baseURL is set but the authority's public key is missing (warnings.publicKey or the credential authority-public-key.pem)")
+        guard settings.warningsBaseURL != nil || settings.warningsCWABaseURL != nil else { return nil }
+        var ckpwKey: ECDSAPublicKey?
+        if settings.warningsBaseURL != nil {
+            guard let pem = settings.warningsPublicKeyPEM else {
+                throw .warnings("warnings.baseURL is set but the authority's public key is missing (warnings.publicKey or the credential authority-public-key.pem)")
+            }
+            do { ckpwKey = try ECDSAPublicKey(pem: pem) } catch { throw .warnings("the authority's public key cannot be read: \(error)") }
         }
-        let key: ECDSAPublicKey
-        do { key = try ECDSAPublicKey(pem: pem) } catch { throw .warnings("the authority's public key cannot be read: \(error)") }
+        var cwaKey: ECDSAPublicKey?
+        if settings.warningsCWABaseURL != nil {
+            guard let pem = settings.warningsCWAPublicKeyPEM else {
+                throw .warnings("warnings.cwaBaseURL is set but the CWA packages' public key is missing (warnings.cwaPublicKey or the credential cwa-public-key.pem)")
+            }
+            do { cwaKey = try ECDSAPublicKey(pem: pem) } catch { throw .warnings("the CWA packages' public key (warnings.cwaPublicKey) cannot be read: \(error)") }
+        }
         let directory = (settings.stateDirectory as NSString).appendingPathComponent("warnings")
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
@@ -86,9 +231,22 @@ public final class DaemonWarnings: WarningSource {
         } catch {
             throw .warnings("\(directory) cannot be created")
         }
-        let client = WarningsClient(baseURL: baseURL, verifier: key, stateDirectory: directory)
-        return DaemonWarnings(client: client, crypto: crypto, clock: clock)
+        let client = both(settings.warningsBaseURL, ckpwKey).map { WarningsClient(baseURL: $0, verifier: $1, stateDirectory: directory) }
+        let cwaClient = both(settings.warningsCWABaseURL, cwaKey).map { CWAWarningsClient(baseURL: $0, verifier: $1, stateDirectory: directory) }
+        return DaemonWarnings(client: client, cwaClient: cwaClient, crypto: crypto, clock: clock,
+                              cwaRegion: settings.warningsCWABaseURL.map(Self.region(ofCWABaseURL:)) ?? "DE")
     }
+
+    /// The region a CWA base URL names (`…/twp/country/DE` → `DE`); `DE` when it names none.
+    static func region(ofCWABaseURL url: String) -> String {
+        let last = url.split(separator: "/").last.map(String.init) ?? ""
+        return last.count == 2 && last.allSatisfy({ $0.isASCII && $0.isUppercase }) ? last : "DE"
+    }
+}
+
+private func both<A, B>(_ a: A?, _ b: B?) -> (A, B)? {
+    guard let a, let b else { return nil }
+    return (a, b)
 }
 
 /// Syncs warnings at start and then every interval, backing off after failures.
@@ -113,10 +271,27 @@ struct WarningsService: Service {
 extension KioskDaemon {
     /// Fetches warnings now (the timer, or `kiosk simulate sync`).
     func syncWarnings() async -> (ok: Bool, lines: [String]) {
-        guard let warnings else { return (false, ["No warnings authority is configured (warnings.baseURL)."]) }
+        guard let warnings else { return (false, ["No warnings authority is configured (warnings.baseURL, warnings.cwaBaseURL)."]) }
         let state = await runner.state
         let venues = [state.venue?.locationId].compactMap { $0 }
         guard !venues.isEmpty else { return (true, ["Warnings: the kiosk has no venue yet, nothing to fetch."]) }
         return await warnings.sync(venues: venues)
+    }
+}
+
+extension KioskDaemon {
+    /// Loads warnings packages from a folder (`kiosk simulate load-warnings DIR`): verified under the configured keys
+    /// exactly as downloads are; nothing changes when the folder is missing or empty or no key is configured.
+    func loadWarnings(directory: String) async -> (ok: Bool, lines: [String]) {
+        guard let warnings else {
+            return (false, ["Warnings not loaded: no warnings key is configured to verify packages (warnings.baseURL with "
+                            + "warnings.publicKey, or warnings.cwaBaseURL with warnings.cwaPublicKey)."])
+        }
+        let state = await runner.state
+        let venues = [state.venue?.locationId].compactMap { $0 }
+        guard !venues.isEmpty else { return (false, ["Warnings not loaded: the kiosk has no venue yet."]) }
+        let result = await warnings.load(directory: directory, venues: venues)
+        logger.info("Warnings loaded from a folder", metadata: ["ok": "\(result.ok)"])
+        return result
     }
 }

@@ -53,8 +53,23 @@ public actor CWAWarningsClient {
 
     /// Fetches what is new. `interestingHashes` are the `locationIdHash`es of the venues this kiosk holds stays for.
     public func sync(interestingHashes: Set<[UInt8]>) async throws(WarningsSyncError) -> SyncReport {
+        try await sync(interestingHashes: interestingHashes, from: .remote)
+    }
+
+    /// Loads a copy of the distribution layout from a local folder, e.g. a USB stick: `directory` is what `<base>`
+    /// is on the server, with each resource as a file named `index` (`<directory>/hour/index` lists the hours,
+    /// `<directory>/hour/<h>/index` is that hour's zip), as `CWAHourlyPublisher` writes it. The same checks as a
+    /// download (every zip verified under the configured key, its hour checked, hours seen before skipped); only the
+    /// transport differs. Throws `.noMedium` when the folder holds no hour index.
+    public func sync(interestingHashes: Set<[UInt8]>, fromDirectory directory: String) async throws(WarningsSyncError) -> SyncReport {
+        guard LocalWarningsFiles.isRegularFile(directory + "/hour/index") else { throw .noMedium }
+        return try await sync(interestingHashes: interestingHashes, from: .directory(directory))
+    }
+
+    private func sync(interestingHashes: Set<[UInt8]>, from source: WarningsFileSource) async throws(WarningsSyncError) -> SyncReport {
         var report = SyncReport()
-        let (status, body, etag) = try await get("/hour", ifNoneMatch: state.indexETag, limit: 1024 * 1024)
+        let (status, body, etag) = try await get("/hour", ifNoneMatch: source.isRemote ? state.indexETag : nil, limit: 1024 * 1024,
+                                                 from: source)
         if status == 304 {
             report.indexUnchanged = true
             return report
@@ -62,9 +77,9 @@ public actor CWAWarningsClient {
         guard status == 200 else { throw .server(status) }
         guard let hours = Self.hours(inIndex: body) else { throw .malformedIndex }
         for hour in hours.suffix(Self.maximumHoursPerIndex) where !state.seenHours.contains(hour) {
-            let (hourStatus, zip, _) = try await get("/hour/\(hour)", ifNoneMatch: nil, limit: maximumArchiveSize)
+            let (hourStatus, zip, _) = try await get("/hour/\(hour)", ifNoneMatch: nil, limit: maximumArchiveSize, from: source)
             guard hourStatus == 200 else {
-                report.rejected.append("hour \(hour): not available (\(hourStatus))")
+                report.rejected.append("hour \(hour): " + source.unavailable(hourStatus))
                 continue
             }
             if zip.isEmpty {  // CWA publishes an empty file for an hour without warnings
@@ -81,8 +96,9 @@ public actor CWAWarningsClient {
                 report.rejected.append("hour \(hour): \(error)")
             }
         }
-        // Remember the index only when every hour in it was taken: otherwise the next sync must look again.
-        state.indexETag = report.rejected.isEmpty ? etag : nil
+        // Remember the index only when every hour in it was taken: otherwise the next sync must look again. A
+        // folder's copy says nothing about the server's index.
+        if source.isRemote { state.indexETag = report.rejected.isEmpty ? etag : nil }
         try persist()
         return report
     }
@@ -144,8 +160,13 @@ public actor CWAWarningsClient {
         do { try state.save(to: statePath) } catch { throw .storage }
     }
 
-    private func get(_ path: String, ifNoneMatch etag: String?, limit: Int) async throws(WarningsSyncError) -> (Int, [UInt8], String?) {
-        try await client.boundedGet(baseURL + path, ifNoneMatch: etag, limit: limit, timeout: timeout)
+    private func get(_ path: String, ifNoneMatch etag: String?, limit: Int,
+                     from source: WarningsFileSource) async throws(WarningsSyncError) -> (Int, [UInt8], String?) {
+        switch source {
+        case .remote: try await client.boundedGet(baseURL + path, ifNoneMatch: etag, limit: limit, timeout: timeout)
+        // On disk every resource is a file named `index` in a folder of the resource's name.
+        case .directory(let directory): try LocalWarningsFiles.get(directory + path + "/index", limit: limit)
+        }
     }
 }
 

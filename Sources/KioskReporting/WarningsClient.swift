@@ -45,14 +45,28 @@ public actor WarningsClient {
 
     /// Fetches what is new. `interestingTags` are the CKPR/1 tags of this kiosk's venues on the days it holds stays.
     public func sync(interestingTags: Set<[UInt8]>) async throws(WarningsSyncError) -> SyncReport {
+        try await sync(interestingTags: interestingTags, from: .remote)
+    }
+
+    /// Loads a copy of what the authority publishes (`index.json`, `index.json.sig` and the packages beside them)
+    /// from a local folder, e.g. a USB stick: the same checks as a download (signed index, every package verified
+    /// under the configured key before it is read, packages seen before skipped), only the transport differs.
+    /// Throws `.noMedium` when the folder holds no `index.json`.
+    public func sync(interestingTags: Set<[UInt8]>, fromDirectory directory: String) async throws(WarningsSyncError) -> SyncReport {
+        guard LocalWarningsFiles.isRegularFile(directory + "/index.json") else { throw .noMedium }
+        return try await sync(interestingTags: interestingTags, from: .directory(directory))
+    }
+
+    private func sync(interestingTags: Set<[UInt8]>, from source: WarningsFileSource) async throws(WarningsSyncError) -> SyncReport {
         var report = SyncReport()
-        let (status, body, etag) = try await get("/" + "index.json", ifNoneMatch: state.indexETag, limit: 4 * 1024 * 1024)
+        let (status, body, etag) = try await get("/" + "index.json", ifNoneMatch: source.isRemote ? state.indexETag : nil,
+                                                 limit: 4 * 1024 * 1024, from: source)
         if status == 304 {
             report.indexUnchanged = true
             return report
         }
         guard status == 200 else { throw .server(status) }
-        let (signatureStatus, signature, _) = try await get("/index.json.sig", ifNoneMatch: nil, limit: 1024)
+        let (signatureStatus, signature, _) = try await get("/index.json.sig", ifNoneMatch: nil, limit: 1024, from: source)
         guard signatureStatus == 200, verifier.isValidSignature(signature, for: body) else { throw .badIndexSignature }
         guard let index = try? JSONDecoder().decode(PublishedIndex.self, from: Data(body)) else { throw .malformedIndex }
         for entry in index.packages.sorted(by: { $0.sequence < $1.sequence }) where !state.seenPackages.contains(entry.sequence) {
@@ -61,11 +75,11 @@ public actor WarningsClient {
                 report.rejected.append("package \(entry.sequence): unsafe file name")
                 continue
             }
-            let (packageStatus, bytes, _) = try await get("/" + entry.file, ifNoneMatch: nil, limit: maximumPackageSize)
-            let (sigStatus, packageSignature, _) = try await get("/" + entry.signature, ifNoneMatch: nil, limit: 1024)
+            let (packageStatus, bytes, _) = try await get("/" + entry.file, ifNoneMatch: nil, limit: maximumPackageSize, from: source)
+            let (sigStatus, packageSignature, _) = try await get("/" + entry.signature, ifNoneMatch: nil, limit: 1024, from: source)
             guard packageStatus == 200, sigStatus == 200 else {
                 // Not there yet (a CDN still filling): try again at the next sync.
-                report.rejected.append("package \(entry.sequence): not available (\(packageStatus))")
+                report.rejected.append("package \(entry.sequence): " + source.unavailable(packageStatus == 200 ? sigStatus : packageStatus))
                 continue
             }
             do {
@@ -78,8 +92,9 @@ public actor WarningsClient {
                 report.rejected.append("package \(entry.sequence): \(error)")
             }
         }
-        // Remember the index only when every package in it was taken: otherwise the next sync must look again.
-        state.indexETag = report.rejected.isEmpty ? etag : nil
+        // Remember the index only when every package in it was taken: otherwise the next sync must look again. A
+        // folder's copy says nothing about the server's index.
+        if source.isRemote { state.indexETag = report.rejected.isEmpty ? etag : nil }
         try persist()
         return report
     }
@@ -129,8 +144,12 @@ public actor WarningsClient {
         do { try state.save(to: statePath) } catch { throw .storage }
     }
 
-    private func get(_ path: String, ifNoneMatch etag: String?, limit: Int) async throws(WarningsSyncError) -> (Int, [UInt8], String?) {
-        try await client.boundedGet(baseURL + path, ifNoneMatch: etag, limit: limit, timeout: timeout)
+    private func get(_ path: String, ifNoneMatch etag: String?, limit: Int,
+                     from source: WarningsFileSource) async throws(WarningsSyncError) -> (Int, [UInt8], String?) {
+        switch source {
+        case .remote: try await client.boundedGet(baseURL + path, ifNoneMatch: etag, limit: limit, timeout: timeout)
+        case .directory(let directory): try LocalWarningsFiles.get(directory + path, limit: limit)
+        }
     }
 }
 

@@ -15,7 +15,8 @@ struct Simulate: AsyncParsableCommand {
             """,
         subcommands: [
             SimStatus.self, SimStaff.self, SimStaffCommand.self, SimEnrol.self, SimTap.self, SimRemove.self,
-            SimShowCode.self, SimPress.self, SimAdvance.self, SimClock.self, SimLights.self, SimReceipts.self, SimSync.self, SimReport.self,
+            SimShowCode.self, SimPress.self, SimAdvance.self, SimClock.self, SimLights.self, SimReceipts.self, SimSync.self,
+            SimLoadWarnings.self, SimReport.self,
         ]
     )
 
@@ -212,6 +213,24 @@ struct SimSync: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "sync", abstract: "Fetch warnings from the configured authority now.")
     @OptionGroup var options: SimulatorOptions
     func run() async throws { try await options.send(ControlRequest(command: "sync")) }
+}
+
+struct SimLoadWarnings: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "load-warnings",
+        abstract: "Load warnings packages from a folder (a mounted USB stick), verified like downloads.",
+        discussion: """
+            The folder holds a copy of what the authority publishes: CKPW/1 (index.json, index.json.sig and the \
+            packages beside them) and/or CWA hourly packages (cwa/twp/country/DE/hour/…). Every package must be signed \
+            with the key configured for its format (warnings.publicKey, warnings.cwaPublicKey); others are refused. \
+            Works against a board's kiosk too: --state-dir /var/lib/kiosk.
+            """)
+    @OptionGroup var options: SimulatorOptions
+    @Argument(help: "The folder (e.g. /media/usb).") var directory: String
+    func run() async throws {
+        let absolute = directory.hasPrefix("/") ? directory : FileManager.default.currentDirectoryPath + "/" + directory
+        try await options.send(ControlRequest(command: "load-warnings", path: (absolute as NSString).standardizingPath))
+    }
 }
 
 struct SimReport: AsyncParsableCommand {

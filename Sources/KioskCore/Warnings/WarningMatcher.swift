@@ -175,6 +175,13 @@ public enum WarningMatcher {
         return Int64((Double(overlap) / 60).rounded(.toNearestOrAwayFromZero))
     }
 
+    /// One result from the results of several sources (CKPW/1 and CWA records about the same stays): all matches,
+    /// with the per-day risk computed over all of them together.
+    public static func combined(_ results: [ExposureResult], parameters: PresenceTracingParameters = .cwaProduction) -> ExposureResult {
+        let matches = results.flatMap(\.matches)
+        return ExposureResult(matches: matches, riskLevelByDay: riskLevels(matches, parameters: parameters))
+    }
+
     /// Per-day risk: each match's normalized time is mapped per check-in, and summed per day and mapped again; a day
     /// is high if either mapping says so (CWA's presence-tracing risk calculation).
     static func riskLevels(_ matches: [ExposureMatch], parameters: PresenceTracingParameters) -> [Int64: Int] {
