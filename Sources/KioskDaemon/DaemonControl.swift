@@ -30,6 +30,8 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
     public var expiryRuns: Int
     public var metricsAddress: String?
     public var cardOnReader: Int?
+    /// Where the local screen's page is served (`127.0.0.1:8080`); nil: no page.
+    public var webAddress: String? = nil
 
     /// Lines for a person.
     public var humanLines: [String] {
@@ -45,6 +47,7 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
         lines.append("Taps: \(taps), check-ins: \(checkIns), check-outs: \(checkOuts), refused: \(refusals.values.reduce(0, +))")
         for (device, state) in devices.sorted(by: { $0.key < $1.key }) { lines.append("  \(device): \(state)") }
         if let metricsAddress { lines.append("Metrics: http://\(metricsAddress)/metrics") }
+        if let webAddress { lines.append("Screen: http://\(webAddress)/") }
         return lines
     }
 }
@@ -219,7 +222,7 @@ extension KioskDaemon {
             storedStays: (try? store.counts())?.stays, storeBytes: storeBytes(), devices: devices.all(),
             taps: counters.taps, checkIns: counters.checkIns, checkOuts: counters.checkOuts, refusals: counters.refusals,
             expiryRuns: counters.expiryRuns, metricsAddress: metricsAddress.withLock { $0 },
-            cardOnReader: simulatedReader?.cardOnReader)
+            cardOnReader: simulatedReader?.cardOnReader, webAddress: webAddress.withLock { $0 })
     }
 
     static func json(_ value: some Encodable) -> String? {

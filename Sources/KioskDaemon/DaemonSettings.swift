@@ -42,6 +42,10 @@ public struct DaemonSettings: Sendable {
     public var reportUploadURL: String?
     /// How often warnings are fetched.
     public var warningsSyncInterval: Duration = .seconds(3600)
+    /// Where the local screen's page is served (`127.0.0.1:8080`); nil: no page. Port 0 picks a free port.
+    public var webListen: String?
+    /// Permits a `webListen` address other than loopback.
+    public var webAllowNonLoopback = false
 
     public init(stateDirectory: String, simulate: Bool = false, nfcConnection: String? = nil,
                 lightsAndButtons: LightsAndButtonsConfiguration? = nil, receiptPrinter: ReceiptPrinterConfiguration? = nil,
@@ -88,5 +92,7 @@ extension DaemonSettings {
         warningsBaseURL = configuration.warnings.baseURL
         warningsPublicKeyPEM = secrets.authorityPublicKeyPEM
         warningsSyncInterval = .seconds(configuration.warnings.syncIntervalMinutes * 60)
+        webListen = configuration.web.listen
+        webAllowNonLoopback = configuration.web.allowNonLoopback
     }
 }

@@ -26,6 +26,7 @@ public enum DaemonError: Error, Sendable, CustomStringConvertible {
     case simulation(String)
     case control(ControlSocketError)
     case warnings(String)
+    case web(String)
 
     public var description: String {
         switch self {
@@ -36,6 +37,7 @@ public enum DaemonError: Error, Sendable, CustomStringConvertible {
         case .simulation(let reason): "the simulated hardware cannot start: \(reason)"
         case .control(let error): "the control socket cannot be opened: \(error)"
         case .warnings(let reason): "warnings cannot be fetched: \(reason)"
+        case .web(let reason): "the screen page cannot be served: \(reason)"
         }
     }
 }
@@ -73,6 +75,8 @@ public final class KioskDaemon: Sendable {
     let started = ContinuousClock.now
     let readyAfter = Mutex<Duration?>(nil)
     let metricsAddress = Mutex<String?>(nil)
+    let screen: ScreenDisplay
+    let webAddress = Mutex<String?>(nil)
 
     /// The control socket's path for a state directory.
     public static func controlSocketPath(stateDirectory: String) -> String {
@@ -82,6 +86,7 @@ public final class KioskDaemon: Sendable {
     public init(settings: DaemonSettings, logger: Logger) throws(DaemonError) {
         self.settings = settings
         self.logger = logger
+        if let problem = WebService.problem(in: settings) { throw .web(problem) }
         let directory = settings.stateDirectory
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
@@ -161,13 +166,14 @@ public final class KioskDaemon: Sendable {
             devices.set("nfc", "none configured")
             logger.warning("No NFC reader configured: cards cannot be read (personal QR cards still work)")
         }
+        screen = ScreenDisplay(clock: clock)
         warnings = try DaemonWarnings.make(settings: settings, crypto: crypto, clock: clock, logger: logger)
         if warnings == nil { devices.set("warnings", "none configured") }
         let enroller: any CardEnroller = nfcReader.map { NFCCardEnroller(reader: $0) } ?? NoReaderEnroller()
         do {
             runner = try StationRunner(
                 configuration: settings.station, desk: desk, indicator: indicator, printer: printer, enroller: enroller,
-                warnings: warnings.map { $0 as any WarningSource } ?? NoWarnings(), clock: clock, settings: store, devices: devices, paper: settings.receiptPrinter?.paper ?? .mm58,
+                warnings: warnings.map { $0 as any WarningSource } ?? NoWarnings(), clock: clock, settings: store, display: screen, devices: devices, paper: settings.receiptPrinter?.paper ?? .mm58,
                 logger: logger)
         } catch {
             throw .store(error)
@@ -190,6 +196,7 @@ public final class KioskDaemon: Sendable {
         let services: [any Service] = [
             StationService(daemon: self),
             MetricsService(daemon: self),
+            WebService(daemon: self),
             WatchdogService(daemon: self),
             TickService(daemon: self),
             ControlService(daemon: self),
