@@ -32,6 +32,8 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
     public var cardOnReader: Int?
     /// How many staff cards this kiosk enrolled (a count only).
     public var staffCards: Int?
+    /// Where the local screen's page is served (`127.0.0.1:8080`); nil: no page.
+    public var webAddress: String? = nil
 
     /// Lines for a person.
     public var humanLines: [String] {
@@ -48,6 +50,7 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
         for (device, state) in devices.sorted(by: { $0.key < $1.key }) { lines.append("  \(device): \(state)") }
         if let staffCards { lines.append("Staff cards enrolled: \(staffCards)") }
         if let metricsAddress { lines.append("Metrics: http://\(metricsAddress)/metrics") }
+        if let webAddress { lines.append("Screen: http://\(webAddress)/") }
         return lines
     }
 }
@@ -230,7 +233,8 @@ extension KioskDaemon {
             storedStays: (try? store.counts())?.stays, storeBytes: storeBytes(), devices: devices.all(),
             taps: counters.taps, checkIns: counters.checkIns, checkOuts: counters.checkOuts, refusals: counters.refusals,
             expiryRuns: counters.expiryRuns, metricsAddress: metricsAddress.withLock { $0 },
-            cardOnReader: simulatedReader?.cardOnReader, staffCards: state.staffCards.count)
+            cardOnReader: simulatedReader?.cardOnReader, staffCards: state.staffCards.count,
+            webAddress: webAddress.withLock { $0 })
     }
 
     static func json(_ value: some Encodable) -> String? {

@@ -50,6 +50,10 @@ public struct DaemonSettings: Sendable {
     public var venueCode: String?
     /// How the kiosk knows the system clock is set (`clock.source`; ignored when simulating).
     public var clockSource: KioskConfiguration.Clock.Source = .auto
+    /// Where the local screen's page is served (`127.0.0.1:8080`); nil: no page. Port 0 picks a free port.
+    public var webListen: String?
+    /// Permits a `webListen` address other than loopback.
+    public var webAllowNonLoopback = false
 
     public init(stateDirectory: String, simulate: Bool = false, nfcConnection: String? = nil,
                 lightsAndButtons: LightsAndButtonsConfiguration? = nil, receiptPrinter: ReceiptPrinterConfiguration? = nil,
@@ -100,5 +104,7 @@ extension DaemonSettings {
         warningsSyncInterval = .seconds(configuration.warnings.syncIntervalMinutes * 60)
         venueCode = configuration.venue.code
         clockSource = configuration.clock.source
+        webListen = configuration.web.listen
+        webAllowNonLoopback = configuration.web.allowNonLoopback
     }
 }

@@ -27,6 +27,7 @@ public enum DaemonError: Error, Sendable, CustomStringConvertible {
     case control(ControlSocketError)
     case warnings(String)
     case configuredVenue(ConfiguredVenueError)
+    case web(String)
 
     public var description: String {
         switch self {
@@ -38,6 +39,7 @@ public enum DaemonError: Error, Sendable, CustomStringConvertible {
         case .control(let error): "the control socket cannot be opened: \(error)"
         case .warnings(let reason): "warnings cannot be fetched: \(reason)"
         case .configuredVenue(let error): error.description
+        case .web(let reason): "the screen page cannot be served: \(reason)"
         }
     }
 }
@@ -75,6 +77,8 @@ public final class KioskDaemon: Sendable {
     let started = ContinuousClock.now
     let readyAfter = Mutex<Duration?>(nil)
     let metricsAddress = Mutex<String?>(nil)
+    let screen: ScreenDisplay
+    let webAddress = Mutex<String?>(nil)
 
     /// The control socket's path for a state directory.
     public static func controlSocketPath(stateDirectory: String) -> String {
@@ -84,6 +88,7 @@ public final class KioskDaemon: Sendable {
     public init(settings: DaemonSettings, logger: Logger) throws(DaemonError) {
         self.settings = settings
         self.logger = logger
+        if let problem = WebService.problem(in: settings) { throw .web(problem) }
         let directory = settings.stateDirectory
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
@@ -163,6 +168,7 @@ public final class KioskDaemon: Sendable {
             devices.set("nfc", "none configured")
             logger.warning("No NFC reader configured: cards cannot be read (personal QR cards still work)")
         }
+        screen = ScreenDisplay(clock: clock)
         warnings = try DaemonWarnings.make(settings: settings, crypto: crypto, clock: clock, logger: logger)
         if warnings == nil { devices.set("warnings", "none configured") }
         let enroller: any CardEnroller = nfcReader.map { NFCCardEnroller(reader: $0) } ?? NoReaderEnroller()
@@ -173,7 +179,7 @@ public final class KioskDaemon: Sendable {
         do {
             runner = try StationRunner(
                 configuration: settings.station, desk: desk, indicator: indicator, printer: printer, enroller: enroller,
-                warnings: warnings.map { $0 as any WarningSource } ?? NoWarnings(), clock: clock, settings: store, devices: devices, paper: settings.receiptPrinter?.paper ?? .mm58,
+                warnings: warnings.map { $0 as any WarningSource } ?? NoWarnings(), clock: clock, settings: store, display: screen, devices: devices, paper: settings.receiptPrinter?.paper ?? .mm58,
                 logger: logger)
         } catch {
             throw .store(error)
@@ -196,6 +202,7 @@ public final class KioskDaemon: Sendable {
         let services: [any Service] = [
             StationService(daemon: self),
             MetricsService(daemon: self),
+            WebService(daemon: self),
             WatchdogService(daemon: self),
             TickService(daemon: self),
             ControlService(daemon: self),

@@ -30,6 +30,9 @@ struct Run: AsyncParsableCommand {
     @Option(help: "Metrics endpoint on loopback (host:port; port 0 picks a free one; 'off' for none).")
     var metrics: String?
 
+    @Option(help: "The screen page's address (host:port; port 0 picks a free one; 'off' for none; overrides web.listen).")
+    var web: String?
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error (overrides logLevel).")
     var logLevel: String?
 
@@ -65,6 +68,7 @@ struct Run: AsyncParsableCommand {
         let directory = stateDir ?? (simulate && config == nil ? Simulate.defaultStateDirectory : configuration.stateDirectory)
         var settings = DaemonSettings(configuration, secrets: secrets, stateDirectory: directory, simulate: simulate)
         if let metrics { settings.metricsListen = metrics == "off" ? nil : metrics }
+        if let web { settings.webListen = web == "off" ? nil : web }
         if simulate {
             if metrics == nil { settings.metricsListen = "127.0.0.1:0" }
             settings.station.staffCode = try Simulate.staffCode(stateDirectory: directory)

@@ -47,7 +47,9 @@ final class SimulatedKiosk: @unchecked Sendable {
         FileManager.default.createFile(atPath: log, contents: nil)
         let output = FileHandle(forWritingAtPath: log)
         process.executableURL = URL(fileURLWithPath: try Self.executable())
-        process.arguments = ["run", "--simulate", "--state-dir", stateDirectory, "--log-level", "info"] + extraArguments
+        // The screen page on a free port unless a test chooses (several kiosks run side by side).
+        let web = extraArguments.contains("--web") || extraArguments.contains("--config") ? [] : ["--web", "127.0.0.1:0"]
+        process.arguments = ["run", "--simulate", "--state-dir", stateDirectory, "--log-level", "info"] + web + extraArguments
         process.standardOutput = output
         process.standardError = output
         if !environment.isEmpty {

@@ -1,0 +1,288 @@
+import Foundation
+import KioskCore
+import KioskDaemon
+import KioskOpenSSL
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The page itself, the request rules and what the screen shows, as pure values.
+@Suite struct ScreenPageTests {
+    /// Every `<button …>` tag of the page.
+    static func buttonTags(_ html: String) -> [String] {
+        var tags = [String]()
+        var rest = html[...]
+        while let start = rest.range(of: "<button") {
+            guard let end = rest[start.upperBound...].firstIndex(of: ">") else { break }
+            tags.append(String(rest[start.lowerBound ... end]))
+            rest = rest[rest.index(after: end)...]
+        }
+        return tags
+    }
+
+    @Test func everyButtonLooksTheSame() {
+        let html = ScreenPage.html(ScreenView(title: "Please read: possible exposure", body: "Press confirm.", kind: "warning"))
+        let tags = Self.buttonTags(html)
+        #expect(tags.count == StationButton.allCases.count)
+        for button in StationButton.allCases {
+            #expect(tags.contains { $0.contains("data-button=\"\(button.rawValue)\"") }, "no button for \(button)")
+        }
+        // The same markup apart from which button it is: same class, no style or id of its own.
+        let shapes = Set(tags.map { $0.replacingOccurrences(of: #"data-button="[a-z]+""#, with: "", options: .regularExpression) })
+        #expect(shapes == [#"<button type="button" class="btn" >"#], "\(tags)")
+        #expect(!tags.contains { $0.contains("style=") || $0.contains("id=") })
+        // The style sheet never singles a button out.
+        #expect(!ScreenPage.style.contains("[data-button"))
+        #expect(!ScreenPage.style.contains(".btn:first") && !ScreenPage.style.contains(".btn:last")
+                && !ScreenPage.style.contains(".btn:nth"))
+    }
+
+    @Test func pageIsSelfContainedAndEscapesTheMessage() {
+        let html = ScreenPage.html(ScreenView(title: "<b>Title</b>", body: "a & \"b\"", kind: "error"))
+        #expect(html.contains("&lt;b&gt;Title&lt;/b&gt;"))
+        #expect(html.contains("a &amp; &quot;b&quot;"))
+        #expect(!html.contains("<b>Title"))
+        #expect(html.contains("class=\"kind-error\""))
+        #expect(!html.contains("src=") && !html.contains("href=") && !html.contains("http"))
+        #expect(html.contains("<script>\(ScreenPage.script)</script>") && html.contains("<style>\(ScreenPage.style)</style>"))
+    }
+
+    @Test func policyAllowsExactlyThePagesOwnScriptAndStyle() throws {
+        let crypto = OpenSSLCrypto()
+        let policy = ScreenPage.contentSecurityPolicy { (try? crypto.sha256($0)) ?? [] }
+        let scriptHash = Data(try crypto.sha256(Array(ScreenPage.script.utf8))).base64EncodedString()
+        #expect(policy.hasPrefix("default-src 'none';"))
+        #expect(policy.contains("script-src 'sha256-\(scriptHash)'"))
+        #expect(policy.contains("connect-src 'self'") && policy.contains("frame-ancestors 'none'"))
+        #expect(!policy.contains("unsafe"))
+    }
+
+    @Test func hostsAndOrigins() {
+        let local = ScreenRequestGuard(listenHost: "127.0.0.1", port: 8080)
+        #expect(local.check(host: "127.0.0.1:8080", origin: nil, isPost: false) == .allowed)
+        #expect(local.check(host: "localhost:8080", origin: "http://localhost:8080", isPost: true) == .allowed)
+        #expect(local.check(host: "[::1]:8080", origin: nil, isPost: true) == .allowed)
+        #expect(local.check(host: "attacker.example:8080", origin: nil, isPost: false) == .wrongHost)
+        #expect(local.check(host: "127.0.0.1:8081", origin: nil, isPost: false) == .wrongHost)
+        #expect(local.check(host: "127.0.0.1", origin: nil, isPost: false) == .wrongHost)
+        #expect(local.check(host: nil, origin: nil, isPost: false) == .wrongHost)
+        #expect(local.check(host: "127.0.0.1:8080", origin: "http://attacker.example", isPost: true) == .crossOrigin)
+        #expect(local.check(host: "127.0.0.1:8080", origin: "null", isPost: true) == .crossOrigin)
+        #expect(local.check(host: "127.0.0.1:8080", origin: "http://localhost:8080", isPost: true) == .crossOrigin)
+        let network = ScreenRequestGuard(listenHost: "192.168.1.20", port: 80)
+        #expect(network.check(host: "192.168.1.20", origin: nil, isPost: false) == .allowed)
+        #expect(network.check(host: "192.168.1.21", origin: nil, isPost: false) == .wrongHost)
+        let any = ScreenRequestGuard(listenHost: "0.0.0.0", port: 8080)
+        #expect(any.check(host: "10.0.0.5:8080", origin: nil, isPost: false) == .allowed)
+        #expect(any.check(host: "kiosk.attacker.example:8080", origin: nil, isPost: false) == .wrongHost)
+    }
+
+    @Test func aMessageStaysThenTheIdleTextFollowsTheStation() {
+        let configuration = StationConfiguration()
+        let start = Date(timeIntervalSince1970: 1_700_000_000)
+        let synchronized = { (seconds: TimeInterval) in ClockReading(now: start.addingTimeInterval(seconds), isSynchronized: true) }
+        var state = ScreenState()
+        #expect(state.view(now: synchronized(0), staffMode: false, venueBound: true, configuration: configuration).kind == "idle")
+        #expect(state.view(now: synchronized(0), staffMode: false, venueBound: false, configuration: configuration).title
+                == configuration.texts.notSetUp.title)
+        state.show(configuration.texts.checkedIn, at: start)
+        #expect(state.view(now: synchronized(ScreenState.holdTime - 1), staffMode: false, venueBound: true,
+                           configuration: configuration).title == "Checked in")
+        let later = state.view(now: synchronized(ScreenState.holdTime), staffMode: false, venueBound: true,
+                               configuration: configuration)
+        #expect(later.kind == "idle" && later.title == ScreenState.idle.title)
+        // Staff messages stay while staff mode is open.
+        #expect(state.view(now: synchronized(3600), staffMode: true, venueBound: true, configuration: configuration).title
+                == "Checked in")
+        // A warning stays as long as the station waits for its confirmation.
+        state.show(configuration.texts.warning, at: start)
+        #expect(state.view(now: synchronized(configuration.warningDisplayTime - 1), staffMode: false, venueBound: true,
+                           configuration: configuration).kind == "warning")
+        #expect(state.view(now: synchronized(configuration.warningDisplayTime), staffMode: false, venueBound: true,
+                           configuration: configuration).kind == "idle")
+        let unsynchronized = ClockReading(now: start.addingTimeInterval(3600), isSynchronized: false)
+        #expect(state.view(now: unsynchronized, staffMode: false, venueBound: true, configuration: configuration).title
+                == configuration.texts.clockNotSet.title)
+    }
+}
+
+/// The page served by a real simulated kiosk, over loopback HTTP.
+@Suite(.serialized) struct ScreenServiceTests {
+    struct NoPage: Error {}
+
+    /// The page's port, from `kiosk status`.
+    static func port(of kiosk: SimulatedKiosk) async throws -> Int {
+        let status = try await kiosk.status()
+        guard let address = status.webAddress, let colon = address.lastIndex(of: ":"),
+              let port = Int(address[address.index(after: colon)...]) else { throw NoPage() }
+        return port
+    }
+
+    static func screen(_ answer: LoopbackHTTP.Answer) throws -> ScreenView {
+        try JSONDecoder().decode(ScreenView.self, from: Data(answer.body.utf8))
+    }
+
+    static func screen(port: Int) async throws -> ScreenView {
+        try screen(try await LoopbackHTTP.get(port: port, "/screen.json"))
+    }
+
+    @Test func servesThePageAndWhatTheStationShows() async throws {
+        let directory = try SimulatedKiosk.makeStateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let kiosk = try await SimulatedKiosk(stateDirectory: directory)
+        let port = try await Self.port(of: kiosk)
+        let status = try await kiosk.status()
+        #expect(status.humanLines.contains("Screen: http://127.0.0.1:\(port)/"))
+
+        let page = try await LoopbackHTTP.get(port: port, "/")
+        #expect(page.status == 200)
+        #expect(page.headers["content-type"]?.hasPrefix("text/html") == true)
+        #expect(page.headers["cache-control"] == "no-store")
+        #expect(page.headers["x-frame-options"] == "DENY")
+        #expect(page.headers["content-security-policy"]?.hasPrefix("default-src 'none'; script-src 'sha256-") == true)
+        #expect(ScreenPageTests.buttonTags(page.body).count == StationButton.allCases.count)
+        #expect(page.body.contains(ScreenPage.script))
+
+        // Not set up yet: the idle text says so.
+        let idle = try await Self.screen(port: port)
+        #expect(idle.kind == "idle" && idle.title == "Kiosk not set up")
+        #expect(idle.buttons.map(\.id) == StationButton.allCases.map(\.rawValue))
+        let json = try await LoopbackHTTP.get(port: port, "/screen.json")
+        #expect(json.headers["cache-control"] == "no-store")
+        let keys = try JSONSerialization.jsonObject(with: Data(json.body.utf8)) as? [String: Any]
+        #expect(Set((keys ?? [:]).keys) == ["title", "body", "kind", "buttons"])
+
+        // A bank card on the reader: the station's message is on the page.
+        let tap = try await kiosk.send(ControlRequest(command: "tap-foreign"))
+        #expect(tap.titles == ["Not a kiosk card"], "\(tap.lines)")
+        let shown = try await Self.screen(port: port)
+        #expect(shown.title == "Not a kiosk card" && shown.kind == "error")
+        #expect(shown.body == tap.steps.first { $0.type == "shown" }?.body)
+        let html = try await LoopbackHTTP.get(port: port, "/")
+        #expect(html.body.contains("Not a kiosk card"))
+
+        // A minute later on the station's clock the idle text is back.
+        _ = try await kiosk.send(ControlRequest(command: "remove"))
+        _ = try await kiosk.send(ControlRequest(command: "advance", seconds: 60))
+        let after = try await Self.screen(port: port)
+        #expect(after.kind == "idle", "\(after)")
+        #expect(!kiosk.output.contains("Not a kiosk card"))
+        #expect(kiosk.stop() == 0, "\(kiosk.output)")
+    }
+
+    @Test func aPressReachesTheStation() async throws {
+        let directory = try SimulatedKiosk.makeStateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let kiosk = try await SimulatedKiosk(stateDirectory: directory)
+        let port = try await Self.port(of: kiosk)
+        _ = try await kiosk.send(ControlRequest(command: "staff"))
+        let asked = try await kiosk.send(ControlRequest(command: "staff-command", text: "wipe"))
+        #expect(asked.titles == ["Wipe the kiosk?"], "\(asked.lines)")
+        #expect(try await Self.screen(port: port).title == "Wipe the kiosk?")
+
+        let unknown = try await LoopbackHTTP.request(port: port, method: "POST", path: "/press/sideways",
+                                                     host: "127.0.0.1:\(port)")
+        #expect(unknown.status == 404)
+        #expect(try await Self.screen(port: port).title == "Wipe the kiosk?")
+
+        let press = try await LoopbackHTTP.request(port: port, method: "POST", path: "/press/cancel",
+                                                   host: "127.0.0.1:\(port)",
+                                                   headers: ["Origin": "http://127.0.0.1:\(port)"])
+        #expect(press.status == 200)
+        #expect(press.headers["cache-control"] == "no-store")
+        #expect(try Self.screen(press).title == "Not wiped")
+        #expect(try await Self.screen(port: port).title == "Not wiped")
+        #expect(kiosk.stop() == 0, "\(kiosk.output)")
+    }
+
+    @Test func refusesForeignHostsAndCrossOriginPresses() async throws {
+        let directory = try SimulatedKiosk.makeStateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let kiosk = try await SimulatedKiosk(stateDirectory: directory)
+        let port = try await Self.port(of: kiosk)
+        _ = try await kiosk.send(ControlRequest(command: "staff"))
+        _ = try await kiosk.send(ControlRequest(command: "staff-command", text: "wipe"))
+
+        // DNS rebinding: a name that resolves to 127.0.0.1 but is not the kiosk.
+        for path in ["/", "/screen.json"] {
+            let answer = try await LoopbackHTTP.request(port: port, path: path, host: "rebind.attacker.example:\(port)")
+            #expect(answer.status == 421, "\(path)")
+            #expect(!answer.body.contains("Wipe"))
+        }
+        let noHost = try await LoopbackHTTP.request(port: port, path: "/screen.json", host: nil)
+        #expect(noHost.status == 421 || noHost.status == 400)
+        let foreignPress = try await LoopbackHTTP.request(port: port, method: "POST", path: "/press/confirm",
+                                                          host: "rebind.attacker.example:\(port)")
+        #expect(foreignPress.status == 421)
+
+        // Another origin cannot press: the question stays, nothing is wiped.
+        let crossOrigin = try await LoopbackHTTP.request(port: port, method: "POST", path: "/press/confirm",
+                                                         host: "127.0.0.1:\(port)",
+                                                         headers: ["Origin": "http://attacker.example"])
+        #expect(crossOrigin.status == 403)
+        #expect(crossOrigin.headers["cache-control"] == "no-store")
+        #expect(try await Self.screen(port: port).title == "Wipe the kiosk?")
+
+        // The same press from the page's own origin goes through.
+        let sameOrigin = try await LoopbackHTTP.request(port: port, method: "POST", path: "/press/confirm",
+                                                        host: "localhost:\(port)",
+                                                        headers: ["Origin": "http://localhost:\(port)"])
+        #expect(sameOrigin.status == 200)
+        #expect(try await Self.screen(port: port).title != "Wipe the kiosk?")
+        #expect(kiosk.stop() == 0, "\(kiosk.output)")
+    }
+
+    @Test func webListenNullServesNoPage() async throws {
+        let directory = try SimulatedKiosk.makeStateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let config = directory + "/kiosk.json"
+        try #"{"web": {"listen": null}}"#.write(toFile: config, atomically: true, encoding: .utf8)
+        let kiosk = try await SimulatedKiosk(stateDirectory: directory, extraArguments: ["--config", config])
+        let status = try await kiosk.status()
+        #expect(status.ready)
+        #expect(status.webAddress == nil)
+        #expect(!status.humanLines.contains { $0.hasPrefix("Screen:") })
+        #expect(kiosk.stop() == 0, "\(kiosk.output)")
+        #expect(!kiosk.output.contains("Screen page served"))
+    }
+
+    /// Runs `kiosk run --simulate` expecting it to refuse to start; returns its exit status and output.
+    static func refusedStart(_ arguments: [String], directory: String) throws -> (Int32, String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try SimulatedKiosk.executable())
+        process.arguments = ["run", "--simulate", "--state-dir", directory] + arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        // Not an assertion: a kiosk that started after all is stopped so that the test can report it.
+        let running = RunningProcess(process: process)
+        let stopper = DispatchWorkItem { if running.process.isRunning { running.process.interrupt() } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: stopper)
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        stopper.cancel()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    }
+
+    final class RunningProcess: @unchecked Sendable {
+        let process: Process
+        init(process: Process) { self.process = process }
+    }
+
+    @Test func aNonLoopbackAddressIsRefusedWithoutPermission() throws {
+        let directory = try SimulatedKiosk.makeStateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let config = directory + "/kiosk.json"
+        try #"{"web": {"listen": "0.0.0.0:18080"}}"#.write(toFile: config, atomically: true, encoding: .utf8)
+        let (fromFile, fileOutput) = try Self.refusedStart(["--config", config], directory: directory + "/a")
+        #expect(fromFile == 2, "\(fileOutput)")
+        #expect(fileOutput.contains("web.listen") && fileOutput.contains("set web.allowNonLoopback to true"), "\(fileOutput)")
+
+        let (fromOption, optionOutput) = try Self.refusedStart(["--web", "0.0.0.0:0"], directory: directory + "/b")
+        #expect(fromOption == 2, "\(optionOutput)")
+        #expect(optionOutput.contains("web.listen") && optionOutput.contains("set web.allowNonLoopback to true"),
+                "\(optionOutput)")
+    }
+}
