@@ -265,7 +265,6 @@ let package = Package(
                 "KioskTesting", // the simulated printer renders receipts with the ESC/POS interpreter
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: strictness
         ),

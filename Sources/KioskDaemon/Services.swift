@@ -97,7 +97,6 @@ struct TickService: Service {
 
     func run() async throws {
         var synchronized: Bool?
-        var ticks = 0
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             let reading = daemon.clock.read()
             if reading.isSynchronized != synchronized {
@@ -108,9 +107,6 @@ struct TickService: Service {
                 daemon.logger.notice(reading.isSynchronized ? "Clock synchronized" : "Clock not synchronized: check-ins paused")
             }
             daemon.loop.submit(.tick)
-            // The store's size and counts every ten ticks: a scrape every few seconds needs no fresher numbers.
-            if ticks % 10 == 0 { await daemon.refreshMetrics() }
-            ticks += 1
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: daemon.settings.tickInterval) }
         }
     }
@@ -155,12 +151,14 @@ struct MetricsService: Service {
         guard let listen = daemon.settings.metricsListen, let (host, port) = MetricsService.parse(listen) else {
             return await waitForShutdown()
         }
-        let metrics = daemon.metrics
+        let daemon = self.daemon, metrics = daemon.metrics
         let server: LocalHTTPServer
         do {
             server = try LocalHTTPServer(host: host, port: port) { request in
                 guard request.path == "/metrics" else { return .text(404, "Not found: the metrics are at /metrics.\n") }
                 guard request.method == "GET" || request.method == "HEAD" else { return .text(405, "GET only.\n") }
+                // Read when scraped (every 15 s or so): counters as they are now, the store's size from the disk.
+                await daemon.refreshMetrics()
                 return LocalHTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
                                          body: Array(metrics.exposition().utf8))
             }

@@ -43,7 +43,8 @@ final class SimulatedKiosk: @unchecked Sendable {
     /// (configuration keys as `KIOSK_…` variables).
     init(stateDirectory: String, extraArguments: [String] = [], environment: [String: String] = [:]) async throws {
         self.stateDirectory = stateDirectory
-        log = stateDirectory + ".log"
+        // A log of this run's own: a kiosk restarted on the same directory must not share (and delete) it.
+        log = stateDirectory + "-" + UUID().uuidString.prefix(8).lowercased() + ".log"
         FileManager.default.createFile(atPath: log, contents: nil)
         let output = FileHandle(forWritingAtPath: log)
         process.executableURL = URL(fileURLWithPath: try Self.executable())

@@ -100,6 +100,14 @@ import Testing
         }
         status = try await kiosk.status()
         #expect(status.openCheckIns == 3)
+        // The metrics endpoint counts them (Prometheus text, loopback).
+        let metricsAddress = try #require(status.metricsAddress)
+        let metricsPort = try #require(Int(metricsAddress.split(separator: ":").last ?? ""))
+        let metrics = try await LoopbackHTTP.get(port: metricsPort, "/metrics")
+        #expect(metrics.status == 200)
+        #expect(metrics.headers["content-type"]?.hasPrefix("text/plain; version=0.0.4") == true)
+        #expect(metrics.body.contains("\nkiosk_check_ins_total 3\n"), "\(metrics.body)")
+        #expect(try await LoopbackHTTP.get(port: metricsPort, "/other").status == 404)
 
         // An hour later two check out; the third forgets.
         _ = try await kiosk.send(ControlRequest(command: "advance", seconds: 3600))

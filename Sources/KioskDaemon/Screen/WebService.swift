@@ -1,9 +1,9 @@
 internal import Foundation
-internal import Hummingbird
 internal import KioskCore
 internal import KioskOpenSSL
+internal import KioskStation
+internal import KioskSystem
 internal import Logging
-internal import NIOCore
 internal import ServiceLifecycle
 internal import Synchronization
 
@@ -25,42 +25,57 @@ struct WebService: Service {
             return await waitForShutdown()
         }
         let daemon = self.daemon
-        let boundPort = BoundPort(address.port)
         let crypto = OpenSSLCrypto()
         let policy = ScreenPage.contentSecurityPolicy { (try? crypto.sha256($0)) ?? [] }
-        let router = Router()
-        router.add(middleware: ScreenGuardMiddleware<BasicRequestContext>(listenHost: address.host, port: { boundPort.value },
-                                                     contentSecurityPolicy: policy))
-        router.get("/") { _, _ -> Response in
-            Self.response(.ok, type: "text/html; charset=utf-8", body: ScreenPage.html(await daemon.screenView()))
-        }
-        router.get("/screen.json") { _, _ -> Response in
-            Self.json(await daemon.screenView())
-        }
-        router.post("/press/:button") { _, context -> Response in
-            guard let name = context.parameters.get("button"), let button = StationButton(rawValue: name) else {
-                return Self.response(.notFound, type: "text/plain; charset=utf-8", body: "No such button.\n")
-            }
-            _ = await daemon.loop.handle(.buttonPressed(button))
-            return Self.json(await daemon.screenView())
-        }
-        var logger = daemon.logger
-        logger.logLevel = .warning
-        let app = Application(
-            router: router, configuration: .init(address: .hostname(address.host, port: address.port)),
-            onServerRunning: { channel in
-                let port = channel.localAddress?.port ?? address.port
-                boundPort.value = port
-                let host = address.host.contains(":") ? "[\(address.host)]" : address.host
-                daemon.webAddress.withLock { $0 = "\(host):\(port)" }
-                daemon.logger.notice("Screen page served", metadata: ["web.port": "\(port)"])
-            },
-            logger: logger)
+        let boundPort = Mutex(address.port)
+        let server: LocalHTTPServer
         do {
-            try await app.run()
+            server = try LocalHTTPServer(host: address.host, port: address.port) { request in
+                let verdict = ScreenRequestGuard(listenHost: address.host, port: boundPort.withLock { $0 })
+                    .check(host: request.header("Host"), origin: request.header("Origin"), isPost: request.method == "POST")
+                var response: LocalHTTPResponse
+                switch verdict {
+                case .allowed: response = await Self.answer(request, daemon: daemon)
+                case .wrongHost: response = .text(421, "This page is served for the kiosk's own screen only.\n")
+                case .crossOrigin: response = .text(403, "Buttons can be pressed from the kiosk's own page only.\n")
+                }
+                response.headers += [("Cache-Control", "no-store"), ("Content-Security-Policy", policy),
+                                     ("X-Frame-Options", "DENY"), ("X-Content-Type-Options", "nosniff"),
+                                     ("Referrer-Policy", "no-referrer")]
+                return response
+            }
         } catch {
             daemon.logger.error("Screen page unavailable", metadata: ["web.listen": "\(listen)", "error": "\(error)"])
-            await waitForShutdown()
+            return await waitForShutdown()
+        }
+        boundPort.withLock { $0 = server.port }
+        server.start()
+        daemon.webAddress.withLock { $0 = server.authority }
+        daemon.logger.notice("Screen page served", metadata: ["web.port": "\(server.port)"])
+        await waitForShutdown()
+        server.stop()
+    }
+
+    /// The page's routes, for requests the guard let through.
+    static func answer(_ request: LocalHTTPRequest, daemon: KioskDaemon) async -> LocalHTTPResponse {
+        let path = request.path
+        let isRead = request.method == "GET" || request.method == "HEAD"
+        switch path {
+        case "/":
+            guard isRead else { return .text(405, "GET only.\n") }
+            return LocalHTTPResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8")],
+                                     body: Array(ScreenPage.html(await daemon.screenView()).utf8))
+        case "/screen.json":
+            guard isRead else { return .text(405, "GET only.\n") }
+            return json(await daemon.screenView())
+        default:
+            guard path.hasPrefix("/press/") else { return .text(404, "Not found.\n") }
+            guard request.method == "POST" else { return .text(405, "POST only.\n") }
+            guard let button = StationButton(rawValue: String(path.dropFirst("/press/".count))) else {
+                return .text(404, "No such button.\n")
+            }
+            _ = await daemon.loop.handle(.buttonPressed(button))
+            return json(await daemon.screenView())
         }
     }
 
@@ -85,59 +100,11 @@ struct WebService: Service {
         return nil
     }
 
-    static func response(_ status: HTTPResponse.Status, type: String, body: String) -> Response {
-        var headers = HTTPFields()
-        headers[.contentType] = type
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body)))
-    }
-
-    static func json(_ view: ScreenView) -> Response {
+    static func json(_ view: ScreenView) -> LocalHTTPResponse {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let text = (try? encoder.encode(view)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-        return response(.ok, type: "application/json; charset=utf-8", body: text)
-    }
-}
-
-/// The port the page is bound to (known once the server runs; port 0 picks one).
-final class BoundPort: Sendable {
-    private let port: Mutex<Int>
-
-    init(_ port: Int) { self.port = Mutex(port) }
-
-    var value: Int {
-        get { port.withLock { $0 } }
-        set { port.withLock { $0 = newValue } }
-    }
-}
-
-/// Refuses foreign hosts and cross-origin posts, and adds the page's security headers to every answer.
-struct ScreenGuardMiddleware<Context: RequestContext>: RouterMiddleware {
-    let listenHost: String
-    let port: @Sendable () -> Int
-    let contentSecurityPolicy: String
-
-    func handle(_ request: Request, context: Context,
-                next: (Request, Context) async throws -> Response) async throws -> Response {
-        let verdict = ScreenRequestGuard(listenHost: listenHost, port: port())
-            .check(host: request.head.authority, origin: request.headers[.origin], isPost: request.method == .post)
-        var response: Response
-        switch verdict {
-        case .allowed:
-            response = try await next(request, context)
-        case .wrongHost:
-            response = WebService.response(.misdirectedRequest, type: "text/plain; charset=utf-8",
-                                           body: "This page is served for the kiosk's own screen only.\n")
-        case .crossOrigin:
-            response = WebService.response(.forbidden, type: "text/plain; charset=utf-8",
-                                           body: "Buttons can be pressed from the kiosk's own page only.\n")
-        }
-        response.headers[.cacheControl] = "no-store"
-        response.headers[.contentSecurityPolicy] = contentSecurityPolicy
-        response.headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
-        response.headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
-        response.headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
-        return response
+        let body = (try? encoder.encode(view)).map { Array($0) } ?? Array("{}".utf8)
+        return LocalHTTPResponse(status: 200, headers: [("Content-Type", "application/json; charset=utf-8")], body: body)
     }
 }
 
