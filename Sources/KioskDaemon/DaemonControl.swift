@@ -44,7 +44,7 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
         } else {
             lines.append("Venue: not set up — open staff mode and show the venue's QR poster, or create a venue")
         }
-        lines.append("Clock: \(clockSynchronized ? "synchronized" : "NOT synchronized (check-ins paused)"), \(ISO8601DateFormatter().string(from: time))")
+        lines.append("Clock: \(clockSynchronized ? "synchronized" : "NOT synchronized (check-ins paused)"), \(isoText(time))")
         lines.append("Checked in now: \(openCheckIns); stays held: \(storedStays.map(String.init) ?? "?") (\(storeBytes / 1024) KiB)")
         lines.append("Taps: \(taps), check-ins: \(checkIns), check-outs: \(checkOuts), refused: \(refusals.values.reduce(0, +))")
         for (device, state) in devices.sorted(by: { $0.key < $1.key }) { lines.append("  \(device): \(state)") }
@@ -72,7 +72,7 @@ extension KioskDaemon {
         case "lights":
             guard let lights = simulatedIndicator else { return .failure("lights are recorded only on a simulated kiosk") }
             let history = await lights.history
-            let lines = history.suffix(20).map { "\(ISO8601DateFormatter().string(from: $0.at))  \($0.pattern)  (\($0.outputs.joined(separator: "+")))" }
+            let lines = history.suffix(20).map { "\(isoText($0.at))  \($0.pattern)  (\($0.outputs.joined(separator: "+")))" }
             return ControlResponse(ok: true, lines: lines.isEmpty ? ["No lights shown yet."] : lines, data: Self.json(history))
         case "receipts":
             guard let printer = filePrinter else { return .failure("receipts are kept as files only on a simulated kiosk") }
@@ -142,7 +142,7 @@ extension KioskDaemon {
             guard let seconds = request.seconds, seconds > 0 else { return .failure("say how far: e.g. 90m, 8h, 15d") }
             clock.advance(by: seconds)
             var answer = response(await loop.handle(.tick), fallback: "")
-            answer.lines.insert("Time is now \(ISO8601DateFormatter().string(from: clock.read().now)).", at: 0)
+            answer.lines.insert("Time is now \(TimeText.iso8601(unixSeconds: Int64(clock.read().now.timeIntervalSince1970.rounded(.down)))).", at: 0)
             return answer
         case "clock":
             guard let clock = simulatedClock else { return .failure("the clock can be set only on a simulated kiosk") }
@@ -240,7 +240,16 @@ extension KioskDaemon {
     static func json(_ value: some Encodable) -> String? {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        encoder.dateEncodingStrategy = .iso8601
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(isoText(date))
+        }
         return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) }
     }
+}
+
+/// A UTC time as ISO 8601 for status lines and JSON, without Foundation's formatters (which bring ICU's calendar data
+/// into the daemon's memory).
+func isoText(_ date: Date) -> String {
+    TimeText.iso8601(unixSeconds: Int64(date.timeIntervalSince1970.rounded(.down)))
 }

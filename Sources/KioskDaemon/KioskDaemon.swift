@@ -88,7 +88,7 @@ public final class KioskDaemon: Sendable {
     public init(settings: DaemonSettings, logger: Logger) throws(DaemonError) {
         self.settings = settings
         self.logger = logger
-        if let problem = WebService.problem(in: settings) { throw .web(problem) }
+        if let problem = ScreenEndpoint.problem(in: settings) { throw .web(problem) }
         let directory = settings.stateDirectory
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
@@ -197,12 +197,11 @@ public final class KioskDaemon: Sendable {
     /// Runs until SIGTERM or SIGINT.
     public func run() async throws {
         control.start()
+        let endpoints = [MetricsEndpoint.open(daemon: self), ScreenEndpoint.open(daemon: self)].compactMap { $0 }
         nfcReader?.start()
         buttons?.start()
         let services: [any Service] = [
             StationService(daemon: self),
-            MetricsService(daemon: self),
-            WebService(daemon: self),
             WatchdogService(daemon: self),
             TickService(daemon: self),
             ControlService(daemon: self),
@@ -222,15 +221,16 @@ public final class KioskDaemon: Sendable {
             try await group.run()
         } catch {
             logger.error("Kiosk stopped on an error", metadata: ["error": "\(error)"])
-            await shutDown()
+            await shutDown(endpoints)
             throw error
         }
-        await shutDown()
+        await shutDown(endpoints)
     }
 
-    private func shutDown() async {
+    private func shutDown(_ endpoints: [LocalHTTPServer]) async {
         notifier.stopping()
         control.stop()
+        for endpoint in endpoints { endpoint.stop() }
         nfcReader?.stop()
         buttons?.stop()
         simulatedReader?.stop()

@@ -144,14 +144,12 @@ struct ControlService: Service {
 }
 
 /// The Prometheus text endpoint, on loopback only.
-struct MetricsService: Service {
-    let daemon: KioskDaemon
-
-    func run() async throws {
-        guard let listen = daemon.settings.metricsListen, let (host, port) = MetricsService.parse(listen) else {
-            return await waitForShutdown()
-        }
-        let daemon = self.daemon, metrics = daemon.metrics
+enum MetricsEndpoint {
+    /// Binds and starts the endpoint at `metrics.listen` (before the kiosk says it is ready, so `status` shows its
+    /// address); nil when none is configured or it cannot listen (logged: the kiosk runs without it).
+    static func open(daemon: KioskDaemon) -> LocalHTTPServer? {
+        guard let listen = daemon.settings.metricsListen, let (host, port) = parse(listen) else { return nil }
+        let metrics = daemon.metrics
         let server: LocalHTTPServer
         do {
             server = try LocalHTTPServer(host: host, port: port) { request in
@@ -164,12 +162,11 @@ struct MetricsService: Service {
             }
         } catch {
             daemon.logger.error("Metrics endpoint unavailable", metadata: ["listen": "\(listen)", "error": "\(error)"])
-            return await waitForShutdown()
+            return nil
         }
         server.start()
         daemon.metricsAddress.withLock { $0 = server.authority }
-        await waitForShutdown()
-        server.stop()
+        return server
     }
 
     /// "127.0.0.1:9464" → host and port; only loopback addresses are accepted.

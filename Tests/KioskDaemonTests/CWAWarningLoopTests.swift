@@ -12,10 +12,11 @@ import Testing
     /// A simulated kiosk with `warnings` configured, bound to the test venue, cards 1…3 enrolled; cards 1 and 2
     /// stayed together from `start` + 10 minutes for an hour, card 3 five hours later. Returns the kiosk and the
     /// venue's code.
-    static func visitedKiosk(root: String, warnings: [String: Any]) async throws -> (SimulatedKiosk, String) {
+    static func visitedKiosk(root: String, warnings: [String: Any],
+                             reports: [String: Any] = ["exportDirectory": NSNull()]) async throws -> (SimulatedKiosk, String) {
         let configuration: [String: Any] = [
             "warnings": warnings,
-            "reports": ["exportDirectory": NSNull()],
+            "reports": reports,
             "metrics": ["listen": NSNull()],
         ]
         let configPath = root + "/kiosk.json"

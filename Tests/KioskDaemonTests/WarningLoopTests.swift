@@ -68,35 +68,10 @@ import Glibc
         let (server, port) = try await Self.serve(authority)
         defer { server.terminate(); server.waitUntilExit() }
 
-        // The kiosk, configured with the authority's address and key.
-        let configuration: [String: Any] = [
-            "warnings": ["baseURL": "http://127.0.0.1:\(port)/warnings", "publicKey": publicKey],
-            "reports": ["uploadURL": "http://127.0.0.1:\(port)/v1/reports", "exportDirectory": NSNull()],
-            "metrics": ["listen": NSNull()],
-        ]
-        let configPath = root + "/kiosk.json"
-        try JSONSerialization.data(withJSONObject: configuration).write(to: URL(fileURLWithPath: configPath))
-        let kiosk = try await SimulatedKiosk(stateDirectory: root + "/k", extraArguments: ["--config", configPath])
-        let poster = try SimulatedKioskTests.venuePoster(in: root)
-        _ = try await kiosk.send(ControlRequest(command: "staff"))
-        let bound = try await kiosk.send(ControlRequest(command: "show-code", text: poster.url))
-        #expect(bound.ok, "\(bound.lines)")
-        for card in 1 ... 3 {
-            let enrolled = try await kiosk.send(ControlRequest(command: "enrol", card: card))
-            #expect(enrolled.ok, "\(enrolled.lines)")
-        }
-        _ = try await kiosk.send(ControlRequest(command: "staff-command", text: "leave"))
-
-        // A (1) and B (2) together for an hour; C (3) later.
-        _ = try await kiosk.send(ControlRequest(command: "advance", seconds: 600))
-        for card in [1, 2] { #expect(try await kiosk.send(ControlRequest(command: "tap", card: card)).tapOutcome == "checkedIn") }
-        _ = try await kiosk.send(ControlRequest(command: "advance", seconds: 3600))
-        for card in [1, 2] { #expect(try await kiosk.send(ControlRequest(command: "tap", card: card)).tapOutcome == "checkedOut") }
-        _ = try await kiosk.send(ControlRequest(command: "advance", seconds: 4 * 3600))
-        #expect(try await kiosk.send(ControlRequest(command: "tap", card: 3)).tapOutcome == "checkedIn")
-        _ = try await kiosk.send(ControlRequest(command: "advance", seconds: 3600))
-        #expect(try await kiosk.send(ControlRequest(command: "tap", card: 3)).tapOutcome == "checkedOut")
-        _ = try await kiosk.send(ControlRequest(command: "remove"))
+        // The kiosk, configured with the authority's address and key; A (1) and B (2) together for an hour, C (3) later.
+        let (kiosk, venueCode) = try await CWAWarningLoopTests.visitedKiosk(
+            root: root, warnings: ["baseURL": "http://127.0.0.1:\(port)/warnings", "publicKey": publicKey],
+            reports: ["uploadURL": "http://127.0.0.1:\(port)/v1/reports", "exportDirectory": NSNull()])
 
         // Nothing published yet: syncing changes nothing.
         let empty = try await kiosk.send(ControlRequest(command: "sync"))
@@ -137,7 +112,7 @@ import Glibc
         #expect(!tapA.patterns.contains("warningPending"), "\(tapA.lines)")
 
         // A package with a bad signature: refused, reported, nothing changes.
-        let tracer = try Self.kiosk(["authority", "warn-venue", "--dir", authority, "--code", poster.url,
+        let tracer = try Self.kiosk(["authority", "warn-venue", "--dir", authority, "--code", venueCode,
                                      "--from", Self.text(Date().addingTimeInterval(-86_400)), "--to", Self.text(Date().addingTimeInterval(86_400 * 2))])
         #expect(tracer.status == 0, "\(tracer.output)")
         #expect(try Self.kiosk(["authority", "publish", "--dir", authority]).status == 0)

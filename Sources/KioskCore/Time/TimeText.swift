@@ -15,6 +15,13 @@ public enum TimeText {
         return "\(pad(secondsOfDay / 3600, 2)):\(pad(secondsOfDay % 3600 / 60, 2))"
     }
 
+    /// `2021-03-04T14:20:05Z` (ISO 8601, UTC, whole seconds) for UNIX seconds, without Foundation's formatters (they
+    /// load ICU's calendar data into the daemon's memory).
+    public static func iso8601(unixSeconds: Int64) -> String {
+        let secondsOfDay = unixSeconds - StayPreparation.floorTo(unixSeconds, 86_400)
+        return "\(date(unixSeconds: unixSeconds))T\(time(unixSeconds: unixSeconds)):\(pad(secondsOfDay % 60, 2))Z"
+    }
+
     /// `2021-03-04 14:20` for UNIX seconds (UTC).
     public static func dateTime(unixSeconds: Int64) -> String { "\(date(unixSeconds: unixSeconds)) \(time(unixSeconds: unixSeconds))" }
 

@@ -4,7 +4,6 @@ internal import KioskOpenSSL
 internal import KioskStation
 internal import KioskSystem
 internal import Logging
-internal import ServiceLifecycle
 internal import Synchronization
 
 /// The local screen's page at `web.listen` (loopback unless `web.allowNonLoopback`):
@@ -17,14 +16,11 @@ internal import Synchronization
 /// Every answer carries `Cache-Control: no-store`, a `Content-Security-Policy` that allows only the page's own
 /// inline style and script, and `X-Frame-Options: DENY`. Requests with a foreign `Host` (DNS rebinding) get 421, a
 /// cross-origin `POST` 403. Neither requests nor what is shown are logged.
-struct WebService: Service {
-    let daemon: KioskDaemon
-
-    func run() async throws {
-        guard let listen = daemon.settings.webListen, let address = Self.parse(listen) else {
-            return await waitForShutdown()
-        }
-        let daemon = self.daemon
+enum ScreenEndpoint {
+    /// Binds and starts the page at `web.listen` (before the kiosk says it is ready, so `status` shows its address);
+    /// nil when none is configured or it cannot listen (logged: the kiosk runs without it).
+    static func open(daemon: KioskDaemon) -> LocalHTTPServer? {
+        guard let listen = daemon.settings.webListen, let address = parse(listen) else { return nil }
         let crypto = OpenSSLCrypto()
         let policy = ScreenPage.contentSecurityPolicy { (try? crypto.sha256($0)) ?? [] }
         let boundPort = Mutex(address.port)
@@ -35,7 +31,7 @@ struct WebService: Service {
                     .check(host: request.header("Host"), origin: request.header("Origin"), isPost: request.method == "POST")
                 var response: LocalHTTPResponse
                 switch verdict {
-                case .allowed: response = await Self.answer(request, daemon: daemon)
+                case .allowed: response = await answer(request, daemon: daemon)
                 case .wrongHost: response = .text(421, "This page is served for the kiosk's own screen only.\n")
                 case .crossOrigin: response = .text(403, "Buttons can be pressed from the kiosk's own page only.\n")
                 }
@@ -46,14 +42,13 @@ struct WebService: Service {
             }
         } catch {
             daemon.logger.error("Screen page unavailable", metadata: ["web.listen": "\(listen)", "error": "\(error)"])
-            return await waitForShutdown()
+            return nil
         }
         boundPort.withLock { $0 = server.port }
         server.start()
         daemon.webAddress.withLock { $0 = server.authority }
         daemon.logger.notice("Screen page served", metadata: ["web.port": "\(server.port)"])
-        await waitForShutdown()
-        server.stop()
+        return server
     }
 
     /// The page's routes, for requests the guard let through.
