@@ -93,7 +93,7 @@ struct DaemonBenchmark {
             defer { try? FileManager.default.removeItem(atPath: directory) }
             let process = Process()
             process.executableURL = URL(fileURLWithPath: kiosk)
-            process.arguments = ["run", "--simulate", "--state-dir", directory, "--metrics", "off", "--log-level", "error"]
+            process.arguments = ["run", "--simulate", "--state-dir", directory, "--log-level", "error"]
             process.standardOutput = FileHandle.nullDevice
             let start = ContinuousClock.now
             try process.run()
