@@ -196,7 +196,6 @@ public final class KioskDaemon: Sendable {
 
     /// Runs until SIGTERM or SIGINT.
     public func run() async throws {
-        control.start()
         let endpoints = [MetricsEndpoint.open(daemon: self), ScreenEndpoint.open(daemon: self)].compactMap { $0 }
         nfcReader?.start()
         buttons?.start()
@@ -214,9 +213,6 @@ public final class KioskDaemon: Sendable {
             services: services.map { .init(service: $0) },
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))
-        readyAfter.withLock { $0 = ContinuousClock.now - started }
-        notifier.ready(status: "Ready")
-        logger.notice("Kiosk ready", metadata: ["simulated": "\(settings.simulate)"])
         do {
             try await group.run()
         } catch {
@@ -225,6 +221,15 @@ public final class KioskDaemon: Sendable {
             throw error
         }
         await shutDown(endpoints)
+    }
+
+    /// Called once the services run and SIGTERM is trapped: the control socket answers from here on, so whoever
+    /// sees the kiosk ready (`kiosk status`, systemd, the tests) can stop it cleanly at once.
+    func startAnswering() {
+        control.start()
+        readyAfter.withLock { $0 = ContinuousClock.now - started }
+        notifier.ready(status: "Ready")
+        logger.notice("Kiosk ready", metadata: ["simulated": "\(settings.simulate)"])
     }
 
     private func shutDown(_ endpoints: [LocalHTTPServer]) async {

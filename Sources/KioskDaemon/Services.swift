@@ -138,6 +138,8 @@ struct ControlService: Service {
     let daemon: KioskDaemon
 
     func run() async throws {
+        // The service group traps the shutdown signals before it runs any service.
+        daemon.startAnswering()
         await waitForShutdown()
         daemon.control.stop()
     }

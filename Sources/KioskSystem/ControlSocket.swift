@@ -45,6 +45,7 @@ public final class ControlSocketServer: Sendable {
     private let handler: Handler
     private let listener: Int32
     private let stopped = Atomic<Bool>(false)
+    private let started = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
 
     /// Binds and listens at `path`. A stale socket file (nothing answering) is replaced.
@@ -67,6 +68,7 @@ public final class ControlSocketServer: Sendable {
 
     /// Starts accepting connections on a thread of its own.
     public func start() {
+        guard !started.exchange(true, ordering: .sequentiallyConsistent) else { return }
         let thread = Thread { [self] in
             acceptLoop()
             finished.signal()
@@ -79,7 +81,7 @@ public final class ControlSocketServer: Sendable {
     public func stop() {
         guard !stopped.exchange(true, ordering: .sequentiallyConsistent) else { return }
         shutdown(listener, Int32(SHUT_RDWR))
-        finished.wait()
+        if started.load(ordering: .sequentiallyConsistent) { finished.wait() }
         close(listener)
         unlink(path)
     }

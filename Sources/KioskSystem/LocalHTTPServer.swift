@@ -80,6 +80,7 @@ public final class LocalHTTPServer: Sendable {
     private let handler: Handler
     private let listener: Int32
     private let stopped = Atomic<Bool>(false)
+    private let started = Atomic<Bool>(false)
     private let connections = Atomic<Int>(0)
     private let finished = DispatchSemaphore(value: 0)
 
@@ -132,6 +133,7 @@ public final class LocalHTTPServer: Sendable {
 
     /// Starts accepting connections on a thread of its own.
     public func start() {
+        guard !started.exchange(true, ordering: .sequentiallyConsistent) else { return }
         let thread = Thread { [self] in
             acceptLoop()
             finished.signal()
@@ -144,7 +146,7 @@ public final class LocalHTTPServer: Sendable {
     public func stop() {
         guard !stopped.exchange(true, ordering: .sequentiallyConsistent) else { return }
         shutdown(listener, Int32(SHUT_RDWR))
-        finished.wait()
+        if started.load(ordering: .sequentiallyConsistent) { finished.wait() }
         close(listener)
     }
 

@@ -180,6 +180,17 @@ import Testing
         #expect(kiosk.stop() == 0)
     }
 
+    /// Whoever sees the kiosk ready can stop it: SIGTERM right after the first answer ends it cleanly (exit 0), never
+    /// by the signal's default action.
+    @Test func sigtermAsSoonAsItAnswersStopsItCleanly() async throws {
+        for _ in 0 ..< 3 {
+            let directory = try SimulatedKiosk.makeStateDirectory()
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let kiosk = try await SimulatedKiosk(stateDirectory: directory)
+            #expect(kiosk.stop() == 0, "\(kiosk.output)")
+        }
+    }
+
     /// Taps in a burst, SIGKILL at a random moment, restart: every acknowledged check-in is there.
     @Test func sigkillMidBurstLosesNoAcknowledgedTap() async throws {
         let directory = try SimulatedKiosk.makeStateDirectory()
