@@ -58,6 +58,7 @@ extension CardRead {
 public struct NoWarnings: WarningSource {
     public init() {}
     public func match(_ stays: [MatchableStay]) async -> ExposureResult? { nil }
+    public var holdsWarnings: Bool { get async { false } }
 }
 
 /// A kiosk without a printer: every job fails with a clear reason (the station shows it and loses nothing).

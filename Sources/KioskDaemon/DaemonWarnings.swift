@@ -32,6 +32,14 @@ public final class DaemonWarnings: WarningSource {
         self.cwaRegion = cwaRegion
     }
 
+    public var holdsWarnings: Bool {
+        get async {
+            if let client, await client.index.count > 0 { return true }
+            if let cwaClient, await cwaClient.warnings.count > 0 { return true }
+            return false
+        }
+    }
+
     /// The matches of both sources, as one result (risk per day over all of them).
     public func match(_ stays: [MatchableStay]) async -> ExposureResult? {
         let now = Int64(clock.read().now.timeIntervalSince1970)

@@ -171,14 +171,10 @@ enum MetricsEndpoint {
         return server
     }
 
-    /// "127.0.0.1:9464" → host and port; only loopback addresses are accepted.
+    /// "127.0.0.1:9464" → host and port; only loopback addresses are accepted (port 0: a free one).
     static func parse(_ listen: String) -> (String, Int)? {
-        guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]),
-              (0 ... 65_535).contains(port) else { return nil }
-        var host = String(listen[..<colon])
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        guard host == "127.0.0.1" || host == "::1" || host == "localhost" else { return nil }
-        return (host, port)
+        guard let address = try? ListenAddress.parse(listen, allowingAnyPort: true).get(), address.isLoopback else { return nil }
+        return (address.host, address.port)
     }
 }
 

@@ -22,6 +22,13 @@ public protocol CardEnroller: Sendable {
 /// Matches a card's stays against the published warnings the kiosk keeps (the daemon's warnings client).
 public protocol WarningSource: Sendable {
     func match(_ stays: [MatchableStay]) async -> ExposureResult?
+    /// Whether any warning is kept at all; when not, a tap does not read the card's stays a second time to match
+    /// them against nothing.
+    var holdsWarnings: Bool { get async }
+}
+
+extension WarningSource {
+    public var holdsWarnings: Bool { get async { true } }
 }
 
 /// The devices' states for the status slip ("printer" → "ok", …); no personal data.

@@ -211,6 +211,7 @@ public actor StationRunner {
         case .refused(.storeUnavailable), .refused(.cryptoFailure), .refused(.clockNotSynchronized):
             break
         default:
+            guard await warnings.holdsWarnings else { break }
             let warnings = self.warnings
             do {
                 notice = try await desk.warningNotice(for: card, clock: reading) { stays in await warnings.match(stays) }

@@ -57,7 +57,13 @@ final class IndexWarningSource: WarningSource {
         _ = index.withLock { $0.add([record], keepingTags: tags) }
     }
 
+    /// How often a tap's stays were matched.
+    let matchCalls = Mutex(0)
+
+    var holdsWarnings: Bool { get async { index.withLock { $0.count > 0 } } }
+
     func match(_ stays: [MatchableStay]) async -> ExposureResult? {
+        matchCalls.withLock { $0 += 1 }
         let index = self.index.withLock { $0 }
         let now = Int64(clock.read().now.timeIntervalSince1970)
         let result = WarningMatcher.match(stays: stays, index: index, now: now, crypto: crypto)

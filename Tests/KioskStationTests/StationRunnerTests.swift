@@ -1,3 +1,4 @@
+import Synchronization
 import Foundation
 import KioskCore
 import KioskOpenSSL
@@ -177,6 +178,20 @@ import Testing
         #expect(lines.contains("Stored stays: 1"))
         #expect(lines.contains("Clock: synchronized"))
         #expect(!lines.joined().contains("Friseur") && !lines.joined().contains("Berlin"))
+    }
+
+    @Test func tapsAreMatchedOnlyWhileWarningsAreHeld() async throws {
+        let bench = try StationBench()
+        await bench.bind()
+        let card = try bench.card()
+        let locationId = try #require(await bench.runner.state.venue?.locationId)
+        _ = await bench.runner.handle(.cardRead(.card(card)))
+        #expect(bench.warnings.matchCalls.withLock { $0 } == 0)
+        try bench.warnings.publish(locationId: locationId, start: bench.clock.read().now.addingTimeInterval(-86_400), minutes: 60)
+        bench.clock.advance(by: 3600)
+        let tap = await bench.runner.handle(.cardRead(.card(card)))
+        #expect(tap.indicated == [.checkedOut])
+        #expect(bench.warnings.matchCalls.withLock { $0 } == 1)
     }
 
     @Test func warningFromThePublishedReportsIsShownUntilAcknowledged() async throws {

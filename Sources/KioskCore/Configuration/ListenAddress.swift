@@ -20,7 +20,9 @@ public struct ListenAddress: Sendable, Equatable {
         public var message: String
     }
 
-    public static func parse(_ text: String) -> Result<ListenAddress, Problem> {
+    /// A listen address as the configuration takes it (port 1 to 65535), or with `allowingAnyPort` also port 0: the
+    /// system picks a free one (the simulated kiosk and tests).
+    public static func parse(_ text: String, allowingAnyPort: Bool = false) -> Result<ListenAddress, Problem> {
         let expected = "expected \"host:port\" (127.0.0.1:9464, [::1]:9464), got \(JSONValue.quoted(text))"
         let host: String
         let portText: Substring
@@ -43,7 +45,7 @@ public struct ListenAddress: Sendable, Equatable {
                 return .failure(Problem(message: "expected an IP address or localhost as host, got \(JSONValue.quoted(host))"))
             }
         }
-        guard let port = Int(portText), (1...65535).contains(port), portText.allSatisfy(\.isNumber) else {
+        guard let port = Int(portText), ((allowingAnyPort ? 0 : 1)...65535).contains(port), portText.allSatisfy(\.isNumber) else {
             return .failure(Problem(message: "expected a port 1 to 65535 after the host, got \(JSONValue.quoted(String(portText)))"))
         }
         return .success(ListenAddress(host: host, port: port))

@@ -76,11 +76,7 @@ enum ScreenEndpoint {
 
     /// `host:port` (`[::1]:8080`) as `ListenAddress`; port 0 picks a free port.
     static func parse(_ listen: String) -> ListenAddress? {
-        guard let colon = listen.lastIndex(of: ":") else { return nil }
-        let isZero = listen[listen.index(after: colon)...] == "0"
-        guard case .success(var address) = ListenAddress.parse(isZero ? String(listen[..<colon]) + ":1" : listen) else { return nil }
-        if isZero { address.port = 0 }
-        return address
+        try? ListenAddress.parse(listen, allowingAnyPort: true).get()
     }
 
     /// Why the settings' page address cannot be used (not an address, or not loopback without permission); nil: fine.
