@@ -1,6 +1,11 @@
 // swift-tools-version:6.2
 import PackageDescription
 
+// The package in layers (docs/ARCHITECTURE.md draws them and names the rules Tests/scripts/05-architecture.sh
+// checks):
+//   C libraries → the pure domain → thin owners of the C libraries → what crosses the kiosk's edge → the daemon →
+//   simulated devices → the commands. The health authority's server is a product of its own.
+
 /// Settings every Swift target shares: Swift 6 mode is the default of tools 6.2; these add the stricter checks
 /// the project relies on (no accidental existentials, imports visible only where they are written).
 let strictness: [SwiftSetting] = [
@@ -9,334 +14,299 @@ let strictness: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
-/// Debian packages that provide each C library (the `-dev` package carries the pkg-config file and headers).
+let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
+let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
+let systemPackage = Target.Dependency.product(name: "SystemPackage", package: "swift-system")
+
 let package = Package(
     name: "CheckInKiosk",
     platforms: [.macOS(.v15)],
     products: [
+        // The board's command (`kiosk run`, `kiosk simulate`, `kiosk decode`, `kiosk report`, …).
         .executable(name: "kiosk", targets: ["kiosk"]),
-        // MARK: Cards and check-in store
-        .executable(name: "kiosk-bench", targets: ["kiosk-bench"]),
-        .executable(name: "kiosk-store-stress", targets: ["kiosk-store-stress"]),
-        // NFC reader (libnfc) and its PN532 emulator
+        // The health authority's command: verification codes, the upload endpoint, signed warning packages.
+        .executable(name: "kiosk-authority", targets: ["kiosk-authority"]),
+        // Tools: a PN532 reader with emulated cards on a pseudo-terminal, benchmarks, the camera probe.
         .executable(name: "pn532-emulator", targets: ["pn532-emulator"]),
+        .executable(name: "kiosk-bench", targets: ["kiosk-bench"]),
         .executable(name: "kiosk-bench-nfc", targets: ["kiosk-bench-nfc"]),
-        // Camera (libzbar video), its probe and benchmark
-        .executable(name: "kiosk-camera-probe", targets: ["kiosk-camera-probe"]),
         .executable(name: "kiosk-bench-camera", targets: ["kiosk-bench-camera"]),
+        .executable(name: "kiosk-bench-daemon", targets: ["kiosk-bench-daemon"]),
+        .executable(name: "kiosk-camera-probe", targets: ["kiosk-camera-probe"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
-        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // The health authority's server only (never linked into `kiosk`).
         .package(url: "https://github.com/apple/swift-nio", from: "2.100.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
-        // MARK: Devices (GPIO lights/buttons, receipt printer): errno as a typed error
-        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
-        // MARK: The daemon: one service per device loop, graceful shutdown on SIGTERM
-        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // Tests only: an independent HTTP client against the authority's server.
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
-        // MARK: C libraries (pkg-config system-library targets)
+        // MARK: C libraries (one pkg-config system-library target per Debian -dev package)
         .systemLibrary(name: "CKioskOpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CKioskZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
         .systemLibrary(name: "CKioskNFC", pkgConfig: "libnfc", providers: [.apt(["libnfc-dev"])]),
         .systemLibrary(name: "CKioskGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
-        .systemLibrary(name: "CKioskSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CKioskQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .systemLibrary(name: "CKioskPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CKioskZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // libc calls the Glibc module lacks (pseudo-terminals, the kernel's clock state).
+        .systemLibrary(name: "CKioskLinux"),
 
-        // MARK: Pure Swift
-        .target(
-            name: "KioskCore",
-            dependencies: [
-                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
-                "KioskProto", // venue codes: generated protobuf messages
-            ],
-            swiftSettings: strictness
-        ),
-
-        // MARK: Thin owners of the C libraries
-        .target(name: "KioskOpenSSL", dependencies: ["CKioskOpenSSL", "KioskCore"], swiftSettings: strictness),
-
-        // MARK: Reports leaving the kiosk (export, upload)
-        .target(
-            name: "KioskReporting",
-            dependencies: [
-                "KioskCore",
-                "KioskZip", // CWA hourly warning packages are zip archives
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                "KioskPrinter", // the report conversation prints receipts
-            ],
-            swiftSettings: strictness
-        ),
-
-        // MARK: The health authority's side: verification codes, accepted uploads, signed warning packages
-        .target(
-            name: "KioskAuthority",
-            dependencies: [
-                "KioskCore",
-                "KioskOpenSSL",
-                "KioskReporting",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"), // the bound port, for `kiosk authority serve`
-            ],
-            swiftSettings: strictness
-        ),
-
-        // MARK: Venue codes (KioskProto, KioskZBar)
+        // MARK: The pure domain: venue codes, cards, check-ins, retention, reports, consent, warnings, the station's
+        // state machine and every port it uses. No C, no I/O, no clock.
         .target(
             name: "KioskProto",
             dependencies: [.product(name: "SwiftProtobuf", package: "swift-protobuf")],
             exclude: ["proto"],
             swiftSettings: strictness
         ),
-        .target(name: "KioskZBar", dependencies: ["CKioskZBar", "CKioskPNG"], swiftSettings: strictness),
-
-        // Venue code parser fuzz target: libFuzzer entry with -DKIOSK_FUZZ (Tests/scripts/20-fuzz-venue.sh), a corpus
-        // replayer otherwise.
-        .executableTarget(name: "kiosk-fuzz-venue", dependencies: ["KioskCore", "KioskOpenSSL"], swiftSettings: strictness),
-
-        // MARK: Executables
-        .executableTarget(
-            name: "kiosk",
-            dependencies: [
-                "KioskCore",
-                "KioskOpenSSL",
-                "KioskZBar", // venue codes: `kiosk decode` of images
-                "KioskSystem", // configuration: `kiosk config check | show`
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                "KioskDaemon", // `kiosk run`, `kiosk simulate`, `kiosk status`
-                "KioskSelfTest", // `kiosk selftest`
-                // `kiosk report` and `kiosk authority`
-                "KioskStore", "KioskReporting", "KioskPrinter", "KioskAuthority",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
+        .target(
+            name: "KioskCore",
+            dependencies: ["KioskProto", .product(name: "SwiftProtobuf", package: "swift-protobuf")],
             swiftSettings: strictness
         ),
 
-        // MARK: Cards and check-in store (store, clock, fakes, stress helper, benchmark)
+        // MARK: Thin owners of the C libraries (each imports only KioskCore and its own C module)
+        .target(name: "KioskOpenSSL", dependencies: ["CKioskOpenSSL", "KioskCore"], swiftSettings: strictness),
+        .target(name: "KioskNFC", dependencies: ["CKioskNFC", "KioskCore", logging], swiftSettings: strictness),
+        .target(
+            name: "KioskGPIO",
+            dependencies: ["CKioskGPIOD", "KioskCore", systemPackage, logging],
+            swiftSettings: strictness
+        ),
         .target(
             name: "KioskStore",
             dependencies: ["KioskCore", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictness
         ),
-        .systemLibrary(name: "CKioskTime"),
-        .target(name: "KioskSystem", dependencies: ["KioskCore", "CKioskTime"], swiftSettings: strictness),
-        .target(name: "KioskTesting", dependencies: ["KioskCore"], swiftSettings: strictness),
+        .target(name: "KioskZip", dependencies: ["CKioskZlib"], swiftSettings: strictness),
+        // libzbar, the one owner: still images and the camera's video.
+        .target(
+            name: "KioskCamera",
+            dependencies: ["CKioskZBar", "CKioskPNG", "KioskCore", logging],
+            swiftSettings: strictness
+        ),
+        // Everything ESC/POS and QR: the encoder, receipts of every kind, libqrencode, the device.
+        .target(
+            name: "KioskPrinter",
+            dependencies: ["CKioskQRencode", "KioskCore", systemPackage],
+            swiftSettings: strictness
+        ),
+
+        // MARK: What crosses the kiosk's edge: the report conversation and delivery (USB stick, upload), the
+        // warnings feeds (CKPW/1 and CWA hourly packages, downloaded or from a stick).
+        .target(
+            name: "KioskExchange",
+            dependencies: [
+                "KioskCore", "KioskPrinter", "KioskZip",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strictness
+        ),
+
+        // MARK: The daemon: the station runner, one service per device loop, the control socket, metrics, the
+        // screen page, systemd, selftest. One composition root, handed its devices.
+        .target(
+            name: "KioskDaemon",
+            dependencies: [
+                "KioskCore", "CKioskLinux", "KioskOpenSSL", "KioskNFC", "KioskGPIO", "KioskStore", "KioskCamera",
+                "KioskPrinter", "KioskExchange", logging, systemPackage,
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictness
+        ),
+
+        // MARK: Every fake and simulated device: the PN532 emulator, recorded lights, a printer writing files
+        // (through the ESC/POS interpreter), a camera fed rendered frames, a movable clock, in-memory stores.
+        .target(
+            name: "KioskSimulation",
+            dependencies: ["KioskCore", "KioskDaemon", "KioskCamera", "KioskPrinter", "CKioskLinux", systemPackage, logging],
+            swiftSettings: strictness
+        ),
+
+        // MARK: The health authority's server: verification codes, accepted uploads, signed warning packages.
+        .target(
+            name: "KioskAuthority",
+            dependencies: [
+                "KioskCore", "KioskOpenSSL", "KioskExchange", logging,
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: strictness
+        ),
+
+        // MARK: Commands
         .executableTarget(
-            name: "kiosk-store-stress",
-            dependencies: ["KioskCore", "KioskOpenSSL", "KioskStore"],
+            name: "kiosk",
+            dependencies: [
+                "KioskCore", "KioskOpenSSL", "KioskCamera", "KioskStore", "KioskPrinter", "KioskExchange",
+                "KioskDaemon", "KioskSimulation", argumentParser, logging,
+            ],
+            swiftSettings: strictness
+        ),
+        .executableTarget(
+            name: "kiosk-authority",
+            dependencies: [
+                "KioskAuthority", "KioskCore", "KioskOpenSSL", "KioskExchange", argumentParser, logging,
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            swiftSettings: strictness
+        ),
+
+        // MARK: Tools: benchmarks and probes
+        .executableTarget(
+            name: "pn532-emulator",
+            dependencies: ["KioskSimulation", "KioskCore"],
+            path: "Tools/pn532-emulator",
             swiftSettings: strictness
         ),
         .executableTarget(
             name: "kiosk-bench",
-            dependencies: [
-                "KioskCore",
-                "KioskOpenSSL",
-                "KioskStore",
-                "KioskTesting",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
+            dependencies: ["KioskCore", "KioskOpenSSL", "KioskStore", "KioskSimulation", argumentParser],
+            path: "Tools/kiosk-bench",
             swiftSettings: strictness
         ),
+        .executableTarget(
+            name: "kiosk-bench-nfc",
+            dependencies: ["KioskNFC", "KioskSimulation", "KioskCore", "KioskOpenSSL", logging],
+            path: "Tools/kiosk-bench-nfc",
+            swiftSettings: strictness
+        ),
+        // libzbar called directly from C: the camera benchmark's baseline.
+        .target(name: "CKioskZBarBaseline", path: "Tools/CKioskZBarBaseline", linkerSettings: [.linkedLibrary("zbar")]),
+        .executableTarget(
+            name: "kiosk-bench-camera",
+            dependencies: ["CKioskZBarBaseline", "KioskCamera", "KioskCameraTesting", "KioskSimulation", "KioskCore"],
+            path: "Tools/kiosk-bench-camera",
+            swiftSettings: strictness
+        ),
+        .executableTarget(
+            name: "kiosk-bench-daemon",
+            dependencies: ["KioskDaemon", "KioskSimulation", "KioskCore", logging],
+            path: "Tools/kiosk-bench-daemon",
+            swiftSettings: strictness
+        ),
+        .executableTarget(
+            name: "kiosk-camera-probe",
+            dependencies: ["KioskCamera", "KioskCore", logging],
+            path: "Tools/kiosk-camera-probe",
+            swiftSettings: strictness
+        ),
+
+        // MARK: Test helpers: processes and stand-ins the tests and Tests/scripts drive
+        // The V4L2 stand-in (C source compiled by the tests, loaded with LD_PRELOAD), test frames, child processes.
+        .target(
+            name: "KioskCameraTesting",
+            dependencies: ["KioskCamera", "KioskCore"],
+            path: "Tests/Helpers/KioskCameraTesting",
+            exclude: ["shim"],
+            swiftSettings: strictness
+        ),
+        // Venue code parser fuzz target: libFuzzer entry with -DKIOSK_FUZZ (Tests/scripts/20-fuzz-venue.sh), a corpus
+        // replayer otherwise.
+        .executableTarget(
+            name: "kiosk-fuzz-venue",
+            dependencies: ["KioskCore", "KioskOpenSSL"],
+            path: "Tests/Helpers/kiosk-fuzz-venue",
+            swiftSettings: strictness
+        ),
+        // GPIO checks run inside the test VM against gpio-sim (Tests/scripts/40-gpio-qemu.sh).
+        .executableTarget(
+            name: "kiosk-gpio-check",
+            dependencies: ["KioskGPIO", "KioskCore", logging, systemPackage],
+            path: "Tests/Helpers/kiosk-gpio-check",
+            swiftSettings: strictness
+        ),
+        // A writer killed with SIGKILL mid-burst, for the store's durability tests.
+        .executableTarget(
+            name: "kiosk-store-stress",
+            dependencies: ["KioskCore", "KioskOpenSSL", "KioskStore"],
+            path: "Tests/Helpers/kiosk-store-stress",
+            swiftSettings: strictness
+        ),
+
+        // MARK: Tests (Tests/<Module>Tests mirrors each module)
         .testTarget(
             name: "KioskCoreTests",
             dependencies: [
-                "KioskCore", "KioskTesting", "KioskOpenSSL", "KioskProto",
+                "KioskCore", "KioskSimulation", "KioskOpenSSL", "KioskProto",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             swiftSettings: strictness
         ),
+        .testTarget(name: "KioskOpenSSLTests", dependencies: ["KioskOpenSSL", "KioskCore"], swiftSettings: strictness),
         .testTarget(
-            name: "KioskStoreTests",
-            dependencies: ["KioskCore", "KioskStore", "KioskTesting", "KioskOpenSSL"],
-            swiftSettings: strictness
-        ),
-        .testTarget(
-            name: "KioskSystemTests",
-            dependencies: ["KioskSystem", "KioskCore", "KioskTesting", "KioskOpenSSL"],
-            swiftSettings: strictness
-        ),
-        // MARK: Devices: GPIO lights, buzzer, buttons (libgpiod v1) and the ESC/POS receipt printer
-        .target(
-            name: "KioskGPIO",
-            dependencies: [
-                "CKioskGPIOD", "KioskCore",
-                .product(name: "SystemPackage", package: "swift-system"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: strictness
-        ),
-        .target(
-            name: "KioskPrinter",
-            dependencies: ["CKioskQRencode", "KioskCore", .product(name: "SystemPackage", package: "swift-system")],
-            swiftSettings: strictness
-        ),
-        .executableTarget(
-            name: "kiosk-gpio-check",
-            dependencies: [
-                "KioskGPIO", "KioskCore",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "SystemPackage", package: "swift-system"),
-            ],
+            name: "KioskNFCTests",
+            dependencies: ["KioskNFC", "KioskSimulation", "KioskCore", "KioskOpenSSL", logging],
             swiftSettings: strictness
         ),
         .testTarget(
             name: "KioskGPIOTests",
-            dependencies: ["KioskGPIO", "KioskCore", .product(name: "SystemPackage", package: "swift-system")],
+            dependencies: ["KioskGPIO", "KioskCore", systemPackage],
+            swiftSettings: strictness
+        ),
+        .testTarget(
+            name: "KioskStoreTests",
+            dependencies: ["KioskCore", "KioskStore", "KioskSimulation", "KioskOpenSSL"],
+            swiftSettings: strictness
+        ),
+        .testTarget(name: "KioskZipTests", dependencies: ["KioskZip"], swiftSettings: strictness),
+        .testTarget(
+            name: "KioskCameraTests",
+            dependencies: ["KioskCamera", "KioskCameraTesting", "KioskSimulation", "KioskCore", "KioskOpenSSL", logging],
+            exclude: ["Scanner/Fixtures"],
             swiftSettings: strictness
         ),
         .testTarget(
             name: "KioskPrinterTests",
+            dependencies: ["KioskPrinter", "KioskCore", "KioskSimulation", "KioskCamera", "KioskOpenSSL", systemPackage],
+            swiftSettings: strictness
+        ),
+        .testTarget(
+            name: "KioskExchangeTests",
+            dependencies: ["KioskExchange", "KioskCore", "KioskOpenSSL", "KioskSimulation", "KioskPrinter"],
+            swiftSettings: strictness
+        ),
+        .testTarget(
+            name: "KioskDaemonTests",
             dependencies: [
-                "KioskPrinter", "KioskCore", "KioskTesting", "KioskZBar", "KioskOpenSSL",
-                .product(name: "SystemPackage", package: "swift-system"),
+                "KioskDaemon", "KioskSimulation", "KioskCore", "KioskOpenSSL", "KioskPrinter", "KioskCamera",
+                "KioskCameraTesting", "KioskStore", "KioskGPIO", "KioskNFC", "KioskExchange", logging,
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictness
         ),
-        // MARK: NFC reader (libnfc), the PN532 emulator and their benchmark
-        .systemLibrary(name: "CKioskPTY"),
-        .target(name: "KioskPN532Emulator", dependencies: ["CKioskPTY"], swiftSettings: strictness),
-        .target(
-            name: "KioskNFC",
-            dependencies: ["CKioskNFC", "KioskCore", .product(name: "Logging", package: "swift-log")],
-            swiftSettings: strictness
-        ),
-        .executableTarget(name: "pn532-emulator", dependencies: ["KioskPN532Emulator", "KioskCore"], swiftSettings: strictness),
-        .executableTarget(
-            name: "kiosk-bench-nfc",
-            dependencies: ["KioskNFC", "KioskPN532Emulator", "KioskCore", "KioskOpenSSL"],
-            swiftSettings: strictness
-        ),
-        .testTarget(name: "KioskPN532EmulatorTests", dependencies: ["KioskPN532Emulator"], swiftSettings: strictness),
         .testTarget(
-            name: "KioskNFCTests",
-            dependencies: ["KioskNFC", "KioskPN532Emulator", "KioskCore", "KioskOpenSSL", .product(name: "Logging", package: "swift-log")],
+            name: "KioskSimulationTests",
+            dependencies: ["KioskSimulation", "KioskCore", "KioskCamera"],
             swiftSettings: strictness
         ),
-
-        // MARK: Tests
-        .testTarget(name: "KioskReportingTests", dependencies: ["KioskReporting", "KioskCore", "KioskOpenSSL", "KioskTesting", "KioskPrinter"], swiftSettings: strictness),
         .testTarget(
             name: "KioskAuthorityTests",
             dependencies: [
-                "KioskAuthority", "KioskCore", "KioskOpenSSL", "KioskReporting",
+                "KioskAuthority", "KioskCore", "KioskOpenSSL", "KioskExchange",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: strictness
         ),
-        .testTarget(name: "KioskOpenSSLTests", dependencies: ["KioskOpenSSL", "KioskCore"], swiftSettings: strictness),
-        // Venue codes
-        .testTarget(
-            name: "KioskZBarTests",
-            dependencies: ["KioskZBar", "KioskCore", "KioskOpenSSL"],
-            exclude: ["Fixtures"],
-            swiftSettings: strictness
-        ),
-        // MARK: Station: the kiosk's behaviour (CheckInMachine in KioskCore) and the runner that carries it out
-        .target(
-            name: "KioskStation",
-            dependencies: ["KioskCore", "KioskPrinter", .product(name: "Logging", package: "swift-log")],
-            swiftSettings: strictness
-        ),
-        .testTarget(
-            name: "KioskStationTests",
-            dependencies: [
-                "KioskStation", "KioskCore", "KioskPrinter", "KioskStore", "KioskTesting", "KioskOpenSSL", "KioskZBar",
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: strictness
-        ),
-        // MARK: The daemon (`kiosk run`, simulation, control socket, metrics)
-        .target(
-            name: "KioskDaemon",
-            dependencies: [
-                "KioskCore", "KioskSystem", "KioskNFC", "KioskPN532Emulator", "KioskStore", "KioskOpenSSL",
-                "KioskPrinter", "KioskGPIO", "KioskReporting", "KioskStation", "KioskZBar", "KioskCamera",
-                "KioskTesting", // the simulated printer renders receipts with the ESC/POS interpreter
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
-            swiftSettings: strictness
-        ),
-        .executableTarget(
-            name: "kiosk-bench-daemon",
-            dependencies: ["KioskDaemon", "KioskCore", "KioskStation", .product(name: "Logging", package: "swift-log")],
-            swiftSettings: strictness
-        ),
-        .testTarget(
-            name: "KioskDaemonTests",
-            dependencies: ["KioskDaemon", "KioskCore", "KioskTesting", "KioskOpenSSL", "KioskPrinter", "KioskZBar", "CKioskSQLite"],
-            swiftSettings: strictness
-        ),
-        // `kiosk report` and `kiosk authority`, run as a subprocess
+        // `kiosk report` and `kiosk-authority`, run as subprocesses.
         .testTarget(
             name: "KioskCommandTests",
             dependencies: [
-                "KioskCore", "KioskStore", "KioskOpenSSL", "KioskReporting", "KioskAuthority", "KioskTesting", "KioskZBar",
+                "KioskCore", "KioskStore", "KioskOpenSSL", "KioskExchange", "KioskAuthority", "KioskSimulation",
+                "KioskCamera",
             ],
             swiftSettings: strictness
         ),
-            // MARK: Camera (libzbar video), `kiosk selftest`, the V4L2 stand-in for tests and the camera benchmark
-        .target(
-            name: "KioskCamera",
-            dependencies: [
-                "CKioskZBar", "KioskZBar", "KioskCore", "KioskPrinter", // KioskPrinter: libqrencode for shown codes
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: strictness
-        ),
-        .target(
-            name: "KioskSelfTest",
-            dependencies: ["KioskCamera", "KioskCore", "KioskNFC", "KioskGPIO", "KioskPrinter"],
-            swiftSettings: strictness
-        ),
-        // Test support: the V4L2 stand-in (C source compiled by the tests, loaded with LD_PRELOAD), test frames,
-        // helper processes.
-        .target(
-            name: "KioskCameraTesting",
-            dependencies: ["KioskZBar", "KioskCore"],
-            exclude: ["shim"],
-            swiftSettings: strictness
-        ),
-        .executableTarget(
-            name: "kiosk-camera-probe",
-            dependencies: ["KioskCamera", "KioskCore", .product(name: "Logging", package: "swift-log")],
-            swiftSettings: strictness
-        ),
-        // libzbar called directly from C: the benchmark's baseline
-        .target(name: "CKioskZBarBaseline", linkerSettings: [.linkedLibrary("zbar")]),
-        .executableTarget(
-            name: "kiosk-bench-camera",
-            dependencies: ["CKioskZBarBaseline", "KioskCamera", "KioskCameraTesting", "KioskCore", "KioskZBar"],
-            swiftSettings: strictness
-        ),
-        .testTarget(
-            name: "KioskCameraTests",
-            dependencies: [
-                "KioskCamera", "KioskCameraTesting", "KioskCore", "KioskZBar",
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: strictness
-        ),
-        .testTarget(
-            name: "KioskSelfTestTests",
-            dependencies: [
-                "KioskSelfTest", "KioskCameraTesting", "KioskCore", "KioskPN532Emulator", "KioskCamera", "KioskZBar",
-            ],
-            swiftSettings: strictness
-        ),
-        // MARK: CWA hourly warning packages (zip over zlib)
-        .target(name: "KioskZip", dependencies: ["CKioskZlib"], swiftSettings: strictness),
-        .testTarget(name: "KioskZipTests", dependencies: ["KioskZip"], swiftSettings: strictness),
     ]
 )

@@ -1,7 +1,7 @@
 import Foundation
 public import Hummingbird
 import KioskCore
-import KioskReporting
+import KioskExchange
 public import Logging
 import NIOCore
 

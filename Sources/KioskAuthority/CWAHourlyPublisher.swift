@@ -1,7 +1,7 @@
 import Foundation
 public import KioskCore
 public import KioskOpenSSL
-import KioskReporting
+import KioskExchange
 
 /// Publishes Corona-Warn-App hourly trace warning packages, in CWA's distribution layout under `publishDirectory`:
 /// `twp/country/<region>/hour/index` (a JSON array of the hours that have packages) and

@@ -1,7 +1,7 @@
 import Foundation
 public import KioskCore
 public import KioskOpenSSL
-import KioskReporting
+import KioskExchange
 
 /// The health authority's books: verification codes it issued, records it accepted and not yet published, and the
 /// signed CKPW/1 packages it published with their index. Everything lives in two directories: `stateDirectory`

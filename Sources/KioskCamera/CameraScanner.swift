@@ -1,6 +1,5 @@
 internal import Foundation
 public import KioskCore
-internal import KioskZBar
 public import Logging
 internal import Synchronization
 

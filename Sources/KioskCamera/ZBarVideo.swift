@@ -1,7 +1,6 @@
 internal import CKioskZBar
 internal import Glibc
 public import KioskCore
-public import KioskZBar
 
 /// The one owner of a libzbar video device (`zbar_video_t`), streaming 8-bit grey frames from a V4L2 camera. Used
 /// from one thread: every call blocks (opening takes up to a second, each frame up to a frame interval).

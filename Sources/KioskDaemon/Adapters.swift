@@ -1,7 +1,6 @@
 public import KioskPrinter
 public import KioskCore
 public import KioskNFC
-public import KioskStation
 public import Foundation
 
 /// Writes fresh card secrets with the NFC reader (`CardEnroller` for the station).

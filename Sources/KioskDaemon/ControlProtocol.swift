@@ -1,6 +1,5 @@
 public import Foundation
 public import KioskCore
-public import KioskStation
 
 /// A request on the control socket (one JSON object per line).
 public struct ControlRequest: Codable, Sendable, Equatable {

@@ -1,11 +1,7 @@
-internal import KioskSystem
-internal import KioskPN532Emulator
 internal import KioskStore
 internal import Synchronization
 public import Foundation
 internal import KioskCore
-internal import KioskStation
-internal import KioskZBar
 internal import KioskCamera
 
 /// What `kiosk status` shows. No personal data; the venue appears only as its format and short fingerprint.
@@ -70,13 +66,13 @@ extension KioskDaemon {
             let status = await status()
             return ControlResponse(ok: true, lines: status.humanLines, data: Self.json(status))
         case "lights":
-            guard let lights = simulatedIndicator else { return .failure("lights are recorded only on a simulated kiosk") }
-            let history = await lights.history
+            guard let lights = simulation?.lights else { return .failure("lights are recorded only on a simulated kiosk") }
+            let history = await lights.recordedLights()
             let lines = history.suffix(20).map { "\(isoText($0.at))  \($0.pattern)  (\($0.outputs.joined(separator: "+")))" }
             return ControlResponse(ok: true, lines: lines.isEmpty ? ["No lights shown yet."] : lines, data: Self.json(history))
         case "receipts":
-            guard let printer = filePrinter else { return .failure("receipts are kept as files only on a simulated kiosk") }
-            let receipts = await printer.receipts
+            guard let printer = simulation?.receipts else { return .failure("receipts are kept as files only on a simulated kiosk") }
+            let receipts = await printer.recordedReceipts()
             var lines = [String]()
             for receipt in receipts {
                 lines.append("Receipt \(receipt.number): \(receipt.png)")
@@ -89,7 +85,7 @@ extension KioskDaemon {
         case "tap-foreign":
             return await simulateTap { $0.placeForeignCard() }
         case "remove":
-            guard simulatedReader != nil else { return .failure("cards are simulated only on a simulated kiosk") }
+            guard simulation != nil else { return .failure("cards are simulated only on a simulated kiosk") }
             return response(await liftCard() ?? StationReport(), fallback: "The card was taken off the reader.")
         case "staff":
             guard let code = settings.station.staffCode else { return .failure("no staff code is configured") }
@@ -101,7 +97,7 @@ extension KioskDaemon {
             return response(await loop.handle(.staffCommand(command)), fallback: "Done.")
         case "enrol", "enrol-staff":
             guard let number = request.card, number > 0 else { return .failure("say which card: --card N (1, 2, …)") }
-            guard let reader = simulatedReader else { return .failure("cards are simulated only on a simulated kiosk") }
+            guard let reader = simulation?.cards else { return .failure("cards are simulated only on a simulated kiosk") }
             if reader.knows(card: number) { return .failure("card \(number) has been used with this kiosk already; take a new number") }
             let asked = await loop.handle(.staffCommand(request.command == "enrol" ? .enrolCard : .enrolStaffCard))
             guard asked.shown.allSatisfy({ $0.kind != .error }) else { return response(asked, fallback: "") }
@@ -110,7 +106,7 @@ extension KioskDaemon {
             return ControlResponse(ok: answer.ok, lines: response(asked, fallback: "").lines + answer.lines,
                                    steps: ControlStep.steps(of: asked) + answer.steps)
         case "show-code":
-            guard let camera = feedCamera else { return .failure("codes are shown this way only on a simulated kiosk") }
+            guard let camera = simulation?.codes else { return .failure("codes are shown this way only on a simulated kiosk") }
             let expectation = loop.expect([.codeScanned])
             defer { expectation.cancel() }
             if let path = request.path {
@@ -138,14 +134,14 @@ extension KioskDaemon {
             }
             return response(await loop.handle(.buttonPressed(button)), fallback: "Pressed \(name).")
         case "advance":
-            guard let clock = simulatedClock else { return .failure("time can be moved only on a simulated kiosk") }
+            guard let clock = simulation?.clock else { return .failure("time can be moved only on a simulated kiosk") }
             guard let seconds = request.seconds, seconds > 0 else { return .failure("say how far: e.g. 90m, 8h, 15d") }
             clock.advance(by: seconds)
             var answer = response(await loop.handle(.tick), fallback: "")
             answer.lines.insert("Time is now \(TimeText.iso8601(unixSeconds: Int64(clock.read().now.timeIntervalSince1970.rounded(.down)))).", at: 0)
             return answer
         case "clock":
-            guard let clock = simulatedClock else { return .failure("the clock can be set only on a simulated kiosk") }
+            guard let clock = simulation?.clock else { return .failure("the clock can be set only on a simulated kiosk") }
             let synchronized = request.flag ?? true
             clock.setSynchronized(synchronized)
             return response(await loop.handle(.clockChanged(clock.read())),
@@ -167,8 +163,8 @@ extension KioskDaemon {
     }
 
     /// Places a card (or a foreign card) and waits for the station's answer to reading it.
-    private func simulateTap(timeout: Duration = .seconds(5), _ place: (SimulatedCardReader) -> Void) async -> ControlResponse {
-        guard let reader = simulatedReader else { return .failure("cards are simulated only on a simulated kiosk") }
+    private func simulateTap(timeout: Duration = .seconds(5), _ place: (any SimulatedCardSlot) -> Void) async -> ControlResponse {
+        guard let reader = simulation?.cards else { return .failure("cards are simulated only on a simulated kiosk") }
         await liftCard()
         let expectation = loop.expect([.cardRead])
         defer { expectation.cancel() }
@@ -183,7 +179,7 @@ extension KioskDaemon {
     /// that report, or nil when no card was there (or the station did not hear it in time).
     @discardableResult
     func liftCard() async -> StationReport? {
-        guard let reader = simulatedReader, reader.hasCard else { return nil }
+        guard let reader = simulation?.cards, reader.hasCard else { return nil }
         let removed = loop.expect([.cardRemoved])
         defer { removed.cancel() }
         reader.remove()
@@ -227,13 +223,13 @@ extension KioskDaemon {
         if case .staff = mode { modeName = "staff" }
         return DaemonStatus(
             ready: readyTime != nil, readyMilliseconds: readyTime.map { Int($0.wholeMilliseconds) },
-            simulated: settings.simulate, mode: modeName, venueBound: state.venue != nil,
+            simulated: simulation != nil, mode: modeName, venueBound: state.venue != nil,
             venueFormat: state.venue?.format, venueFingerprint: state.venue?.fingerprint,
             clockSynchronized: reading.isSynchronized, time: reading.now, openCheckIns: state.openCheckIns(at: reading.now),
             storedStays: (try? store.counts())?.stays, storeBytes: storeBytes(), devices: devices.all(),
             taps: counters.taps, checkIns: counters.checkIns, checkOuts: counters.checkOuts, refusals: counters.refusals,
             expiryRuns: counters.expiryRuns, metricsAddress: metricsAddress.withLock { $0 },
-            cardOnReader: simulatedReader?.cardOnReader, staffCards: state.staffCards.count,
+            cardOnReader: simulation?.cards.cardOnReader, staffCards: state.staffCards.count,
             webAddress: webAddress.withLock { $0 })
     }
 

@@ -1,8 +1,7 @@
 internal import Foundation
 internal import KioskCore
 internal import KioskPrinter
-internal import KioskReporting
-internal import KioskStation
+internal import KioskExchange
 internal import Synchronization
 
 /// Where a consented batch leaves this kiosk: its own receipt printer (simulated or real), the export folder, the
@@ -74,12 +73,12 @@ extension KioskDaemon {
         let claimed = Task { await cardClaim.next(timeout: .seconds(number == nil ? 60 : 10)) }
         try? await Task.sleep(for: .milliseconds(20))
         if let number {
-            guard let reader = simulatedReader else { return .failure("cards are simulated only on a simulated kiosk") }
+            guard let reader = simulation?.cards else { return .failure("cards are simulated only on a simulated kiosk") }
             await liftCard()
             reader.place(card: number)
         }
         defer {
-            if number != nil { simulatedReader?.remove() }
+            if number != nil { simulation?.cards.remove() }
         }
         guard let read = await claimed.value else { return .failure("no card was tapped in time") }
         guard case .card(let secret) = read, secret.kind == .visitor else {

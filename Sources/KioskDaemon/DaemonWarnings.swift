@@ -1,9 +1,7 @@
 public import KioskCore
-public import KioskStation
 internal import Foundation
 internal import KioskOpenSSL
-internal import KioskReporting
-internal import KioskSystem
+internal import KioskExchange
 internal import Logging
 internal import ServiceLifecycle
 internal import Synchronization

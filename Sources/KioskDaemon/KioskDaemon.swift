@@ -1,6 +1,5 @@
 internal import UnixSignals
 public import KioskCore
-public import KioskStation
 public import Logging
 internal import Foundation
 internal import KioskCamera
@@ -8,9 +7,8 @@ internal import KioskGPIO
 internal import KioskNFC
 internal import KioskOpenSSL
 internal import KioskPrinter
-internal import KioskReporting
+internal import KioskExchange
 internal import KioskStore
-public import KioskSystem
 internal import ServiceLifecycle
 internal import Synchronization
 #if canImport(Glibc)
@@ -55,15 +53,12 @@ public final class KioskDaemon: Sendable {
     let store: SQLiteCheckInStore
     let crypto = OpenSSLCrypto()
     let clock: any ClockSource
-    public let simulatedClock: SimulatedClockSource?
-    public let simulatedReader: SimulatedCardReader?
+    /// What `kiosk simulate` drives; nil on a board.
+    public let simulation: SimulationControls?
     let nfcReader: NFCReader<OpenSSLCrypto>?
     let indicator: any Indicator
-    public let simulatedIndicator: SimulatedIndicator?
-    let filePrinter: FileReceiptPrinter?
     let buttons: ButtonMonitor?
     let camera: (any CodeCamera)?
-    let feedCamera: FrameFeedCamera?
     let runner: StationRunner
     let desk: CheckInDesk
     let reportDelivery: DaemonReportDelivery
@@ -85,81 +80,31 @@ public final class KioskDaemon: Sendable {
         (stateDirectory as NSString).appendingPathComponent("control.sock")
     }
 
-    public init(settings: DaemonSettings, logger: Logger) throws(DaemonError) {
+    public init(settings: DaemonSettings, devices given: DaemonDevices, logger: Logger) throws(DaemonError) {
         self.settings = settings
         self.logger = logger
         if let problem = ScreenEndpoint.problem(in: settings) { throw .web(problem) }
         let directory = settings.stateDirectory
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw .stateDirectory(path: directory, reason: "cannot create it (\(error.localizedDescription))")
-        }
-        guard access(directory, W_OK) == 0 else { throw .stateDirectory(path: directory, reason: "not writable") }
+        try Self.prepareStateDirectory(directory)
         do { store = try SQLiteCheckInStore(directory: directory) } catch { throw .store(error) }
         let desk = CheckInDesk(store: store, crypto: crypto, policy: settings.policy)
         self.desk = desk
         let cardKey = try Self.cardKey(settings: settings, crypto: crypto)
 
-        // Clock, reader, lights, printer: simulated or real.
-        let simulationDirectory = (directory as NSString).appendingPathComponent("simulation")
-        let printer: any ReceiptPrinter
-        if settings.simulate {
-            try? FileManager.default.createDirectory(atPath: simulationDirectory, withIntermediateDirectories: true)
-            let simulated = SimulatedClockSource(file: (simulationDirectory as NSString).appendingPathComponent("clock.json"))
-            simulatedClock = simulated
-            clock = simulated
-            do { simulatedReader = try SimulatedCardReader(directory: simulationDirectory) } catch {
-                throw .simulation("the PN532 emulator did not start: \(error)")
-            }
-            let lights = SimulatedIndicator(clock: simulated)
-            simulatedIndicator = lights
-            indicator = lights
-            let receipts = FileReceiptPrinter(directory: (simulationDirectory as NSString).appendingPathComponent("receipts"))
-            filePrinter = receipts
-            printer = receipts
-            buttons = nil
-            devices.set("lights", "simulated")
-            devices.set("printer", "simulated")
-            devices.set("buttons", "simulated")
-        } else {
-            simulatedClock = nil
-            simulatedReader = nil
-            simulatedIndicator = nil
-            filePrinter = nil
-            clock = SystemClockSource(source: settings.clockSource)
-            (indicator, buttons) = Self.openLights(settings.lightsAndButtons, devices: devices, logger: logger)
-            if let configuration = settings.receiptPrinter {
-                printer = ReceiptSpooler(device: PrinterDevice(configuration))
-                devices.set("printer", "configured")
-            } else {
-                printer = NoPrinter()
-                devices.set("printer", "none configured")
-            }
-        }
+        // The devices: handed in (real on a board, simulated by KioskSimulation).
+        clock = given.clock
+        indicator = given.indicator
+        buttons = given.buttons
+        camera = given.camera
+        simulation = given.simulation
+        for (device, state) in given.states { devices.set(device, state) }
+        let printer: any ReceiptPrinter = given.printer ?? NoPrinter()
         reportDelivery = DaemonReportDelivery(
-            printer: printer, hasPrinter: settings.simulate || settings.receiptPrinter != nil,
+            printer: printer, hasPrinter: given.printer != nil,
             paper: settings.receiptPrinter?.paper ?? .mm58,
             others: ReportDelivery(uploader: settings.reportUploadURL.map { ReportUploader(endpoint: $0) },
                                    exportDirectory: settings.reportExportDirectory))
-        if settings.simulate {
-            let feed = FrameFeedCamera(framesToForget: 3, width: settings.cameraWidth, height: settings.cameraHeight)
-            feedCamera = feed
-            camera = feed
-        } else if let device = settings.cameraDevice {
-            feedCamera = nil
-            camera = CameraScanner(configuration: .init(device: device, width: settings.cameraWidth,
-                                                        height: settings.cameraHeight,
-                                                        framesToForget: settings.cameraFramesUntilGone),
-                                   logger: logger)
-        } else {
-            feedCamera = nil
-            camera = nil
-            devices.set("camera", "none configured")
-        }
-        let connection = simulatedReader?.connection ?? settings.nfcConnection
-        if let connection {
+        if let connection = given.nfcConnection {
             nfcReader = NFCReader(connection: connection, access: KioskCardAccess(cardKey: cardKey, crypto: crypto),
                                   logger: logger)
             devices.set("nfc", "starting")
@@ -229,7 +174,7 @@ public final class KioskDaemon: Sendable {
         control.start()
         readyAfter.withLock { $0 = ContinuousClock.now - started }
         notifier.ready(status: "Ready")
-        logger.notice("Kiosk ready", metadata: ["simulated": "\(settings.simulate)"])
+        logger.notice("Kiosk ready", metadata: ["simulated": "\(simulation != nil)"])
     }
 
     private func shutDown(_ endpoints: [LocalHTTPServer]) async {
@@ -238,7 +183,7 @@ public final class KioskDaemon: Sendable {
         for endpoint in endpoints { endpoint.stop() }
         nfcReader?.stop()
         buttons?.stop()
-        simulatedReader?.stop()
+        simulation?.cards.stop()
         await indicator.clear()
         do { try store.close() } catch { logger.error("Database not closed cleanly", metadata: ["store.error": "\(error)"]) }
         logger.notice("Kiosk stopped")
@@ -248,6 +193,17 @@ public final class KioskDaemon: Sendable {
     public var readyTime: Duration? { readyAfter.withLock { $0 } }
 
     // MARK: Start-up helpers
+
+    /// Creates the state directory (mode 0700) if it is missing, and checks that the kiosk can write to it.
+    public static func prepareStateDirectory(_ directory: String) throws(DaemonError) {
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw .stateDirectory(path: directory, reason: "cannot create it (\(error.localizedDescription))")
+        }
+        guard access(directory, W_OK) == 0 else { throw .stateDirectory(path: directory, reason: "not writable") }
+    }
 
     /// The card key: from the settings (a credential), else the kiosk's own, created once in the state directory.
     static func cardKey(settings: DaemonSettings, crypto: OpenSSLCrypto) throws(DaemonError) -> [UInt8] {
@@ -286,37 +242,6 @@ public final class KioskDaemon: Sendable {
         }
         do { try store.saveStationState(next) } catch { throw .store(error) }
         logger.notice("Venue bound from the configuration (venue.code)")
-    }
-
-    static func openLights(_ configuration: LightsAndButtonsConfiguration?, devices: DeviceStates, logger: Logger)
-        -> (any Indicator, ButtonMonitor?)
-    {
-        guard let configuration, !configuration.outputs.isEmpty || !configuration.buttons.isEmpty else {
-            devices.set("lights", "none configured")
-            devices.set("buttons", "none configured")
-            return (NoLights(), nil)
-        }
-        var indicator: any Indicator = NoLights()
-        do {
-            let table = try configuration.feedbackTable()
-            indicator = try GPIOIndicator(pins: configuration.outputs, table: table, logger: logger)
-            devices.set("lights", "ok")
-        } catch {
-            devices.set("lights", "unavailable: \(error)")
-            logger.error("Lights unavailable: the kiosk runs without lights and buzzer", metadata: ["gpio.error": "\(error)"])
-        }
-        var buttons: ButtonMonitor?
-        if !configuration.buttons.isEmpty {
-            do {
-                buttons = try ButtonMonitor(buttons: configuration.buttons,
-                                            debounce: .milliseconds(configuration.debounceMilliseconds))
-                devices.set("buttons", "ok")
-            } catch {
-                devices.set("buttons", "unavailable: \(error)")
-                logger.error("Buttons unavailable", metadata: ["gpio.error": "\(error)"])
-            }
-        }
-        return (indicator, buttons)
     }
 
     func declareMetrics() {

@@ -1,11 +1,9 @@
-internal import KioskSystem
 internal import Synchronization
 internal import Foundation
 internal import KioskCore
 internal import KioskCamera
 internal import KioskGPIO
 internal import KioskNFC
-internal import KioskStation
 internal import Logging
 internal import ServiceLifecycle
 
@@ -78,7 +76,7 @@ struct CameraService: Service {
                 for await event in camera.events {
                     switch event {
                     case .code(let text): daemon.loop.submit(.codeScanned(text))
-                    case .state(.running): daemon.devices.set("camera", daemon.settings.simulate ? "simulated" : "ok")
+                    case .state(.running): daemon.devices.set("camera", daemon.simulation != nil ? "simulated" : "ok")
                     case .state(.starting): daemon.devices.set("camera", "starting")
                     case .state(.unavailable(let reason)): daemon.devices.set("camera", "unavailable: \(reason.message)")
                     }

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import KioskCore
 import KioskOpenSSL
-import KioskSystem
+import KioskDaemon
 
 /// `kiosk config check | show`: the configuration as the daemon would read it.
 struct Config: ParsableCommand {

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import KioskCore
 import KioskOpenSSL
-import KioskZBar
+import KioskCamera
 
 /// `kiosk decode <url | image file> [--json]`: what a venue QR code contains, for a field worker.
 struct Decode: ParsableCommand {

@@ -4,7 +4,7 @@ import Foundation
 import KioskCore
 import KioskOpenSSL
 import KioskPrinter
-import KioskReporting
+import KioskExchange
 import KioskStore
 
 /// `kiosk report`: the staff console for a visitor who tested positive and wants to share stays. Questions go to

@@ -3,7 +3,7 @@ import Foundation
 import KioskCore
 import KioskOpenSSL
 import KioskDaemon
-import KioskSystem
+import KioskSimulation
 import Logging
 
 /// `kiosk run`: the check-in station.
@@ -76,7 +76,9 @@ struct Run: AsyncParsableCommand {
         secrets.wipe(using: OpenSSLCrypto())
         let daemon: KioskDaemon
         do {
-            daemon = try KioskDaemon(settings: settings, logger: logger)
+            let devices = simulate ? try SimulatedHardware(settings: settings).devices
+                : BoardDevices.open(settings: settings, logger: logger)
+            daemon = try KioskDaemon(settings: settings, devices: devices, logger: logger)
         } catch {
             stderrLine("The kiosk cannot start: \(error)")
             throw ExitCode(2)

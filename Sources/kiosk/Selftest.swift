@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import KioskCore
-import KioskSelfTest
+import KioskDaemon
 
 /// `kiosk selftest`: checks each configured device and prints one PASS/FAIL/SKIP line per device.
 struct SelfTestCommand: ParsableCommand {

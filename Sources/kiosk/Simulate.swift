@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import KioskDaemon
 import KioskOpenSSL
-import KioskSystem
 
 /// `kiosk simulate …`: drives a kiosk started with `kiosk run --simulate`.
 struct Simulate: AsyncParsableCommand {

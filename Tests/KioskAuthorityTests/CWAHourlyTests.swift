@@ -4,7 +4,7 @@ import HummingbirdTesting
 import KioskAuthority
 import KioskCore
 import KioskOpenSSL
-import KioskReporting
+import KioskExchange
 import Logging
 import Testing
 

@@ -5,7 +5,7 @@ import HummingbirdTesting
 import KioskAuthority
 import KioskCore
 import KioskOpenSSL
-import KioskReporting
+import KioskExchange
 import Logging
 import NIOCore
 import Testing

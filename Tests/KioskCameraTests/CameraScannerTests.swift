@@ -1,7 +1,6 @@
 import Foundation
 import KioskCamera
 import KioskCore
-import KioskZBar
 import Logging
 import Testing
 

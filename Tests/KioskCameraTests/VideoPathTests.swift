@@ -2,8 +2,8 @@ import Foundation
 import KioskCamera
 import KioskCameraTesting
 import KioskCore
-import KioskZBar
 import Testing
+import KioskSimulation
 
 /// libzbar's real video path (`zbar_video_*` through libv4l2's entry points) driven by the V4L2 stand-in, in a child
 /// process (`kiosk-camera-probe`) started with `LD_PRELOAD`: frame sequences in, JSON event lines out.

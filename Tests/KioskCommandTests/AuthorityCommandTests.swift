@@ -2,11 +2,11 @@ import Foundation
 import KioskAuthority
 import KioskCore
 import KioskOpenSSL
-import KioskReporting
+import KioskExchange
 import KioskStore
 import Testing
 
-/// `kiosk authority …` end to end through the built binary, in a temporary directory.
+/// `kiosk-authority …` end to end through the built binary, in a temporary directory.
 @Suite struct AuthorityCommandTests {
     let crypto = OpenSSLCrypto()
 
@@ -27,7 +27,7 @@ import Testing
 
     /// `init`; returns the printed public key.
     func initialize(_ dir: String) throws -> ECDSAPublicKey {
-        let result = try CommandRunner.run(["authority", "init", "--dir", dir])
+        let result = try CommandRunner.authority(["init", "--dir", dir])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(result.stdout.hasPrefix("-----BEGIN PUBLIC KEY-----"))
         #expect(!result.stdout.contains("PRIVATE"))
@@ -68,11 +68,11 @@ import Testing
         #expect(try mode(dir) == 0o700)
         #expect(try mode(dir + "/signing-key.pem") == 0o600)
         // A second init would replace the key every kiosk trusts: refused.
-        let again = try CommandRunner.run(["authority", "init", "--dir", dir])
+        let again = try CommandRunner.authority(["init", "--dir", dir])
         #expect(again.status != 0)
         #expect(again.stderr.contains("already holds a signing key"))
 
-        let issued = try CommandRunner.run(["authority", "issue-code", "--dir", dir, "--valid-for", "24h"])
+        let issued = try CommandRunner.authority(["issue-code", "--dir", dir, "--valid-for", "24h"])
         #expect(issued.status == 0)
         let code = issued.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(code.count == 11 && ReportUploader.normalizedCode(code) != nil)
@@ -86,20 +86,20 @@ import Testing
         let scanned = try batch(venue: [UInt8](repeating: 0x31, count: 32), count: 9)
         let parts = ReportSealer.parts(of: scanned, recordsPerPart: 8)
         #expect(parts.count == 2)
-        let accepted = try CommandRunner.run(["authority", "accept", "--dir", dir] + parts.map(\.text))
+        let accepted = try CommandRunner.authority(["accept", "--dir", dir] + parts.map(\.text))
         #expect(accepted.status == 0, "stderr: \(accepted.stderr)")
         #expect(accepted.stdout.contains("Accepted 16 records"))
         let exported = try batch(venue: [UInt8](repeating: 0x32, count: 32))
         try Data(exported.bytes).write(to: URL(fileURLWithPath: root + "/export.ckpb"))
-        let fromFile = try CommandRunner.run(["authority", "accept", "--dir", dir, root + "/export.ckpb"])
+        let fromFile = try CommandRunner.authority(["accept", "--dir", dir, root + "/export.ckpb"])
         #expect(fromFile.status == 0, "stderr: \(fromFile.stderr)")
 
-        let publish = try CommandRunner.run(["authority", "publish", "--dir", dir])
+        let publish = try CommandRunner.authority(["publish", "--dir", dir])
         #expect(publish.status == 0, "stderr: \(publish.stderr)")
         #expect(publish.stdout.contains("Published package 1: 24 records"))
         let package = try published(dir, key: key)
         #expect(Set(package.records) == Set(scanned.records + exported.records))
-        let nothing = try CommandRunner.run(["authority", "publish", "--dir", dir])
+        let nothing = try CommandRunner.authority(["publish", "--dir", dir])
         #expect(nothing.stdout.contains("Nothing pending"))
     }
 
@@ -110,13 +110,13 @@ import Testing
         _ = try initialize(dir)
         let good = try batch(venue: [UInt8](repeating: 1, count: 32)).text
         let cut = String(good.dropLast(5))
-        let result = try CommandRunner.run(["authority", "accept", "--dir", dir, good, cut])
+        let result = try CommandRunner.authority(["accept", "--dir", dir, good, cut])
         #expect(result.status == 1)
         #expect(result.stderr.contains("Argument 2"))
         #expect(!result.stderr.contains(cut))
-        let notSetUp = try CommandRunner.run(["authority", "accept", "--dir", root + "/elsewhere", good])
+        let notSetUp = try CommandRunner.authority(["accept", "--dir", root + "/elsewhere", good])
         #expect(notSetUp.stderr.contains("authority init"))
-        let publish = try CommandRunner.run(["authority", "publish", "--dir", dir])
+        let publish = try CommandRunner.authority(["publish", "--dir", dir])
         #expect(publish.stdout.contains("Nothing pending"))
     }
 
@@ -129,14 +129,14 @@ import Testing
         let day = Int64(Date().timeIntervalSince1970) / 86_400 - 2
         let from = TimeText.date(unixSeconds: day * 86_400) + " 22:00"
         let to = TimeText.date(unixSeconds: (day + 1) * 86_400) + " 01:05"
-        let warned = try CommandRunner.run(["authority", "warn-venue", "--dir", dir, "--code", url, "--from", from, "--to", to])
+        let warned = try CommandRunner.authority(["warn-venue", "--dir", dir, "--code", url, "--from", from, "--to", to])
         #expect(warned.status == 0, "stderr: \(warned.stderr)")
         #expect(warned.stdout.contains("2 records"))
-        let byId = try CommandRunner.run(["authority", "warn-venue", "--dir", dir, "--location-id", Hex.encode(venue),
+        let byId = try CommandRunner.authority(["warn-venue", "--dir", dir, "--location-id", Hex.encode(venue),
                                           "--from", String(day * 86_400 + 3600), "--to", String(day * 86_400 + 7200), "--risk", "8"])
         #expect(byId.status == 0, "stderr: \(byId.stderr)")
 
-        #expect(try CommandRunner.run(["authority", "publish", "--dir", dir]).status == 0)
+        #expect(try CommandRunner.authority(["publish", "--dir", dir]).status == 0)
         let package = try published(dir, key: key)
         let keys = try CKPR.deriveKeys(locationId: venue, crypto: crypto)
         var opened = [PresenceReport]()
@@ -150,12 +150,12 @@ import Testing
         #expect(sorted.map(\.period) == [6, 12, 7])  // 01:00–02:00; 22:00–24:00; 00:00–01:10
 
         for bad in [["--from", to, "--to", from], ["--from", "yesterday", "--to", to], ["--location-id", "abcd"], ["--risk", "9"]] {
-            var arguments = ["authority", "warn-venue", "--dir", dir, "--code", url, "--from", from, "--to", to]
-            if bad.first == "--location-id" { arguments = ["authority", "warn-venue", "--dir", dir, "--from", from, "--to", to] }
+            var arguments = ["warn-venue", "--dir", dir, "--code", url, "--from", from, "--to", to]
+            if bad.first == "--location-id" { arguments = ["warn-venue", "--dir", dir, "--from", from, "--to", to] }
             let refused = try CommandRunner.run(arguments + bad)
             #expect(refused.status == 64, "accepted \(bad)")
         }
-        let notVenue = try CommandRunner.run(["authority", "warn-venue", "--dir", dir, "--code", "https://example.org/", "--from", from, "--to", to])
+        let notVenue = try CommandRunner.authority(["warn-venue", "--dir", dir, "--code", "https://example.org/", "--from", from, "--to", to])
         #expect(notVenue.status == 2)
         #expect(notVenue.stderr.contains("Not a usable venue code"))
     }
@@ -170,13 +170,13 @@ import Testing
         // The same window in both spellings the command takes.
         let from = TimeText.date(unixSeconds: day * 86_400) + " 18:00"
         let to = TimeText.date(unixSeconds: day * 86_400) + "T20:30:00+01:00"
-        let warned = try CommandRunner.run(["authority", "warn-venue-cwa", "--dir", dir, "--code", url, "--from", from, "--to", to, "--publish"])
+        let warned = try CommandRunner.authority(["warn-venue-cwa", "--dir", dir, "--code", url, "--from", from, "--to", to, "--publish"])
         #expect(warned.status == 0, "stderr: \(warned.stderr)")
         #expect(warned.stdout.contains("Published hour"))
-        let refused = try CommandRunner.run(["authority", "warn-venue-cwa", "--dir", dir, "--code", url, "--from", to, "--to", from])
+        let refused = try CommandRunner.authority(["warn-venue-cwa", "--dir", dir, "--code", url, "--from", to, "--to", from])
         #expect(refused.status == 64)
 
-        let server = try CommandRunner.Background(["authority", "serve", "--dir", dir, "--port", "0"])
+        let server = try CommandRunner.Background(["serve", "--dir", dir, "--port", "0"], executable: "kiosk-authority")
         defer { server.stop() }
         let banner = try server.waitForOutput(containing: "Serving on http://127.0.0.1:")
         let address = try #require(banner.split(separator: "\n").first { $0.contains("Serving on") }?
@@ -199,10 +199,10 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: root) }
         let dir = root + "/authority"
         let key = try initialize(dir)
-        let code = try CommandRunner.run(["authority", "issue-code", "--dir", dir]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let kioskCode = try CommandRunner.run(["authority", "issue-code", "--dir", dir]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let code = try CommandRunner.authority(["issue-code", "--dir", dir]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let kioskCode = try CommandRunner.authority(["issue-code", "--dir", dir]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
 
-        let server = try CommandRunner.Background(["authority", "serve", "--dir", dir, "--port", "0"])
+        let server = try CommandRunner.Background(["serve", "--dir", dir, "--port", "0"], executable: "kiosk-authority")
         defer { server.stop() }
         let banner = try server.waitForOutput(containing: "Serving on http://127.0.0.1:")
         let address = try #require(banner.split(separator: "\n").first { $0.contains("Serving on") }?
@@ -229,7 +229,7 @@ import Testing
         #expect(uploadLines.count == 5)
         #expect(!uploadLines.contains { $0.contains("127.0.0.1") || $0.contains(code) || $0.contains(kioskCode) })
 
-        #expect(try CommandRunner.run(["authority", "publish", "--dir", dir]).status == 0)
+        #expect(try CommandRunner.authority(["publish", "--dir", dir]).status == 0)
         let package = try published(dir, key: key)
         #expect(package.records.count == upload.records.count + 8)
         #expect(Set(upload.records).isSubset(of: Set(package.records)))

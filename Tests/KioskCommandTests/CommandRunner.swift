@@ -18,16 +18,25 @@ enum CommandRunner {
 
     struct TimedOut: Error {}
 
-    /// The `kiosk` executable beside this test bundle.
-    static func binary() throws -> String {
+    /// The `kiosk` executable (or another of the package's, by name) beside this test bundle.
+    static func binary(_ name: String = "kiosk") throws -> String {
         let bundle = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        let path = URL(fileURLWithPath: bundle).deletingLastPathComponent().appendingPathComponent("kiosk").path
+        let path = URL(fileURLWithPath: bundle).deletingLastPathComponent().appendingPathComponent(name).path
         guard FileManager.default.isExecutableFile(atPath: path) else { throw Missing(path: path) }
         return path
     }
 
     /// Runs `kiosk arguments…` with `input` on standard input; killed (SIGKILL) after `timeout` seconds.
     static func run(_ arguments: [String], input: String = "", timeout: TimeInterval = 120) throws -> Result {
+        try run(executable: "kiosk", arguments, input: input, timeout: timeout)
+    }
+
+    /// Runs `kiosk-authority arguments…`, the health authority's command.
+    static func authority(_ arguments: [String], input: String = "", timeout: TimeInterval = 120) throws -> Result {
+        try run(executable: "kiosk-authority", arguments, input: input, timeout: timeout)
+    }
+
+    static func run(executable: String, _ arguments: [String], input: String, timeout: TimeInterval) throws -> Result {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-run-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -38,7 +47,7 @@ enum CommandRunner {
         _ = FileManager.default.createFile(atPath: outPath, contents: nil)
         _ = FileManager.default.createFile(atPath: errPath, contents: nil)
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: try binary())
+        process.executableURL = URL(fileURLWithPath: try binary(executable))
         process.arguments = arguments
         process.standardInput = FileHandle(forReadingAtPath: inPath)
         process.standardOutput = FileHandle(forWritingAtPath: outPath)
@@ -65,12 +74,12 @@ enum CommandRunner {
         let outPath: String
         private let scratch: URL
 
-        init(_ arguments: [String]) throws {
+        init(_ arguments: [String], executable: String = "kiosk") throws {
             scratch = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-bg-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
             outPath = scratch.appendingPathComponent("out").path
             _ = FileManager.default.createFile(atPath: outPath, contents: nil)
-            process.executableURL = URL(fileURLWithPath: try CommandRunner.binary())
+            process.executableURL = URL(fileURLWithPath: try CommandRunner.binary(executable))
             process.arguments = arguments
             process.standardInput = FileHandle.nullDevice
             process.standardOutput = FileHandle(forWritingAtPath: outPath)

@@ -2,8 +2,8 @@ import Foundation
 import KioskCore
 import KioskOpenSSL
 import KioskStore
-import KioskTesting
-import KioskZBar
+import KioskSimulation
+import KioskCamera
 import Testing
 
 /// `kiosk report` end to end: the built binary, a store with check-ins made through `CheckInDesk`, answers piped in.

@@ -1,5 +1,5 @@
 import KioskCore
-import KioskTesting
+import KioskSimulation
 import Testing
 
 @Suite struct ESCPOSEncoderTests {

@@ -1,7 +1,7 @@
 import Foundation
 @testable import KioskCore
 import KioskOpenSSL
-import KioskTesting
+import KioskSimulation
 import Testing
 
 @Suite struct StayReportedTests {

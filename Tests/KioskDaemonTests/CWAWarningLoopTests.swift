@@ -3,8 +3,8 @@ import KioskDaemon
 import Testing
 
 /// Corona-Warn-App hourly packages end to end through the real binaries, and packages staff bring on a USB stick:
-/// `kiosk authority warn-venue-cwa --publish` (and `warn-venue` + `publish` for CKPW/1) write the authority's `www/`;
-/// the kiosk takes it from `kiosk authority serve` or from a copy of it in a folder. Cards 1 and 2 overlap the
+/// `kiosk-authority warn-venue-cwa --publish` (and `warn-venue` + `publish` for CKPW/1) write the authority's `www/`;
+/// the kiosk takes it from `kiosk-authority serve` or from a copy of it in a folder. Cards 1 and 2 overlap the
 /// warned window, card 3 comes hours later.
 @Suite(.serialized) struct CWAWarningLoopTests {
     typealias Loop = WarningLoopTests
@@ -43,9 +43,9 @@ import Testing
         return (kiosk, poster.url)
     }
 
-    /// `kiosk authority init`; returns the public key it printed.
+    /// `kiosk-authority init`; returns the public key it printed.
     static func authority(_ directory: String) throws -> String {
-        let initialized = try Loop.kiosk(["authority", "init", "--dir", directory])
+        let initialized = try Loop.authority(["init", "--dir", directory])
         #expect(initialized.status == 0)
         #expect(initialized.output.contains("BEGIN PUBLIC KEY"))
         return initialized.output
@@ -105,7 +105,7 @@ import Testing
         #expect(empty.lines.allSatisfy { $0.hasPrefix("Warnings (CWA)") }, "\(empty.lines)")
 
         // A contact tracer warns about the venue from before the kiosk started until two hours later.
-        let warned = try Loop.kiosk(["authority", "warn-venue-cwa", "--dir", authority, "--code", venue,
+        let warned = try Loop.authority(["warn-venue-cwa", "--dir", authority, "--code", venue,
                                      "--from", Loop.text(start.addingTimeInterval(-600)), "--to", Loop.text(start.addingTimeInterval(7200)),
                                      "--publish"])
         #expect(warned.status == 0, "\(warned.output)")
@@ -119,10 +119,10 @@ import Testing
         #expect(try await Self.warned(kiosk, card: 3) == false)
 
         // A CKPW/1 package covering card 3 on a stick: no CKPW/1 key is configured, so it is not read.
-        let tracer = try Loop.kiosk(["authority", "warn-venue", "--dir", authority, "--code", venue,
+        let tracer = try Loop.authority(["warn-venue", "--dir", authority, "--code", venue,
                                      "--from", Loop.text(start.addingTimeInterval(-600)), "--to", Loop.text(start.addingTimeInterval(86_400))])
         #expect(tracer.status == 0, "\(tracer.output)")
-        #expect(try Loop.kiosk(["authority", "publish", "--dir", authority]).status == 0)
+        #expect(try Loop.authority(["publish", "--dir", authority]).status == 0)
         let stick = root + "/stick"
         try Self.copy(authority + "/www", to: stick)
         let loaded = try await kiosk.send(ControlRequest(command: "load-warnings", path: stick))
@@ -145,9 +145,9 @@ import Testing
             "cwaBaseURL": "http://127.0.0.1:9/cwa/twp/country/DE", "cwaPublicKey": publicKey,
         ])
         let window = ["--from", Loop.text(start.addingTimeInterval(-600)), "--to", Loop.text(start.addingTimeInterval(7200))]
-        #expect(try Loop.kiosk(["authority", "warn-venue-cwa", "--dir", authority, "--code", venue, "--publish"] + window).status == 0)
-        #expect(try Loop.kiosk(["authority", "warn-venue", "--dir", authority, "--code", venue] + window).status == 0)
-        #expect(try Loop.kiosk(["authority", "publish", "--dir", authority]).status == 0)
+        #expect(try Loop.authority(["warn-venue-cwa", "--dir", authority, "--code", venue, "--publish"] + window).status == 0)
+        #expect(try Loop.authority(["warn-venue", "--dir", authority, "--code", venue] + window).status == 0)
+        #expect(try Loop.authority(["publish", "--dir", authority]).status == 0)
         let www = authority + "/www"
         let zip = try #require(try Self.hourZips(www).first)
         let package = www + "/" + (try #require(try FileManager.default.contentsOfDirectory(atPath: www).first { $0.hasSuffix(".bin") }))

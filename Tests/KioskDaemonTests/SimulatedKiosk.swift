@@ -1,6 +1,5 @@
 import Foundation
 import KioskDaemon
-import KioskSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -20,13 +19,13 @@ final class SimulatedKiosk: @unchecked Sendable {
         var description: String { "the simulated kiosk did not become ready:\n\(log)" }
     }
 
-    /// The `kiosk` executable next to the test bundle.
-    static func executable() throws -> String {
+    /// The `kiosk` executable (or another of the package's, by name) next to the test bundle.
+    static func executable(_ name: String = "kiosk") throws -> String {
         var candidates = [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path]
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         candidates.append(root.appendingPathComponent(".build/debug").path)
         for directory in candidates {
-            let path = directory + "/kiosk"
+            let path = directory + "/" + name
             if FileManager.default.isExecutableFile(atPath: path) { return path }
         }
         throw NotBuilt()

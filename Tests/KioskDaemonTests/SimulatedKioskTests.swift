@@ -1,4 +1,4 @@
-import CKioskSQLite
+import GRDB
 import Foundation
 import KioskCore
 import KioskDaemon
@@ -31,24 +31,14 @@ import Testing
 
     /// Every sealed stay in the database, read with SQLite directly (as someone holding the kiosk's disk would).
     static func sealedStays(in directory: String) throws -> [[UInt8]] {
-        var database: OpaquePointer?
-        guard sqlite3_open_v2(directory + "/checkins.sqlite", &database, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else {
-            throw SQLiteFailed()
+        var configuration = Configuration()
+        configuration.readonly = true
+        let queue = try DatabaseQueue(path: directory + "/checkins.sqlite", configuration: configuration)
+        return try queue.read { database in
+            try Data.fetchAll(database, sql: "SELECT sealed FROM stay").map { [UInt8]($0) }
         }
-        defer { sqlite3_close(database) }
-        var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(database, "SELECT sealed FROM stay", -1, &statement, nil) == SQLITE_OK else { throw SQLiteFailed() }
-        defer { sqlite3_finalize(statement) }
-        var rows = [[UInt8]]()
-        while sqlite3_step(statement) == SQLITE_ROW {
-            let count = Int(sqlite3_column_bytes(statement, 0))
-            let bytes = sqlite3_column_blob(statement, 0).map { Array(UnsafeRawBufferPointer(start: $0, count: count)) } ?? []
-            rows.append(bytes)
-        }
-        return rows
     }
 
-    struct SQLiteFailed: Error {}
 
     /// Whether any 16-byte piece of `needles` is still in a file of `directory`.
     static func leftovers(_ needles: [[UInt8]], in directory: String) throws -> [String] {

@@ -1,7 +1,7 @@
 import Foundation
 import KioskCore
 import KioskDaemon
-import KioskZBar
+import KioskCamera
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -19,8 +19,17 @@ import Glibc
     }
 
     static func kiosk(_ arguments: [String]) throws -> Run {
+        try run("kiosk", arguments)
+    }
+
+    /// `kiosk-authority arguments…`, the health authority's command.
+    static func authority(_ arguments: [String]) throws -> Run {
+        try run("kiosk-authority", arguments)
+    }
+
+    static func run(_ executable: String, _ arguments: [String]) throws -> Run {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: try SimulatedKiosk.executable())
+        process.executableURL = URL(fileURLWithPath: try SimulatedKiosk.executable(executable))
         process.arguments = arguments
         let pipe = Pipe()
         process.standardOutput = pipe
@@ -31,11 +40,11 @@ import Glibc
         return Run(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
     }
 
-    /// `kiosk authority serve --port 0`, and the port it printed.
+    /// `kiosk-authority serve --port 0`, and the port it printed.
     static func serve(_ directory: String) async throws -> (Process, Int) {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: try SimulatedKiosk.executable())
-        process.arguments = ["authority", "serve", "--dir", directory, "--port", "0"]
+        process.executableURL = URL(fileURLWithPath: try SimulatedKiosk.executable("kiosk-authority"))
+        process.arguments = ["serve", "--dir", directory, "--port", "0"]
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = FileHandle.nullDevice
@@ -60,11 +69,11 @@ import Glibc
         let root = try SimulatedKiosk.makeStateDirectory()
         defer { try? FileManager.default.removeItem(atPath: root) }
         let authority = root + "/authority"
-        let initialized = try Self.kiosk(["authority", "init", "--dir", authority])
+        let initialized = try Self.authority(["init", "--dir", authority])
         #expect(initialized.status == 0)
         let publicKey = initialized.output
         #expect(publicKey.contains("BEGIN PUBLIC KEY"))
-        let code = try Self.kiosk(["authority", "issue-code", "--dir", authority]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let code = try Self.authority(["issue-code", "--dir", authority]).output.trimmingCharacters(in: .whitespacesAndNewlines)
         let (server, port) = try await Self.serve(authority)
         defer { server.terminate(); server.waitUntilExit() }
 
@@ -92,10 +101,10 @@ import Glibc
             let png = try #require(receipts.lines.last { $0.hasPrefix("Receipt ") }.map { String($0.split(separator: " ").last!) })
             let texts = try ZBarImageScanner().scan(try ImageLoader.load(path: png)).map(\.text).filter { $0.hasPrefix("CKPB1:") }
             #expect(!texts.isEmpty)
-            let accepted = try Self.kiosk(["authority", "accept", "--dir", authority] + texts)
+            let accepted = try Self.authority(["accept", "--dir", authority] + texts)
             #expect(accepted.status == 0, "\(accepted.output)")
         }
-        let published = try Self.kiosk(["authority", "publish", "--dir", authority])
+        let published = try Self.authority(["publish", "--dir", authority])
         #expect(published.status == 0, "\(published.output)")
 
         let sync = try await kiosk.send(ControlRequest(command: "sync"))
@@ -112,10 +121,10 @@ import Glibc
         #expect(!tapA.patterns.contains("warningPending"), "\(tapA.lines)")
 
         // A package with a bad signature: refused, reported, nothing changes.
-        let tracer = try Self.kiosk(["authority", "warn-venue", "--dir", authority, "--code", venueCode,
+        let tracer = try Self.authority(["warn-venue", "--dir", authority, "--code", venueCode,
                                      "--from", Self.text(Date().addingTimeInterval(-86_400)), "--to", Self.text(Date().addingTimeInterval(86_400 * 2))])
         #expect(tracer.status == 0, "\(tracer.output)")
-        #expect(try Self.kiosk(["authority", "publish", "--dir", authority]).status == 0)
+        #expect(try Self.authority(["publish", "--dir", authority]).status == 0)
         let www = authority + "/www"
         let newest = try FileManager.default.contentsOfDirectory(atPath: www).filter { $0.hasSuffix(".bin") }.sorted().last
         let file = www + "/" + (try #require(newest))

@@ -1,5 +1,5 @@
 import KioskNFC
-import KioskPN532Emulator
+import KioskSimulation
 
 /// A `TagLink` straight to an `EmulatedTag`, without libnfc or a serial line (for fast unit tests of the card
 /// logic; the integration tests run the same logic through libnfc).

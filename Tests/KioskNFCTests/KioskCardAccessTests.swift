@@ -1,7 +1,7 @@
 import KioskCore
 import KioskNFC
 import KioskOpenSSL
-import KioskPN532Emulator
+import KioskSimulation
 import Testing
 
 /// The card logic against in-memory tags (fast); `LibNFCIntegrationTests` runs it through libnfc.

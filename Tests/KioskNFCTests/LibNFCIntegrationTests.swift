@@ -2,7 +2,7 @@ import Foundation
 import KioskCore
 import KioskNFC
 import KioskOpenSSL
-import KioskPN532Emulator
+import KioskSimulation
 import Logging
 import Synchronization
 import Testing

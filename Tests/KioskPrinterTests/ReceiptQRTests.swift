@@ -1,7 +1,7 @@
 import Foundation
 import KioskCore
 import KioskPrinter
-import KioskTesting
+import KioskSimulation
 import Testing
 
 /// Receipts with QR codes made by libqrencode, encoded as ESC/POS, rendered back by the test interpreter and read

@@ -1,7 +1,7 @@
 import KioskCore
 import KioskOpenSSL
 import KioskPrinter
-import KioskTesting
+import KioskSimulation
 import Testing
 
 /// The report receipt, rendered from its ESC/POS bytes and read back with libzbar into the exact batch.

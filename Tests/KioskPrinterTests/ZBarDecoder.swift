@@ -1,4 +1,4 @@
-import KioskZBar
+import KioskCamera
 
 /// Decodes QR codes in an 8-bit grey image with the kiosk's libzbar scanner (QR only, binary mode).
 enum ZBarDecoder {

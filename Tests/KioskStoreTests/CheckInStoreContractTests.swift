@@ -2,7 +2,7 @@ import Foundation
 import KioskCore
 import KioskOpenSSL
 import KioskStore
-import KioskTesting
+import KioskSimulation
 import Testing
 
 /// One contract, two stores: whatever the core relies on holds for the in-memory fake and for SQLite alike.

@@ -2,7 +2,7 @@ import Foundation
 import KioskCore
 import KioskOpenSSL
 import KioskStore
-import KioskTesting
+import KioskSimulation
 import Testing
 
 /// Write stays, delete them (one stay, all of a card, expiry, wipe), then scan every file of the state directory

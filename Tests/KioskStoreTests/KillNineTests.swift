@@ -2,7 +2,7 @@ import Foundation
 import KioskCore
 import KioskOpenSSL
 import KioskStore
-import KioskTesting
+import KioskSimulation
 import Testing
 
 /// A real process taps cards in a burst and prints "ACK" after each durable commit; the test SIGKILLs it at random

@@ -2,7 +2,7 @@ import Foundation
 import KioskCore
 import KioskOpenSSL
 import KioskStore
-import KioskTesting
+import KioskSimulation
 import Testing
 
 /// The station state in the kiosk's database: saved durably, read back after reopening, kept by a wipe of the stays.

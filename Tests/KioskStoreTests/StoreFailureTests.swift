@@ -2,7 +2,7 @@ import Foundation
 import KioskCore
 import KioskOpenSSL
 import KioskStore
-import KioskTesting
+import KioskSimulation
 import Testing
 
 /// Full disk, read-only file system or file, damaged file: a clear error, nothing acknowledged is lost, new

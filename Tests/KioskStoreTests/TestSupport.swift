@@ -2,7 +2,7 @@ import Foundation
 import KioskCore
 import KioskOpenSSL
 import KioskStore
-import KioskTesting
+import KioskSimulation
 
 /// A fresh directory under the system temporary directory, removed by `remove()`.
 struct TemporaryDirectory {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fuzzes the venue code parser with libFuzzer + AddressSanitizer for a bounded time; any crash, sanitizer report or
-# broken invariant (see Sources/kiosk-fuzz-venue) fails the step.
+# broken invariant (see Tests/Helpers/kiosk-fuzz-venue) fails the step.
 #
 #   Tests/scripts/20-fuzz-venue.sh [seconds]     default 75; FUZZ_CONFIGURATION=release for a faster fuzzer
 #                                                (slower build: ~8 min instead of ~4 on 2 cores)

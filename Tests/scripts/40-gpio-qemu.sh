@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the libgpiod owner (KioskGPIO) for real against a simulated GPIO chip (gpio-sim) in a QEMU VM: outputs driven
-# and read back, input edges, button debounce, error paths. See Sources/kiosk-gpio-check/main.swift for the checks.
+# and read back, input edges, button debounce, error paths. See Tests/Helpers/kiosk-gpio-check/main.swift for the checks.
 # Fails loudly when QEMU, busybox or a test kernel cannot be had; never passes without running the checks.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."

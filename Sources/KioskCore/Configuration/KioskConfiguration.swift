@@ -6,7 +6,7 @@ import Foundation
 ///
 /// Reading is pure: `KioskConfiguration.parse(json:environment:)` takes text and a dictionary and returns the
 /// configuration or every problem found (`ConfigurationError`); the file, environment and credential reading is
-/// `ConfigurationLoader` in `KioskSystem`.
+/// `ConfigurationLoader` in `KioskDaemon`.
 public struct KioskConfiguration: Sendable, Equatable {
     /// Where the store, the venue binding and the warnings state live (systemd `StateDirectory=kiosk`).
     public var stateDirectory = "/var/lib/kiosk"

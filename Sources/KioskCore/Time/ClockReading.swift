@@ -12,8 +12,8 @@ public struct ClockReading: Sendable, Equatable {
     }
 }
 
-/// A source of `ClockReading`s: the system clock in the daemon (`SystemClockSource` in `KioskSystem`), a manual
-/// clock in tests (`ManualClockSource` in `KioskTesting`).
+/// A source of `ClockReading`s: the system clock in the daemon (`SystemClockSource` in `KioskDaemon`), a manual
+/// clock in tests (`ManualClockSource` in `KioskSimulation`).
 public protocol ClockSource: Sendable {
     func read() -> ClockReading
 }

@@ -1,8 +1,6 @@
 internal import Foundation
 internal import KioskCore
 internal import KioskOpenSSL
-internal import KioskStation
-internal import KioskSystem
 internal import Logging
 internal import Synchronization
 

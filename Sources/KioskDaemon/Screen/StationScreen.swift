@@ -1,6 +1,5 @@
 public import Foundation
 public import KioskCore
-internal import KioskStation
 internal import Synchronization
 
 /// What the kiosk's local screen shows now: the station's last message, or the idle text once the station is idle.

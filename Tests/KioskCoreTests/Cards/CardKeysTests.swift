@@ -1,6 +1,6 @@
 import KioskCore
 import KioskOpenSSL
-import KioskTesting
+import KioskSimulation
 import Testing
 
 @Suite struct CardKeysTests {

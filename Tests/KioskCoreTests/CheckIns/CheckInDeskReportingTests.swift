@@ -1,7 +1,7 @@
 import Foundation
 import KioskCore
 import KioskOpenSSL
-import KioskTesting
+import KioskSimulation
 import Testing
 
 /// `CheckInDesk.reportableStays`: what the consent flow lists for a card.

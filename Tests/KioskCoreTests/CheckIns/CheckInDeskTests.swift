@@ -1,7 +1,7 @@
 import Foundation
 import KioskCore
 import KioskOpenSSL
-import KioskTesting
+import KioskSimulation
 import Testing
 
 /// The check-in lifecycle through `CheckInDesk`, with the in-memory store, real OpenSSL crypto and a manual clock.

@@ -1,7 +1,7 @@
 import Foundation
 import KioskCore
 import KioskOpenSSL
-import KioskTesting
+import KioskSimulation
 import Testing
 
 /// Clock jumps forwards and backwards never give a negative stay, a stay longer than the venue's rule, or a

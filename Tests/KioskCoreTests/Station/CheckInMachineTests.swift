@@ -1,7 +1,7 @@
 import Foundation
 import KioskCore
 import KioskOpenSSL
-import KioskTesting
+import KioskSimulation
 import Testing
 
 /// Scenarios on the pure machine with a manual clock; taps are carried out by a desk over the in-memory store.

@@ -1,7 +1,7 @@
 import Foundation
 import KioskCore
 import KioskOpenSSL
-import KioskTesting
+import KioskSimulation
 import Testing
 
 /// Staff cards open staff mode only when this kiosk enrolled them.

@@ -2,7 +2,7 @@ import Synchronization
 import Foundation
 import KioskCore
 import KioskOpenSSL
-import KioskTesting
+import KioskSimulation
 
 /// Venue codes of every format, cards, and a harness that carries out a machine's actions the way the runner does
 /// (in memory: the desk over `InMemoryCheckInStore`, fixed randomness), for scenario tests without I/O.

@@ -1,0 +1,123 @@
+public import Foundation
+public import KioskCamera
+public import KioskCore
+public import KioskGPIO
+public import KioskPrinter
+
+/// The devices a kiosk runs on, handed to `KioskDaemon` by whoever starts it: the board's own (`BoardDevices`), or
+/// simulated ones (the `KioskSimulation` module). The daemon never chooses or creates them itself, so it never
+/// links a simulated device.
+public struct DaemonDevices: Sendable {
+    public var clock: any ClockSource
+    public var indicator: any Indicator
+    /// The receipt printer; nil when none is attached.
+    public var printer: (any ReceiptPrinter)?
+    public var buttons: ButtonMonitor?
+    public var camera: (any CodeCamera)?
+    /// The libnfc connection string of the reader; nil when none is attached.
+    public var nfcConnection: String?
+    /// Each device's state at start ("lights" → "ok", "simulated", "none configured", "unavailable: …").
+    public var states: [String: String]
+    /// Present on simulated hardware only: what `kiosk simulate` drives.
+    public var simulation: SimulationControls?
+
+    public init(clock: any ClockSource, indicator: any Indicator, printer: (any ReceiptPrinter)?, buttons: ButtonMonitor?,
+                camera: (any CodeCamera)?, nfcConnection: String?, states: [String: String],
+                simulation: SimulationControls? = nil) {
+        self.clock = clock
+        self.indicator = indicator
+        self.printer = printer
+        self.buttons = buttons
+        self.camera = camera
+        self.nfcConnection = nfcConnection
+        self.states = states
+        self.simulation = simulation
+    }
+}
+
+/// What a person does at a simulated kiosk, as the daemon's control socket needs it (`kiosk simulate …`). The
+/// `KioskSimulation` module implements each part; a board has none of them.
+public struct SimulationControls: Sendable {
+    public var clock: any SimulatedClock
+    public var cards: any SimulatedCardSlot
+    public var lights: any LightRecorder
+    public var receipts: any ReceiptRecorder
+    public var codes: any CodeFeed
+
+    public init(clock: any SimulatedClock, cards: any SimulatedCardSlot, lights: any LightRecorder,
+                receipts: any ReceiptRecorder, codes: any CodeFeed) {
+        self.clock = clock
+        self.cards = cards
+        self.lights = lights
+        self.receipts = receipts
+        self.codes = codes
+    }
+}
+
+/// A clock that can be moved and told whether it is synchronized.
+public protocol SimulatedClock: ClockSource {
+    func advance(by seconds: TimeInterval)
+    func setSynchronized(_ synchronized: Bool)
+}
+
+/// The reader's field: numbered cards are placed on it and taken away.
+public protocol SimulatedCardSlot: Sendable {
+    /// Whether any card lies on the reader.
+    var hasCard: Bool { get }
+    /// The number of the card on the reader, if it is one of the numbered cards.
+    var cardOnReader: Int? { get }
+    func place(card number: Int)
+    /// Places a card this kiosk never wrote (another kiosk's, or a transit card).
+    func placeForeignCard()
+    func remove()
+    /// Whether card `number` was placed before (its memory is kept).
+    func knows(card number: Int) -> Bool
+    /// Keeps the cards' memories across restarts.
+    func save()
+    func stop()
+}
+
+/// One light pattern shown, with the outputs it drove.
+public struct RecordedLight: Sendable, Codable, Equatable {
+    public let pattern: String
+    public let outputs: [String]
+    public let at: Date
+
+    public init(pattern: String, outputs: [String], at: Date) {
+        self.pattern = pattern
+        self.outputs = outputs
+        self.at = at
+    }
+}
+
+/// The lights' history.
+public protocol LightRecorder: Sendable {
+    func recordedLights() async -> [RecordedLight]
+}
+
+/// One receipt printed: its text lines, how many QR codes it carries and its picture.
+public struct RecordedReceipt: Sendable, Codable, Equatable {
+    public let number: Int
+    public let lines: [String]
+    public let qrCodes: Int
+    public let png: String
+
+    public init(number: Int, lines: [String], qrCodes: Int, png: String) {
+        self.number = number
+        self.lines = lines
+        self.qrCodes = qrCodes
+        self.png = png
+    }
+}
+
+/// The receipts printed so far.
+public protocol ReceiptRecorder: Sendable {
+    func recordedReceipts() async -> [RecordedReceipt]
+}
+
+/// What is held up to the camera.
+public protocol CodeFeed: Sendable {
+    func show(_ image: GreyImage)
+    func show(text: String) throws
+    func clear()
+}

@@ -1,0 +1,311 @@
+public import KioskCore
+public import Logging
+internal import Dispatch
+internal import Foundation
+public import KioskPrinter
+
+/// Shows messages on the kiosk's screen (the daemon's local UI); optional.
+public protocol StationDisplay: Sendable {
+    func show(_ message: StationMessage) async
+}
+
+/// Runs the kiosk: hands each event to `CheckInMachine` and carries out its actions in order, feeding each result
+/// back as an event, until nothing is left to do.
+///
+/// - A tap is stored durably by `CheckInDesk` before its light (the desk returns after the commit).
+/// - `.persist` is saved before the actions after it; if saving fails, the rest of that batch is dropped and the
+///   machine hears of the failure (it then does not use what was not saved).
+/// - Store calls run on the runner's own dispatch queue, not on the cooperative pool.
+/// - Card secrets are wiped after use. Logs carry constant messages and outcome names only.
+public actor StationRunner {
+    private var machine: CheckInMachine
+    private let desk: CheckInDesk
+    private let indicator: any Indicator
+    private let printer: any ReceiptPrinter
+    private let enroller: any CardEnroller
+    private let warnings: any WarningSource
+    private let clock: any ClockSource
+    private let settings: any StationStateStore
+    private let display: (any StationDisplay)?
+    private let devices: (any DeviceStatusSource)?
+    private let paper: PaperWidth
+    private let logger: Logger
+    private let queue = DispatchQueue(label: "kiosk-station-store")
+
+    public private(set) var counters = StationCounters()
+
+    /// Loads the saved station state (or starts unbound). Throws if the saved state cannot be read.
+    public init(
+        configuration: StationConfiguration, desk: CheckInDesk, indicator: any Indicator, printer: any ReceiptPrinter,
+        enroller: any CardEnroller, warnings: any WarningSource, clock: any ClockSource,
+        settings: any StationStateStore, display: (any StationDisplay)? = nil,
+        devices: (any DeviceStatusSource)? = nil, paper: PaperWidth = .mm58, logger: Logger
+    ) throws(StoreError) {
+        let saved = try settings.loadStationState() ?? .initial
+        machine = CheckInMachine(configuration: configuration, state: saved, crypto: desk.crypto)
+        self.desk = desk
+        self.indicator = indicator
+        self.printer = printer
+        self.enroller = enroller
+        self.warnings = warnings
+        self.clock = clock
+        self.settings = settings
+        self.display = display
+        self.devices = devices
+        self.paper = paper
+        self.logger = logger
+    }
+
+    /// The station state now.
+    public var state: StationState { machine.state }
+    /// Visitor or staff mode.
+    public var mode: CheckInMachine.Mode { machine.mode }
+
+    /// Handles `event` and everything it leads to; returns what was done, in order.
+    public func handle(_ event: StationEvent) async -> StationReport {
+        var report = StationReport()
+        var pending = [event]
+        var handled = 0
+        // Every follow-up answers an action; a bound keeps a faulty port from looping.
+        while !pending.isEmpty, handled < 100 {
+            let next = pending.removeFirst()
+            handled += 1
+            logger.debug("Station event", metadata: ["station.event": "\(Self.name(of: next))"])
+            let actions = machine.handle(next, now: clock.read())
+            for action in actions {
+                guard let followUp = await perform(action, report: &report) else { continue }
+                pending.append(followUp)
+                if case .persistDone(.failure) = followUp { break }
+            }
+        }
+        return report
+    }
+
+    // MARK: - Actions
+
+    private func perform(_ action: StationAction, report: inout StationReport) async -> StationEvent? {
+        switch action {
+        case .recordTap(let card, let venue):
+            return await recordTap(card, at: venue, report: &report)
+        case .show(let message):
+            report.steps.append(.shown(message))
+            await display?.show(message)
+            return nil
+        case .indicate(let pattern):
+            report.steps.append(.indicated(pattern))
+            if !report.steps.contains(where: { if case .tapRecorded = $0 { true } else { false } }),
+               pattern == .refused || pattern == .error || pattern == .clockNotSet {
+                counters.refusals[pattern.rawValue, default: 0] += 1
+            }
+            if pattern == .warningPending { counters.warningsShown += 1 }
+            await indicator.show(pattern)
+            return nil
+        case .print(let job):
+            return await print(job, report: &report)
+        case .persist(let state):
+            let settings = self.settings
+            let result: Result<Void, StoreError> = await offload {
+                do throws(StoreError) { try settings.saveStationState(state); return .success(()) } catch { return .failure(error) }
+            }
+            switch result {
+            case .success:
+                report.steps.append(.persisted)
+                return .persistDone(.success(()))
+            case .failure(let error):
+                logger.error("Station state not saved", metadata: ["store.error": "\(error)"])
+                report.steps.append(.persistFailed(.store(error)))
+                return .persistDone(.failure(.store(error)))
+            }
+        case .enrolCard(let secret):
+            var secret = secret
+            defer { secret.wipe(using: desk.crypto) }
+            do throws(StationFailure) {
+                try await enroller.enrol(secret)
+                counters.enrolments += 1
+                logger.notice("Card enrolled")
+                report.steps.append(.cardEnrolled)
+                return .enrolDone(.success(()))
+            } catch {
+                logger.warning("Card not enrolled", metadata: ["enrol.error": "\(error)"])
+                report.steps.append(.enrolmentFailed(error))
+                return .enrolDone(.failure(error))
+            }
+        case .wipeStore:
+            let desk = self.desk
+            let result: Result<Void, TapRefusal> = await offload {
+                do throws(TapRefusal) { try desk.wipeKiosk(); return .success(()) } catch { return .failure(error) }
+            }
+            switch result {
+            case .success:
+                logger.notice("Kiosk wiped")
+                report.steps.append(.storeWiped)
+                return .wipeDone(.success(()))
+            case .failure(let refusal):
+                let failure = Self.failure(refusal)
+                logger.error("Kiosk not wiped", metadata: ["store.error": "\(failure)"])
+                report.steps.append(.wipeFailed(failure))
+                return .wipeDone(.failure(failure))
+            }
+        case .expireNow:
+            let desk = self.desk
+            let reading = clock.read()
+            let result: Result<Int, TapRefusal> = await offload {
+                do throws(TapRefusal) { return .success(try desk.expire(clock: reading)) } catch { return .failure(error) }
+            }
+            counters.expiryRuns += 1
+            switch result {
+            case .success(let count):
+                counters.expiredStays += count
+                logger.info("Expiry ran", metadata: ["expiry.deleted": "\(count)"])
+                report.steps.append(.expired(count))
+                return .expiryDone(.success(count))
+            case .failure(let refusal):
+                let failure = Self.failure(refusal)
+                logger.error("Expiry failed", metadata: ["store.error": "\(failure)"])
+                report.steps.append(.expiryFailed(failure))
+                return .expiryDone(.failure(failure))
+            }
+        case .acknowledgeWarning:
+            counters.warningsAcknowledged += 1
+            report.steps.append(.warningAcknowledged)
+            return nil
+        case .requestRandom(let purpose):
+            do {
+                return .randomGenerated(purpose, .success(try desk.crypto.randomBytes(count: purpose.byteCount)))
+            } catch {
+                logger.error("Random bytes unavailable")
+                return .randomGenerated(purpose, .failure(.crypto))
+            }
+        }
+    }
+
+    private func recordTap(_ card: CardSecret, at venue: StayVenue, report: inout StationReport) async -> StationEvent {
+        var card = card
+        defer { card.wipe(using: desk.crypto) }
+        counters.taps += 1
+        let reading = clock.read()
+        let desk = self.desk
+        let tapped = card
+        let outcome = await offload { desk.tap(tapped, at: venue, clock: reading) }
+        report.steps.append(.tapRecorded(outcome))
+        let outcomeName: String
+        switch outcome {
+        case .checkedIn:
+            counters.checkIns += 1
+            outcomeName = "checkedIn"
+        case .checkedOut:
+            counters.checkOuts += 1
+            outcomeName = "checkedOut"
+        case .alreadyRegistered:
+            counters.alreadyRegistered += 1
+            outcomeName = "alreadyRegistered"
+        case .refused(let refusal):
+            let reason = Self.name(of: refusal)
+            counters.refusals[reason, default: 0] += 1
+            outcomeName = "refused." + reason
+        }
+        logger.notice("Tap served", metadata: ["checkin.outcome": "\(outcomeName)"])
+
+        var notice: WarningNotice?
+        switch outcome {
+        case .refused(.storeUnavailable), .refused(.cryptoFailure), .refused(.clockNotSynchronized):
+            break
+        default:
+            guard await warnings.holdsWarnings else { break }
+            let warnings = self.warnings
+            do {
+                notice = try await desk.warningNotice(for: card, clock: reading) { stays in await warnings.match(stays) }
+            } catch {
+                logger.warning("Warnings not checked", metadata: ["checkin.error": "\(Self.name(of: error))"])
+            }
+        }
+        return .tapDone(outcome, warning: notice)
+    }
+
+    private func print(_ job: PrintJob, report: inout StationReport) async -> StationEvent {
+        var job = job
+        if case .statusSlip(var slip) = job {
+            let store = desk.store
+            if let counts = try? await offloadThrowing({ () throws(StoreError) -> StoreCounts in try store.counts() }) {
+                slip.storedStays = counts.stays
+                slip.storedCards = counts.cards
+            }
+            slip.devices = await devices?.deviceStates() ?? [:]
+            job = .statusSlip(slip)
+        }
+        var failure: StationFailure?
+        do {
+            let bytes = try StationReceipts.bytes(for: job, paper: paper)
+            do throws(PrinterError) { try await printer.print(bytes) } catch { failure = .printer(reason: error.description) }
+        } catch {
+            failure = .printer(reason: "the receipt could not be laid out")
+        }
+        if case .personalCard(var secret) = job { secret.wipe(using: desk.crypto) }
+        if let failure {
+            counters.printFailures += 1
+            logger.warning("Receipt not printed", metadata: ["print.kind": "\(job.kind.rawValue)", "print.error": "\(failure)"])
+            report.steps.append(.printFailed(job.kind, failure))
+            return .printDone(job.kind, .failure(failure))
+        }
+        counters.prints += 1
+        logger.info("Receipt printed", metadata: ["print.kind": "\(job.kind.rawValue)"])
+        report.steps.append(.printed(job.kind))
+        return .printDone(job.kind, .success(()))
+    }
+
+    /// Runs a blocking store call on the runner's queue.
+    private func offload<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            queue.async { continuation.resume(returning: body()) }
+        }
+    }
+
+    private func offloadThrowing<T: Sendable>(
+        _ body: @escaping @Sendable () throws(StoreError) -> T
+    ) async throws(StoreError) -> T {
+        let result: Result<T, StoreError> = await offload {
+            do throws(StoreError) { return .success(try body()) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
+    // MARK: - Names for logs and counters
+
+    static func failure(_ refusal: TapRefusal) -> StationFailure {
+        switch refusal {
+        case .storeUnavailable(let error): .store(error)
+        default: .crypto
+        }
+    }
+
+    static func name(of refusal: TapRefusal) -> String {
+        switch refusal {
+        case .clockNotSynchronized: "clockNotSynchronized"
+        case .clockBehindLastTap: "clockBehindLastTap"
+        case .dailyLimitReached: "dailyLimitReached"
+        case .staffCard: "staffCard"
+        case .storeUnavailable: "storeUnavailable"
+        case .cryptoFailure: "cryptoFailure"
+        }
+    }
+
+    static func name(of event: StationEvent) -> String {
+        switch event {
+        case .cardRead: "cardRead"
+        case .cardRemoved: "cardRemoved"
+        case .codeScanned: "codeScanned"
+        case .buttonPressed: "buttonPressed"
+        case .clockChanged: "clockChanged"
+        case .tick: "tick"
+        case .tapDone: "tapDone"
+        case .enrolDone: "enrolDone"
+        case .printDone: "printDone"
+        case .persistDone: "persistDone"
+        case .wipeDone: "wipeDone"
+        case .expiryDone: "expiryDone"
+        case .randomGenerated: "randomGenerated"
+        case .staffCommand: "staffCommand"
+        }
+    }
+}
+

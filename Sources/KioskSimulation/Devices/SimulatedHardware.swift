@@ -1,0 +1,48 @@
+public import Foundation
+public import KioskCore
+public import KioskDaemon
+public import Logging
+
+/// A whole simulated kiosk's devices, kept under `<state directory>/simulation`: a clock that can be moved, the
+/// PN532 emulator driven through the real libnfc, lights that record what they showed, a printer that writes each
+/// receipt as files, and a camera fed rendered frames through the real libzbar.
+public struct SimulatedHardware: Sendable {
+    public let clock: SimulatedClockSource
+    public let reader: SimulatedCardReader
+    public let lights: SimulatedIndicator
+    public let printer: FileReceiptPrinter
+    public let camera: FrameFeedCamera
+
+    /// Starts the simulated devices for a kiosk whose state lives in `settings.stateDirectory`.
+    public init(settings: DaemonSettings) throws(DaemonError) {
+        try KioskDaemon.prepareStateDirectory(settings.stateDirectory)
+        let directory = (settings.stateDirectory as NSString).appendingPathComponent("simulation")
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw .simulation("the folder \(directory) cannot be created")
+        }
+        clock = SimulatedClockSource(file: (directory as NSString).appendingPathComponent("clock.json"))
+        do { reader = try SimulatedCardReader(directory: directory) } catch {
+            throw .simulation("the PN532 emulator did not start: \(error)")
+        }
+        lights = SimulatedIndicator(clock: clock)
+        printer = FileReceiptPrinter(directory: (directory as NSString).appendingPathComponent("receipts"),
+                                     paper: settings.receiptPrinter?.paper ?? .mm58)
+        camera = FrameFeedCamera(framesToForget: 3, width: settings.cameraWidth, height: settings.cameraHeight)
+    }
+
+    /// The devices as the daemon takes them.
+    public var devices: DaemonDevices {
+        DaemonDevices(
+            clock: clock, indicator: lights, printer: printer, buttons: nil, camera: camera,
+            nfcConnection: reader.connection,
+            states: ["lights": "simulated", "printer": "simulated", "buttons": "simulated"],
+            simulation: SimulationControls(clock: clock, cards: reader, lights: lights, receipts: printer, codes: camera))
+    }
+}
+
+extension SimulatedClockSource: SimulatedClock {}
+extension SimulatedCardReader: SimulatedCardSlot {}
+extension FrameFeedCamera: CodeFeed {}

@@ -1,0 +1,73 @@
+import ArgumentParser
+import Foundation
+import KioskAuthority
+import KioskCore
+
+/// `kiosk-authority accept --dir DIR FILE|TEXT…`: a test centre takes reports from an exported file or a scanned
+/// receipt (`CKPB1:` text) into the pending pool.
+struct AuthorityAccept: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "accept",
+        abstract: "Take reports from exported .ckpb/.txt files or scanned CKPB1: texts into the pending pool.",
+        discussion: """
+            Each argument is a file (a .ckpb batch or the .txt beside it) or the text of one scanned receipt code. \
+            A receipt of several codes is several arguments. Nothing is accepted unless every argument reads as a \
+            batch. Prints only how many records were taken.
+            """
+    )
+
+    @Option(help: "The authority's directory.")
+    var dir: String
+
+    @Argument(help: "Exported batch files or CKPB1: texts.")
+    var inputs: [String]
+
+    func validate() throws {
+        guard !inputs.isEmpty else { throw ValidationError("Give at least one batch file or CKPB1: text.") }
+    }
+
+    func run() async throws {
+        var batches = [ReportBatch]()
+        for (number, input) in inputs.enumerated() {
+            guard let batch = Self.batch(from: input) else {
+                throw AuthorityText.fail("Argument \(number + 1) is neither a readable batch file nor a complete CKPB1: text "
+                                         + "(a scan cut short, or a different kind of code?). Nothing was accepted.")
+            }
+            batches.append(batch)
+        }
+        do {
+            let (directory, key) = try AuthorityDirectory.open(dir)
+            let publisher = try directory.publisher(key: key)
+            var records = 0
+            for batch in batches {
+                do { try await publisher.acceptFromTestCentre(batch) } catch {
+                    throw AuthorityToolError.cannotWrite(dir, error.description)
+                }
+                records += batch.records.count
+            }
+            let pending = (try? await publisher.pendingCount()) ?? records
+            AuthorityText.out("Accepted \(records) record\(records == 1 ? "" : "s") (real and decoy alike); \(pending) pending for the next publish.")
+        } catch let error as AuthorityToolError {
+            throw AuthorityText.fail(error.description)
+        }
+    }
+
+    /// A batch from a file (binary or text form) or from the text itself.
+    static func batch(from input: String) -> ReportBatch? {
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: input, isDirectory: &isFolder), !isFolder.boolValue {
+            guard let size = (try? FileManager.default.attributesOfItem(atPath: input))?[.size] as? Int,
+                  size <= 8 + 65_535 * CKPR.recordLength * 2,
+                  let data = FileManager.default.contents(atPath: input) else { return nil }
+            let bytes = [UInt8](data)
+            if let batch = try? ReportBatch(bytes: bytes) { return batch }
+            return text(String(decoding: bytes, as: UTF8.self))
+        }
+        return text(input)
+    }
+
+    private static func text(_ text: String) -> ReportBatch? {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return try? ReportBatch(text: trimmed)
+    }
+}

@@ -1,0 +1,267 @@
+import Synchronization
+import Foundation
+import KioskCore
+import KioskOpenSSL
+import KioskPrinter
+import KioskDaemon
+import KioskSimulation
+import KioskCamera
+import Testing
+
+/// The runner carries out the machine's actions in order over real ports' fakes (in-memory store, recording
+/// indicator and printer) and reports failures clearly without losing anything.
+@Suite struct StationRunnerTests {
+    @Test func tapIsStoredBeforeItsLightAndReported() async throws {
+        let bench = try StationBench()
+        await bench.bind()
+        #expect(bench.settings.saved?.venue?.description == "Friseur")
+        let card = try bench.card()
+        let report = await bench.runner.handle(.cardRead(.card(card)))
+        guard case .tapRecorded(.checkedIn) = report.steps.first else {
+            Issue.record("first step: \(report.steps)")
+            return
+        }
+        #expect(report.shown.first?.title == "Checked in")
+        #expect(report.indicated == [.accepted])
+        #expect(bench.store.allRows.count == 1)
+        #expect(await bench.indicator.patterns.suffix(1) == [.accepted])
+        // The counter of open check-ins was saved after the feedback.
+        #expect(report.steps.last == .persisted)
+        #expect(bench.settings.saved?.openCheckInEnds.count == 1)
+        let counters = await bench.runner.counters
+        #expect(counters.taps == 1 && counters.checkIns == 1)
+
+        bench.clock.advance(by: 3600)
+        let out = await bench.runner.handle(.codeScanned(card.printedText))
+        #expect(out.indicated == [.checkedOut])
+        #expect(await bench.runner.counters.checkOuts == 1)
+        #expect(bench.settings.saved?.openCheckInEnds.isEmpty == true)
+    }
+
+    @Test func fullStoreRefusesClearlyAndKeepsWhatWasStored() async throws {
+        let bench = try StationBench()
+        await bench.bind()
+        let first = try bench.card()
+        _ = await bench.runner.handle(.cardRead(.card(first)))
+        let rows = bench.store.allRows
+        bench.store.fail(with: .storageFull)
+        bench.clock.advance(by: 600)
+        let report = await bench.runner.handle(.cardRead(.card(try bench.card())))
+        #expect(report.steps.first == .tapRecorded(.refused(.storeUnavailable(.storageFull))))
+        #expect(report.shown.first?.body == TapRefusal.storeUnavailable(.storageFull).description)
+        #expect(report.indicated == [.error])
+        #expect(bench.store.allRows == rows)
+        #expect(await bench.runner.counters.refusals["storeUnavailable"] == 1)
+        bench.store.heal()
+        bench.clock.advance(by: 600)
+        #expect(await bench.runner.handle(.cardRead(.card(first))).indicated == [.checkedOut])
+    }
+
+    @Test func unsavedSettingsStopTheBatch() async throws {
+        let bench = try StationBench()
+        _ = await bench.runner.handle(.codeScanned("STAFF-CODE-1"))
+        bench.settings.fail(with: .readOnly)
+        let report = await bench.runner.handle(.codeScanned(StationBench.cwaCode))
+        #expect(report.steps.first == .persistFailed(.store(.readOnly)))
+        #expect(!report.shown.contains { $0.title == "Venue bound" })
+        #expect(report.shown.last?.title == "Settings not saved")
+        #expect(report.indicated == [.error])
+        #expect(await bench.runner.state.venue == nil)
+        bench.settings.heal()
+        let retry = await bench.runner.handle(.codeScanned(StationBench.cwaCode))
+        #expect(retry.steps.first == .persisted)
+        #expect(bench.settings.saved?.venue != nil)
+    }
+
+    @Test func enrolmentPrintsAPersonalCardWhoseQRCodeIsTheCard() async throws {
+        let bench = try StationBench()
+        await bench.bind()
+        _ = await bench.runner.handle(.codeScanned("STAFF-CODE-1"))
+        _ = await bench.runner.handle(.staffCommand(.enrolCard))
+        let report = await bench.runner.handle(.cardRead(.blank))
+        #expect(report.steps.contains(.cardEnrolled))
+        #expect(report.printed == [.personalCard])
+        let enrolled = try #require(await bench.enroller.enrolled.first)
+        #expect(enrolled.kind == .visitor)
+        let receipt = try #require(await bench.printer.receipts.first)
+        let rendering = try ESCPOSInterpreter.render(receipt, paper: .mm58)
+        #expect(rendering.lines.map(\.text).joined().contains(enrolled.printedText))
+        let scanner = try ZBarImageScanner()
+        let codes = try scanner.scan(GreyImage(width: rendering.width, height: rendering.height, pixels: rendering.pixels))
+        #expect(codes.map(\.text) == [enrolled.printedText])
+        // The printed code checks in like the card.
+        _ = await bench.runner.handle(.staffCommand(.leave))
+        #expect(await bench.runner.handle(.codeScanned(codes[0].text)).indicated == [.accepted])
+        #expect(await bench.runner.counters.enrolments == 1)
+    }
+
+    @Test func anEnrolledStaffCardStillOpensStaffModeAfterARestart() async throws {
+        let settings = InMemoryStationStateStore()
+        let before = try StationBench(settings: settings)
+        _ = await before.runner.handle(.codeScanned("STAFF-CODE-1"))
+        _ = await before.runner.handle(.staffCommand(.enrolStaffCard))
+        let enrol = await before.runner.handle(.cardRead(.blank))
+        #expect(enrol.steps.contains(.cardEnrolled) && enrol.steps.contains(.persisted))
+        #expect(enrol.printed.isEmpty)
+        let staff = try #require(await before.enroller.enrolled.first)
+        #expect(staff.kind == .staff)
+        #expect(settings.saved?.staffCards.count == 1)
+        // The logs name no card.
+        #expect(!before.logLines.joined().contains(staff.printedText))
+
+        // A new runner over the same saved state: the card opens and closes staff mode; a forged one does not.
+        let after = try StationBench(settings: settings)
+        let forged = await after.runner.handle(.cardRead(.card(try after.card(.staff))))
+        #expect(forged.indicated == [.refused])
+        #expect(await after.runner.mode == .visitor)
+        let open = await after.runner.handle(.cardRead(.card(staff)))
+        #expect(open.indicated == [.accepted])
+        guard case .staff = await after.runner.mode else {
+            Issue.record("staff mode not open after the restart")
+            return
+        }
+        let slip = await after.runner.handle(.staffCommand(.printStatus))
+        #expect(slip.printed == [.statusSlip])
+        let receipt = try #require(await after.printer.receipts.first)
+        let text = try ESCPOSInterpreter.render(receipt, paper: .mm58).lines.map(\.text).joined(separator: "\n")
+        #expect(text.contains("Staff cards enrolled: 1"))
+        _ = await after.runner.handle(.cardRead(.card(staff)))
+        #expect(await after.runner.mode == .visitor)
+    }
+
+    @Test(arguments: [StationFailure.cardRemoved, .enrolment(reason: "this card type cannot be enrolled")])
+    func failedEnrolmentIsExplainedAndNothingIsPrinted(_ failure: StationFailure) async throws {
+        let bench = try StationBench()
+        await bench.enroller.setFailure(failure)
+        _ = await bench.runner.handle(.codeScanned("STAFF-CODE-1"))
+        _ = await bench.runner.handle(.staffCommand(.enrolCard))
+        let report = await bench.runner.handle(.cardRead(.blank))
+        #expect(report.steps.contains(.enrolmentFailed(failure)))
+        #expect(report.shown.last?.body.hasPrefix(failure.description) == true)
+        #expect(report.indicated == [.error])
+        #expect(report.printed.isEmpty)
+        #expect(await bench.printer.receipts.isEmpty)
+        // Still waiting for a card: the next blank card is enrolled.
+        await bench.enroller.setFailure(nil)
+        #expect(await bench.runner.handle(.cardRead(.blank)).printed == [.personalCard])
+    }
+
+    @Test func missingPrinterIsReportedAndTheReceiptIsKept() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("station-\(UUID().uuidString)")
+        let spooler = ReceiptSpooler(device: PrinterDevice(path: directory.path + "/no-printer"))
+        let bench = try StationBench(printer: spooler)
+        _ = await bench.runner.handle(.codeScanned("STAFF-CODE-1"))
+        let report = await bench.runner.handle(.staffCommand(.printStatus))
+        guard case .printFailed(.statusSlip, .printer(let reason)) = report.steps.first else {
+            Issue.record("steps: \(report.steps)")
+            return
+        }
+        #expect(reason.contains("plug it in"))
+        #expect(report.shown.first?.title == "Printer problem")
+        #expect(report.indicated == [.error])
+        #expect(await spooler.pending.count == 1)
+        #expect(await bench.runner.counters.printFailures == 1)
+    }
+
+    @Test func statusSlipCarriesCountsAndNoVenueName() async throws {
+        let bench = try StationBench()
+        await bench.bind()
+        _ = await bench.runner.handle(.cardRead(.card(try bench.card())))
+        _ = await bench.runner.handle(.codeScanned("STAFF-CODE-1"))
+        let report = await bench.runner.handle(.staffCommand(.printStatus))
+        #expect(report.printed == [.statusSlip])
+        let lines = try #require(try await bench.printer.lines().first)
+        let fingerprint = try #require(await bench.runner.state.venue?.fingerprint)
+        #expect(lines.contains("Venue: Corona-Warn-App"))
+        #expect(lines.contains("Venue code: \(fingerprint)"))
+        #expect(lines.contains("Checked in now: 1"))
+        #expect(lines.contains("Stored stays: 1"))
+        #expect(lines.contains("Clock: synchronized"))
+        #expect(!lines.joined().contains("Friseur") && !lines.joined().contains("Berlin"))
+    }
+
+    @Test func tapsAreMatchedOnlyWhileWarningsAreHeld() async throws {
+        let bench = try StationBench()
+        await bench.bind()
+        let card = try bench.card()
+        let locationId = try #require(await bench.runner.state.venue?.locationId)
+        _ = await bench.runner.handle(.cardRead(.card(card)))
+        #expect(bench.warnings.matchCalls.withLock { $0 } == 0)
+        try bench.warnings.publish(locationId: locationId, start: bench.clock.read().now.addingTimeInterval(-86_400), minutes: 60)
+        bench.clock.advance(by: 3600)
+        let tap = await bench.runner.handle(.cardRead(.card(card)))
+        #expect(tap.indicated == [.checkedOut])
+        #expect(bench.warnings.matchCalls.withLock { $0 } == 1)
+    }
+
+    @Test func warningFromThePublishedReportsIsShownUntilAcknowledged() async throws {
+        let bench = try StationBench()
+        await bench.bind()
+        let exposed = try bench.card()
+        let other = try bench.card()
+        let locationId = try #require(await bench.runner.state.venue?.locationId)
+        // Exposed visits 10:00–11:00; the other card comes at 14:00. A positive visitor was there 10:00–11:00.
+        _ = await bench.runner.handle(.cardRead(.card(exposed)))
+        bench.clock.advance(by: 3600)
+        _ = await bench.runner.handle(.cardRead(.card(exposed)))
+        try bench.warnings.publish(locationId: locationId, start: bench.clock.read().now.addingTimeInterval(-3600), minutes: 60)
+        bench.clock.advance(by: 3 * 3600)
+        let unrelated = await bench.runner.handle(.cardRead(.card(other)))
+        #expect(!unrelated.indicated.contains(.warningPending))
+
+        bench.clock.advance(by: 86_400)
+        let tap = await bench.runner.handle(.cardRead(.card(exposed)))
+        #expect(tap.indicated == [.accepted, .warningPending])
+        #expect(tap.printed == [.warningSlip])
+        let slip = try #require(try await bench.printer.lines().last)
+        #expect(slip.contains("2026-03-02"))
+        #expect(!slip.joined().contains("Friseur") && !slip.joined().contains("Berlin"))
+        #expect(await bench.runner.counters.warningsShown == 1)
+        let ack = await bench.runner.handle(.buttonPressed(.confirm))
+        #expect(ack.steps.contains(.warningAcknowledged))
+        #expect(bench.settings.saved?.warnings.first?.acknowledged == true)
+        bench.clock.advance(by: 3600)
+        let later = await bench.runner.handle(.cardRead(.card(exposed)))
+        #expect(later.indicated == [.checkedOut])
+        #expect(later.printed.isEmpty)
+    }
+
+    @Test func restartKeepsTheVenueAndWipeKeepsSettings() async throws {
+        let bench = try StationBench()
+        await bench.bind()
+        _ = await bench.runner.handle(.cardRead(.card(try bench.card())))
+        let restarted = try StationBench(settings: bench.settings)
+        #expect(await restarted.runner.state == bench.settings.saved)
+        #expect(await restarted.runner.state.venue?.description == "Friseur")
+        _ = await bench.runner.handle(.codeScanned("STAFF-CODE-1"))
+        let wipe = await bench.runner.handle(.staffCommand(.wipe(confirmed: true)))
+        #expect(wipe.steps.first == .storeWiped)
+        #expect(bench.store.allRows.isEmpty)
+        #expect(bench.settings.saved?.venue != nil)
+        #expect(bench.settings.saved?.openCheckInEnds.isEmpty == true)
+    }
+
+    @Test func expiryRunsOnTheFirstTickAndIsCounted() async throws {
+        let bench = try StationBench()
+        let report = await bench.runner.handle(.tick)
+        #expect(report.steps == [.expired(0)])
+        #expect(await bench.runner.counters.expiryRuns == 1)
+    }
+
+    @Test func logsCarryNoVenueOrCardData() async throws {
+        let bench = try StationBench()
+        await bench.bind()
+        let card = try bench.card()
+        _ = await bench.runner.handle(.cardRead(.card(card)))
+        _ = await bench.runner.handle(.codeScanned("https://example.org/not-a-code"))
+        bench.clock.advance(by: 600)
+        _ = await bench.runner.handle(.codeScanned(card.printedText))
+        let text = bench.logLines.joined(separator: "\n")
+        #expect(text.contains("Tap served"))
+        for secret in ["Friseur", "Berlin", card.printedText, "STAFF-CODE-1", "example.org", "coronawarn"] {
+            #expect(!text.contains(secret), "log contains \(secret)")
+        }
+        let venue = try #require(await bench.runner.state.venue)
+        #expect(!text.contains(Hex.encode(venue.locationId)))
+    }
+}
