@@ -18,21 +18,38 @@ public struct CheckInDesk: Sendable {
 
     /// A visitor card tapped at the kiosk bound to `venue`.
     public func tap(_ card: CardSecret, at venue: StayVenue, clock: ClockReading) -> TapOutcome {
-        guard clock.isSynchronized else { return .refused(.clockNotSynchronized) }
-        guard card.kind == .visitor else { return .refused(.staffCard) }
+        tap(card, at: venue, clock: clock, collectingMatchable: false).outcome
+    }
+
+    /// Serves a tap as `tap(_:at:clock:)` does and, when `collectingMatchable`, also returns the card's stays as
+    /// they stand after the tap, ready to match against warnings (`matchableStays`): the stays are opened once per
+    /// tap, whatever follows.
+    public func tap(_ card: CardSecret, at venue: StayVenue, clock: ClockReading, collectingMatchable: Bool)
+        -> (outcome: TapOutcome, matchable: [MatchableStay])
+    {
+        guard clock.isSynchronized else { return (.refused(.clockNotSynchronized), []) }
+        guard card.kind == .visitor else { return (.refused(.staffCard), []) }
+        var stays: [Stay] = []
         do throws(TapRefusal) {
             let keys = try makeKeys(card)
             defer { keys.wipe() }
-            let stays = try openStays(keys: keys)
+            stays = try openStays(keys: keys)
             let newID: StayID
             do { newID = try StayID.random(using: crypto) } catch { throw TapRefusal.cryptoFailure }
             let decision = CheckInLifecycle.tap(stays: stays, at: venue, now: clock.now, newStayID: newID, policy: policy)
             if !decision.upserts.isEmpty || !decision.deletions.isEmpty {
                 try commit(decision.upserts, deletions: decision.deletions, keys: keys)
+                let replaced = Set(decision.upserts.map(\.id)).union(decision.deletions)
+                stays = stays.filter { !replaced.contains($0.id) } + decision.upserts
             }
-            return decision.outcome
+            return (decision.outcome, collectingMatchable ? matchableStays(stays, clock: clock) : [])
         } catch {
-            return .refused(error)
+            switch error {
+            case .storeUnavailable, .cryptoFailure, .clockNotSynchronized:
+                return (.refused(error), [])
+            default:
+                return (.refused(error), collectingMatchable ? matchableStays(stays, clock: clock) : [])
+            }
         }
     }
 

@@ -27,22 +27,39 @@ extension CheckInDesk {
         for card: CardSecret, clock: ClockReading,
         match: @Sendable ([MatchableStay]) async -> ExposureResult?
     ) async throws(TapRefusal) -> WarningNotice? {
-        let keys = try self.keys(for: card)
-        defer { keys.wipe() }
-        var stays = try openStays(keys: keys)
+        let stays: [Stay]
+        do {
+            let keys = try self.keys(for: card)
+            defer { keys.wipe() }
+            stays = try openStays(keys: keys)
+        }
+        let matchable = matchableStays(stays, clock: clock)
+        guard !matchable.isEmpty, let result = await match(matchable) else { return nil }
+        return try warningNotice(for: card, result: result)
+    }
+
+    /// The stays a warning may concern, as the matcher takes them: those within retention (with a synchronized
+    /// clock), without the holder's own reported stays (any warning about them came from their own report); an
+    /// open stay ends now, or at its latest end.
+    func matchableStays(_ stays: [Stay], clock: ClockReading) -> [MatchableStay] {
+        var stays = stays
         if clock.isSynchronized {
             stays = stays.filter { policy.retention.isWithinRetention($0, now: clock.now) }
         }
-        // A holder's own reported stays: any warning about them came from their own report.
-        stays = stays.filter { !$0.reported }
-        guard !stays.isEmpty else { return nil }
-        let matchable = stays.map { stay in
+        return stays.filter { !$0.reported }.map { stay in
             let end = stay.end(asOf: clock.now) ?? min(clock.now, stay.latestEnd)
             return MatchableStay(id: stay.id.hex, locationId: stay.locationId,
                                  start: Int64(stay.start.timeIntervalSince1970.rounded(.down)),
                                  end: Int64(max(end, stay.start).timeIntervalSince1970.rounded(.down)))
         }
-        guard let result = await match(matchable), !result.matches.isEmpty else { return nil }
+    }
+
+    /// Turns a match of the card's stays into the notice shown at its taps; `nil` when nothing matched. Needs only
+    /// the card's keys (derived, then wiped), not its stays.
+    public func warningNotice(for card: CardSecret, result: ExposureResult) throws(TapRefusal) -> WarningNotice? {
+        guard !result.matches.isEmpty else { return nil }
+        let keys = try self.keys(for: card)
+        defer { keys.wipe() }
         let days = Set(result.matches.map(\.day)).sorted()
         var message = WarningNotice.tagLabel
         for day in days {

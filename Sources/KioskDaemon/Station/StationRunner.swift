@@ -73,7 +73,7 @@ public actor StationRunner {
             logger.debug("Station event", metadata: ["station.event": "\(Self.name(of: next))"])
             let actions = machine.handle(next, now: clock.read())
             for action in actions {
-                guard let followUp = await perform(action, report: &report) else { continue }
+                guard let followUp = await perform(action, cause: next, report: &report) else { continue }
                 pending.append(followUp)
                 if case .persistDone(.failure) = followUp { break }
             }
@@ -83,7 +83,7 @@ public actor StationRunner {
 
     // MARK: - Actions
 
-    private func perform(_ action: StationAction, report: inout StationReport) async -> StationEvent? {
+    private func perform(_ action: StationAction, cause: StationEvent, report: inout StationReport) async -> StationEvent? {
         switch action {
         case .recordTap(let card, let venue):
             return await recordTap(card, at: venue, report: &report)
@@ -93,10 +93,7 @@ public actor StationRunner {
             return nil
         case .indicate(let pattern):
             report.steps.append(.indicated(pattern))
-            if !report.steps.contains(where: { if case .tapRecorded = $0 { true } else { false } }),
-               pattern == .refused || pattern == .error || pattern == .clockNotSet {
-                counters.refusals[pattern.rawValue, default: 0] += 1
-            }
+            if let reason = Self.refusalReason(for: cause, pattern: pattern) { counters.refusals[reason, default: 0] += 1 }
             if pattern == .warningPending { counters.warningsShown += 1 }
             await indicator.show(pattern)
             return nil
@@ -186,7 +183,9 @@ public actor StationRunner {
         let reading = clock.read()
         let desk = self.desk
         let tapped = card
-        let outcome = await offload { desk.tap(tapped, at: venue, clock: reading) }
+        // The card's stays are opened once, off the actor: the tap, and the stays to match when warnings are held.
+        let matching = await warnings.holdsWarnings
+        let (outcome, matchable) = await offload { desk.tap(tapped, at: venue, clock: reading, collectingMatchable: matching) }
         report.steps.append(.tapRecorded(outcome))
         let outcomeName: String
         switch outcome {
@@ -200,22 +199,20 @@ public actor StationRunner {
             counters.alreadyRegistered += 1
             outcomeName = "alreadyRegistered"
         case .refused(let refusal):
-            let reason = Self.name(of: refusal)
-            counters.refusals[reason, default: 0] += 1
-            outcomeName = "refused." + reason
+            outcomeName = "refused." + Self.name(of: refusal)
         }
         logger.notice("Tap served", metadata: ["checkin.outcome": "\(outcomeName)"])
 
         var notice: WarningNotice?
-        switch outcome {
-        case .refused(.storeUnavailable), .refused(.cryptoFailure), .refused(.clockNotSynchronized):
-            break
-        default:
-            guard await warnings.holdsWarnings else { break }
-            let warnings = self.warnings
-            do {
-                notice = try await desk.warningNotice(for: card, clock: reading) { stays in await warnings.match(stays) }
-            } catch {
+        if !matchable.isEmpty, let result = await warnings.match(matchable), !result.matches.isEmpty {
+            let found: Result<WarningNotice?, TapRefusal> = await offload {
+                do throws(TapRefusal) { return .success(try desk.warningNotice(for: tapped, result: result)) } catch {
+                    return .failure(error)
+                }
+            }
+            switch found {
+            case .success(let value): notice = value
+            case .failure(let error):
                 logger.warning("Warnings not checked", metadata: ["checkin.error": "\(Self.name(of: error))"])
             }
         }
@@ -275,6 +272,34 @@ public actor StationRunner {
         switch refusal {
         case .storeUnavailable(let error): .store(error)
         default: .crypto
+        }
+    }
+
+    /// Why a card or code was refused, as the refusal counters (and the `kiosk_refusals_total` metric) name it: a
+    /// tap's own refusal, or what was wrong with the card or code read. The only place refusals get a name, so every
+    /// key means a reason (never a light pattern). nil: nothing was refused, or the event was no card or code (failed
+    /// prints, enrolments and staff commands are counted by their own counters).
+    static func refusalReason(for event: StationEvent, pattern: IndicatorPattern) -> String? {
+        let refusalPatterns: Set<IndicatorPattern> = [.refused, .error, .clockNotSet]
+        switch event {
+        case .tapDone(.refused(let refusal), _):
+            return name(of: refusal)
+        case .cardRead(let read):
+            guard refusalPatterns.contains(pattern) else { return nil }
+            if pattern == .clockNotSet { return name(of: .clockNotSynchronized) }
+            switch read {
+            case .blank: return "blankCard"
+            case .damaged: return "damagedCard"
+            case .foreign: return "foreignCard"
+            case .card(let secret):
+                if secret.kind == .staff { return "unknownStaffCard" }
+                return pattern == .error ? "venueNotSetUp" : "alreadyEnrolled"
+            }
+        case .codeScanned:
+            guard refusalPatterns.contains(pattern) else { return nil }
+            return pattern == .clockNotSet ? name(of: .clockNotSynchronized) : "codeRefused"
+        default:
+            return nil
         }
     }
 

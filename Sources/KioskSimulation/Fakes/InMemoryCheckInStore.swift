@@ -8,6 +8,7 @@ public final class InMemoryCheckInStore: CheckInStore {
         var rows: [[UInt8]: StoredStay] = [:]  // keyed by handle · id
         var injectedFailure: StoreError?
         var commits = 0
+        var reads = 0
         var salt: [UInt8]?
     }
 
@@ -20,11 +21,16 @@ public final class InMemoryCheckInStore: CheckInStore {
     public func heal() { state.withLock { $0.injectedFailure = nil } }
     /// Number of successful commits (`commit`, `deleteAll`, `expire`, `wipe`).
     public var commitCount: Int { state.withLock { $0.commits } }
+    /// Number of reads of a card's stays (`stays(handle:)`).
+    public var readCount: Int { state.withLock { $0.reads } }
     /// Every row, for inspection.
     public var allRows: [StoredStay] { state.withLock { Array($0.rows.values) } }
 
     public func stays(handle: [UInt8]) throws(StoreError) -> [StoredStay] {
-        state.withLock { $0.rows.values.filter { $0.handle == handle } }
+        state.withLock { state in
+            state.reads += 1
+            return state.rows.values.filter { $0.handle == handle }
+        }
     }
 
     public func commit(handle: [UInt8], upserts: [StoredStay], deletions: [[UInt8]]) throws(StoreError) {

@@ -226,6 +226,41 @@ import Testing
         #expect(later.printed.isEmpty)
     }
 
+    @Test func aTapWithWarningsHeldOpensTheCardsStaysOnce() async throws {
+        let bench = try StationBench()
+        await bench.bind()
+        let card = try bench.card()
+        let locationId = try #require(await bench.runner.state.venue?.locationId)
+        _ = await bench.runner.handle(.cardRead(.card(card)))
+        try bench.warnings.publish(locationId: locationId, start: bench.clock.read().now, minutes: 60)
+        bench.clock.advance(by: 3600)
+        let reads = bench.store.readCount
+        let tap = await bench.runner.handle(.cardRead(.card(card)))
+        #expect(tap.indicated == [.checkedOut, .warningPending])
+        #expect(bench.store.readCount == reads + 1)
+        #expect(bench.warnings.matchCalls.withLock { $0 } == 1)
+    }
+
+    @Test func refusalsAreCountedByReasonOnly() async throws {
+        let bench = try StationBench()
+        // Not set up: a visitor card finds no venue.
+        _ = await bench.runner.handle(.cardRead(.card(try bench.card())))
+        await bench.bind()
+        _ = await bench.runner.handle(.cardRead(.blank))
+        _ = await bench.runner.handle(.cardRead(.damaged))
+        _ = await bench.runner.handle(.codeScanned("https://example.org/not-a-code"))
+        bench.store.fail(with: .storageFull)
+        _ = await bench.runner.handle(.cardRead(.card(try bench.card())))
+        bench.store.heal()
+        bench.clock.setSynchronized(false)
+        _ = await bench.runner.handle(.cardRead(.card(try bench.card())))
+        let refusals = await bench.runner.counters.refusals
+        #expect(refusals == ["venueNotSetUp": 1, "blankCard": 1, "damagedCard": 1, "codeRefused": 1,
+                             "storeUnavailable": 1, "clockNotSynchronized": 1])
+        // No key is a light pattern.
+        #expect(Set(refusals.keys).isDisjoint(with: IndicatorPattern.allCases.map(\.rawValue)))
+    }
+
     @Test func restartKeepsTheVenueAndWipeKeepsSettings() async throws {
         let bench = try StationBench()
         await bench.bind()
