@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import KioskCore
 import Synchronization
+import KioskPrinter
 
 /// A fresh temporary directory for one test, removed by `remove()`.
 struct TemporaryDirectory {

@@ -4,6 +4,7 @@ import KioskCameraTesting
 import KioskCore
 import Testing
 import KioskSimulation
+import KioskPrinter
 
 @Suite struct FrameFeedCameraTests {
     static let venue = "https://e.coronawarn.app?v=1#CAESJQgBEgpBZ2VudHVyIE1ZGhNBbSBCYWhuaG9mIDEsIEJlcmxpbg"

@@ -1,4 +1,5 @@
 public import KioskCore
+public import KioskPrinter
 
 /// Renders an ESC/POS byte stream (the subset `ESCPOSEncoder` emits) back into a grey image, so tests can look at a
 /// receipt and decode its QR codes. Raster images are reproduced dot for dot; text is drawn as simple blocks, one per

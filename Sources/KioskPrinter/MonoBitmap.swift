@@ -1,3 +1,5 @@
+public import KioskCore
+
 /// A 1-bit image for a thermal printer: `true` is a black dot. Rows are `width` dots wide, top to bottom.
 public struct MonoBitmap: Sendable, Equatable {
     public let width: Int

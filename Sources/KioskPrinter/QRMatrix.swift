@@ -1,3 +1,5 @@
+public import KioskCore
+
 /// A QR code's modules, as produced by a QR encoder (libqrencode in `KioskPrinter`): `size` × `size`, `true` is dark.
 public struct QRMatrix: Sendable, Equatable {
     public let size: Int

@@ -1,3 +1,5 @@
+public import KioskCore
+
 /// What a bidirectional ESC/POS printer says about itself in answer to `DLE EOT 2` (offline cause) and
 /// `DLE EOT 4` (paper roll sensor). Printers on a write-only port (many `/dev/usb/lp*`) never answer.
 public struct PrinterStatus: Sendable, Equatable {

@@ -1,6 +1,7 @@
 import KioskCore
 import KioskSimulation
 import Testing
+import KioskPrinter
 
 @Suite struct ESCPOSEncoderTests {
     @Test func textWithAlignmentAndEmphasisIsTheEpsonCommandSequence() {
