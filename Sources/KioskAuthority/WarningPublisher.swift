@@ -66,7 +66,7 @@ public actor WarningPublisher {
         do { try appendPending(batch.records) } catch { throw .storage }
     }
 
-    /// A contact tracer's warning for the seed's "On-Device" mode: a venue (its `locationId`) and a time window,
+    /// A contact tracer's warning for the "On-Device" mode of the Off-Device Venue Check-Ins specification: a venue (its `locationId`) and a time window,
     /// sealed as CKPR/1 records (one per UTC day) with risk level 5 by default, as Corona-Warn-App's host warnings.
     public func addTracerWarning(locationId: [UInt8], start: Int64, end: Int64,
                                  transmissionRiskLevel: UInt8 = TransmissionRisk.hostWarningLevel) throws -> Int {

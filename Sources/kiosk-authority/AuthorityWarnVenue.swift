@@ -3,7 +3,7 @@ import KioskAuthority
 import KioskCore
 import KioskOpenSSL
 
-/// `kiosk-authority warn-venue`: a contact tracer's warning for one venue and time window (the seed's "On-Device"
+/// `kiosk-authority warn-venue`: a contact tracer's warning for one venue and time window (the "On-Device" mode of Apple/Google's
 /// mode; Corona-Warn-App's `TraceTimeIntervalWarning`), sealed as CKPR/1 records so kiosks match it like a report.
 struct AuthorityWarnVenue: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,6 @@
 public import Foundation
 
-/// How long stays are kept: the seed specification deletes check-ins "permanently when 14 days have passed".
+/// How long stays are kept: the Off-Device Venue Check-Ins specification deletes check-ins "permanently when 14 days have passed".
 ///
 /// The store sees no times, only an **expiry day** per row (UTC day number, days since 1970-01-01): the first day on
 /// which the row may go. For a stay that ends on day `D`, that is `D + 15`, so a stay is always kept at least 14 full

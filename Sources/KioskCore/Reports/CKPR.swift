@@ -1,4 +1,4 @@
-/// CKPR/1, the kiosk's check-in protected report (the seed specification's scheme): AES-128-CTR + HMAC-SHA256 under
+/// CKPR/1, the kiosk's check-in protected report (the scheme of Apple/Google's Off-Device Venue Check-Ins specification): AES-128-CTR + HMAC-SHA256 under
 /// keys that only a device which saw the venue's QR code can derive, with a per-day tag for lookup.
 ///
 /// Record, 74 bytes: `tag(16) | iv(16) | ciphertext(10) | mac(32)`.

@@ -1,5 +1,5 @@
 /// The consent flow of a positive visitor who wants to share stays, as a pure state machine that a screen or the
-/// staff console drives (seed specification, App UI requirements 5–9):
+/// staff console drives (Off-Device Venue Check-Ins specification, App UI requirements 5–9):
 ///
 /// 1. the holder proves presence with their card (a PIN step can be added: `presence(pinRequired:)`);
 /// 2. their stays of the last 14 days are listed, **none selected**; they select explicitly;
@@ -108,7 +108,7 @@ public struct ConsentFlow: Sendable {
         AnswerOption(answer: false, label: "No, do not share"),
     ]
 
-    /// The disclosure the holder reads before being asked (seed UI requirement 7).
+    /// The disclosure the holder reads before being asked (the specification's UI requirement 7).
     public static let disclosure = """
         Sharing your stays can reveal who you are and where you were: people who were at the same places may be \
         able to guess that the warning came from you. Only the times you choose leave this kiosk, protected so that \

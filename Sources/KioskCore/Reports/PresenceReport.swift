@@ -1,4 +1,4 @@
-/// The plaintext of a CKPR/1 record: one UTC day's part of a stay, as the seed specification allows
+/// The plaintext of a CKPR/1 record: one UTC day's part of a stay, as Apple/Google's Off-Device Venue Check-Ins specification allows
 /// (start and length in 10-minute intervals, transmission risk level, report type, infectiousness).
 public struct PresenceReport: Equatable, Hashable, Sendable {
     /// Intervals since the UNIX epoch (`floor(seconds / 600)`).

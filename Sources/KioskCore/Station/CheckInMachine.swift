@@ -5,7 +5,7 @@ public import Foundation
 /// their results back as events. The crypto port is used only for deterministic operations: hashing venue codes,
 /// comparing the staff code in constant time, wiping a card secret.
 ///
-/// Rules (see DESIGN "Who does what at the kiosk", "What a scanned code can be"):
+/// Rules:
 /// - a visitor card, or its printed `KC1-…` code, taps: recorded only when the kiosk is bound to a venue and the
 ///   clock is synchronized; the outcome is shown with its light pattern, then any pending warning, until the visitor
 ///   confirms it;

@@ -161,7 +161,7 @@ public struct SwissCovidVenueData: Sendable, Equatable {
         self.reminderDelayOptionsMs = reminderDelayOptionsMs
     }
 
-    /// Applies the seed's rules to raw `SwissCovidLocationData` values.
+    /// Applies SwissCovid's rules to raw `SwissCovidLocationData` values.
     public init(version: UInt32, venueType: Int, room: String, rawCheckoutWarningDelayMs: Int64,
                 rawAutomaticCheckoutDelayMs: Int64, rawReminderDelayOptionsMs: [Int64]) {
         let automatic = rawAutomaticCheckoutDelayMs > 0 ? rawAutomaticCheckoutDelayMs : Self.defaultAutomaticCheckoutDelayMs

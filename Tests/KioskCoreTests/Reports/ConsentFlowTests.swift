@@ -1,7 +1,7 @@
 import KioskCore
 import Testing
 
-/// The consent flow follows the seed specification's UI requirements 5–9 and leaves nothing behind on abort.
+/// The consent flow follows the Off-Device Venue Check-Ins specification's UI requirements 5–9 and leaves nothing behind on abort.
 @Suite struct ConsentFlowTests {
     let now: Int64 = 1_615_000_000  // 2021-03-06 03:06:40 UTC
     var stays: [ReportableStay] {

@@ -3,7 +3,7 @@ import KioskCore
 import KioskOpenSSL
 import Testing
 
-/// Vendor-integrated codes, the seed's example, garbage of every kind, and the encoder's own venues.
+/// Vendor-integrated codes, the specification's example, garbage of every kind, and the encoder's own venues.
 @Suite struct VenueCodeParserTests {
     let crypto = OpenSSLCrypto()
 
