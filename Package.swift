@@ -44,8 +44,6 @@ let package = Package(
         // The health authority's server only (never linked into `kiosk`).
         .package(url: "https://github.com/apple/swift-nio", from: "2.100.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
-        // Tests only: an independent HTTP client against the authority's server.
-        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // MARK: C libraries (one pkg-config system-library target per Debian -dev package)
@@ -56,6 +54,7 @@ let package = Package(
         .systemLibrary(name: "CKioskQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .systemLibrary(name: "CKioskPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CKioskZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CKioskCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // libc calls the Glibc module lacks (pseudo-terminals, the kernel's clock state).
         .systemLibrary(name: "CKioskLinux"),
 
@@ -99,16 +98,15 @@ let package = Package(
             dependencies: ["CKioskQRencode", "KioskCore", systemPackage],
             swiftSettings: strictness
         ),
+        // libcurl, the one owner: the kiosk's only HTTP client (so the board's binary links no NIO).
+        .target(name: "KioskHTTP", dependencies: ["CKioskCurl"], swiftSettings: strictness),
 
         // MARK: What crosses the kiosk's edge: the report conversation and delivery (USB stick, upload), the
         // warnings feeds (CKPW/1 and CWA hourly packages, downloaded or from a stick).
         .target(
             name: "KioskExchange",
             dependencies: [
-                "KioskCore", "KioskPrinter", "KioskZip",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                "KioskCore", "KioskPrinter", "KioskZip", "KioskHTTP",
             ],
             swiftSettings: strictness
         ),
@@ -260,6 +258,7 @@ let package = Package(
             swiftSettings: strictness
         ),
         .testTarget(name: "KioskZipTests", dependencies: ["KioskZip"], swiftSettings: strictness),
+        .testTarget(name: "KioskHTTPTests", dependencies: ["KioskHTTP"], swiftSettings: strictness),
         .testTarget(
             name: "KioskCameraTests",
             dependencies: ["KioskCamera", "KioskCameraTesting", "KioskSimulation", "KioskCore", "KioskOpenSSL", logging],
@@ -295,7 +294,6 @@ let package = Package(
             dependencies: [
                 "KioskAuthority", "KioskCore", "KioskOpenSSL", "KioskExchange",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: strictness
         ),

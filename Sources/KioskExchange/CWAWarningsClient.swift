@@ -1,8 +1,5 @@
-public import AsyncHTTPClient
 import Foundation
 public import KioskCore
-import NIOCore
-import NIOHTTP1
 
 /// Fetches Corona-Warn-App hourly trace warning packages, in CWA's distribution layout: `<base>/hour` lists the
 /// hours that have packages (a JSON array of hours since the epoch, or `{"oldest": h, "latest": h}`), and
@@ -16,7 +13,6 @@ import NIOHTTP1
 public actor CWAWarningsClient {
     public let baseURL: String
     let verifier: any SignatureVerifier
-    let client: HTTPClient
     let statePath: String
     let timeout: Duration
     let maximumArchiveSize: Int
@@ -28,11 +24,10 @@ public actor CWAWarningsClient {
     /// fetch forever. CWA keeps 14 days.
     public static let maximumHoursPerIndex = 24 * 21
 
-    public init(baseURL: String, verifier: any SignatureVerifier, stateDirectory: String, client: HTTPClient = .shared,
+    public init(baseURL: String, verifier: any SignatureVerifier, stateDirectory: String,
                 timeout: Duration = .seconds(30), maximumArchiveSize: Int = CWAHourlyPackage.defaultMaximumArchiveSize) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.verifier = verifier
-        self.client = client
         self.statePath = stateDirectory
         self.timeout = timeout
         self.maximumArchiveSize = maximumArchiveSize
@@ -163,7 +158,7 @@ public actor CWAWarningsClient {
     private func get(_ path: String, ifNoneMatch etag: String?, limit: Int,
                      from source: WarningsFileSource) async throws(WarningsSyncError) -> (Int, [UInt8], String?) {
         switch source {
-        case .remote: try await client.boundedGet(baseURL + path, ifNoneMatch: etag, limit: limit, timeout: timeout)
+        case .remote: try await boundedGet(baseURL + path, ifNoneMatch: etag, limit: limit, timeout: timeout)
         // On disk every resource is a file named `index` in a folder of the resource's name.
         case .directory(let directory): try LocalWarningsFiles.get(directory + path + "/index", limit: limit)
         }

@@ -1,7 +1,5 @@
-public import AsyncHTTPClient
 public import KioskCore
-import NIOCore
-import NIOHTTP1
+internal import KioskHTTP
 
 /// Sends a consented batch to the health authority with the holder's verification code (the code the test centre
 /// gave them). Nothing is kept on failure that was not kept before: the caller still holds the batch and can retry,
@@ -16,12 +14,10 @@ public struct ReportUploader: Sendable {
 
     public let endpoint: String
     public let timeout: Duration
-    let client: HTTPClient
 
-    public init(endpoint: String, timeout: Duration = .seconds(30), client: HTTPClient = .shared) {
+    public init(endpoint: String, timeout: Duration = .seconds(30)) {
         self.endpoint = endpoint
         self.timeout = timeout
-        self.client = client
     }
 
     /// Normalises a typed verification code: upper case, without spaces and dashes; nil if it cannot be a code.
@@ -35,28 +31,28 @@ public struct ReportUploader: Sendable {
     public func upload(_ batch: ReportBatch, verificationCode typed: String) async throws(UploadError) {
         guard let code = Self.normalizedCode(typed) else { throw .malformedCode }
         guard endpoint.hasPrefix("https://") || endpoint.hasPrefix("http://") else { throw .notConfigured }
-        var request = HTTPClientRequest(url: endpoint)
-        request.method = .POST
-        request.headers.add(name: "Content-Type", value: Self.contentType)
-        request.headers.add(name: Self.codeHeader, value: code)
-        request.body = .bytes(ByteBuffer(bytes: batch.bytes))
-        let status: HTTPResponseStatus
+        let request = HTTPRequest(
+            .post, url: endpoint,
+            headers: [(name: "Content-Type", value: Self.contentType), (name: Self.codeHeader, value: code)],
+            body: batch.bytes)
+        let status: Int
         do {
-            let response = try await client.execute(request, timeout: .nanoseconds(timeout.wholeNanoseconds))
-            status = response.status
-            _ = try? await response.body.collect(upTo: 64 * 1024)
-        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {
+            status = try await HTTP.send(request, limit: 64 * 1024, timeout: timeout).status
+        } catch .timedOut {
             throw .timeout
+        } catch .oversized {
+            // The answer's body is not read; a long one still tells nothing about the status.
+            throw .unexpectedAnswer(0)
         } catch {
             throw .unreachable
         }
-        switch status.code {
+        switch status {
         case 200...299: return
         case 401, 403: throw .wrongCode
         case 409: throw .codeAlreadyUsed
         case 400, 413, 415, 422: throw .refused
-        case 500...599: throw .serverError(Int(status.code))
-        default: throw .unexpectedAnswer(Int(status.code))
+        case 500...599: throw .serverError(status)
+        default: throw .unexpectedAnswer(status)
         }
     }
 }

@@ -1,8 +1,5 @@
-public import AsyncHTTPClient
 import Foundation
 public import KioskCore
-import NIOCore
-import NIOHTTP1
 
 /// Fetches the health authority's warnings: the signed index first (with `If-None-Match`), then only the packages
 /// not seen yet, each verified against the configured key before a byte of it is read. Only records that could
@@ -12,7 +9,6 @@ import NIOHTTP1
 public actor WarningsClient {
     public let baseURL: String
     let verifier: any SignatureVerifier
-    let client: HTTPClient
     let statePath: String
     let timeout: Duration
     let maximumPackageSize: Int
@@ -21,11 +17,10 @@ public actor WarningsClient {
     public private(set) var index: WarningIndex
 
     /// `baseURL` is where `index.json` lives (e.g. `https://warnings.example/warnings`).
-    public init(baseURL: String, verifier: any SignatureVerifier, stateDirectory: String, client: HTTPClient = .shared,
+    public init(baseURL: String, verifier: any SignatureVerifier, stateDirectory: String,
                 timeout: Duration = .seconds(30), maximumPackageSize: Int = WarningPackage.defaultMaximumSize) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.verifier = verifier
-        self.client = client
         self.statePath = stateDirectory
         self.timeout = timeout
         self.maximumPackageSize = maximumPackageSize
@@ -147,7 +142,7 @@ public actor WarningsClient {
     private func get(_ path: String, ifNoneMatch etag: String?, limit: Int,
                      from source: WarningsFileSource) async throws(WarningsSyncError) -> (Int, [UInt8], String?) {
         switch source {
-        case .remote: try await client.boundedGet(baseURL + path, ifNoneMatch: etag, limit: limit, timeout: timeout)
+        case .remote: try await boundedGet(baseURL + path, ifNoneMatch: etag, limit: limit, timeout: timeout)
         case .directory(let directory): try LocalWarningsFiles.get(directory + path, limit: limit)
         }
     }

@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -13,7 +12,7 @@ import Testing
 import Glibc
 #endif
 
-/// Uploads from the kiosk (AsyncHTTPClient) to the authority's server (Hummingbird) on loopback, and publishing.
+/// Uploads from the kiosk (libcurl, `KioskHTTP`) to the authority's server (Hummingbird) on loopback, and publishing.
 @Suite struct UploadTests {
     let crypto = OpenSSLCrypto()
     let now: Int64 = 1_700_000_000

@@ -25,6 +25,7 @@ DEVICE_OWNERS = {
     "KioskZip": {"CKioskZlib"},
     "KioskCamera": {"CKioskZBar", "CKioskPNG"},
     "KioskPrinter": {"CKioskQRencode"},
+    "KioskHTTP": {"CKioskCurl"},
 }
 # Shared, C-free helpers a device owner may use besides the core (none of them is a device or does I/O of its own).
 SHARED_HELPERS = {"KioskPOSIX"}
