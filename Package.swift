@@ -72,12 +72,19 @@ let package = Package(
             swiftSettings: strictness
         ),
 
-        // MARK: Thin owners of the C libraries (each imports only KioskCore and its own C module)
+        // MARK: Thin owners of the C libraries (each imports only KioskCore, its own C module and the shared helper
+        // KioskPOSIX)
+        // The one place that retries a system call interrupted by a signal (EINTR); Glibc only, no domain logic.
+        .target(name: "KioskPOSIX", swiftSettings: strictness),
         .target(name: "KioskOpenSSL", dependencies: ["CKioskOpenSSL", "KioskCore"], swiftSettings: strictness),
-        .target(name: "KioskNFC", dependencies: ["CKioskNFC", "KioskCore", logging], swiftSettings: strictness),
+        .target(
+            name: "KioskNFC",
+            dependencies: ["CKioskNFC", "KioskCore", "KioskPOSIX", logging],
+            swiftSettings: strictness
+        ),
         .target(
             name: "KioskGPIO",
-            dependencies: ["CKioskGPIOD", "KioskCore", systemPackage, logging],
+            dependencies: ["CKioskGPIOD", "KioskCore", "KioskPOSIX", systemPackage, logging],
             swiftSettings: strictness
         ),
         .target(
@@ -95,7 +102,7 @@ let package = Package(
         // Everything ESC/POS and QR: the encoder, receipts of every kind, libqrencode, the device.
         .target(
             name: "KioskPrinter",
-            dependencies: ["CKioskQRencode", "KioskCore", systemPackage],
+            dependencies: ["CKioskQRencode", "KioskCore", "KioskPOSIX", systemPackage],
             swiftSettings: strictness
         ),
         // libcurl, the one owner: the kiosk's only HTTP client (so the board's binary links no NIO).
@@ -106,7 +113,7 @@ let package = Package(
         .target(
             name: "KioskExchange",
             dependencies: [
-                "KioskCore", "KioskPrinter", "KioskZip", "KioskHTTP",
+                "KioskCore", "KioskPrinter", "KioskZip", "KioskHTTP", "KioskPOSIX",
             ],
             swiftSettings: strictness
         ),
@@ -117,7 +124,7 @@ let package = Package(
             name: "KioskDaemon",
             dependencies: [
                 "KioskCore", "CKioskLinux", "KioskOpenSSL", "KioskNFC", "KioskGPIO", "KioskStore", "KioskCamera",
-                "KioskPrinter", "KioskExchange", logging, systemPackage,
+                "KioskPrinter", "KioskExchange", "KioskPOSIX", logging, systemPackage,
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictness
@@ -127,7 +134,10 @@ let package = Package(
         // (through the ESC/POS interpreter), a camera fed rendered frames, a movable clock, in-memory stores.
         .target(
             name: "KioskSimulation",
-            dependencies: ["KioskCore", "KioskDaemon", "KioskCamera", "KioskPrinter", "CKioskLinux", systemPackage, logging],
+            dependencies: [
+                "KioskCore", "KioskDaemon", "KioskCamera", "KioskPrinter", "KioskPOSIX", "CKioskLinux", systemPackage,
+                logging,
+            ],
             swiftSettings: strictness
         ),
 
@@ -241,6 +251,7 @@ let package = Package(
             ],
             swiftSettings: strictness
         ),
+        .testTarget(name: "KioskPOSIXTests", dependencies: ["KioskPOSIX"], swiftSettings: strictness),
         .testTarget(name: "KioskOpenSSLTests", dependencies: ["KioskOpenSSL", "KioskCore"], swiftSettings: strictness),
         .testTarget(
             name: "KioskNFCTests",

@@ -1,3 +1,4 @@
+import KioskPOSIX
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -16,40 +17,31 @@ public enum AtomicFile {
 
         let target = directory + "/" + name
         let temporary = directory + "/." + name + ".partial"
-        let fd = retryingOnInterrupt { open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600) }
+        let fd = SystemCall.retrying { open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600) }
         guard fd >= 0 else { throw ExportError(errno: errno) }
         var failure: ExportError?
         bytes.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
-                let written = retryingOnInterrupt { Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset) }
+                let written = SystemCall.retrying { Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset) }
                 if written < 0 { failure = ExportError(errno: errno); return }
                 if written == 0 { failure = .deviceFull; return }
                 offset += written
             }
         }
-        if failure == nil, fsync(fd) != 0 { failure = ExportError(errno: errno) }
+        if failure == nil, SystemCall.retrying({ fsync(fd) }) != 0 { failure = ExportError(errno: errno) }
         if close(fd) != 0, failure == nil { failure = ExportError(errno: errno) }
         if failure == nil, rename(temporary, target) != 0 { failure = ExportError(errno: errno) }
         if let failure {
             unlink(temporary)
             throw failure
         }
-        let directoryFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let directoryFD = SystemCall.retrying { open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
         if directoryFD >= 0 {
-            let synced = fsync(directoryFD)
+            let synced = SystemCall.retrying { fsync(directoryFD) }
             let syncErrno = errno
             close(directoryFD)
             if synced != 0 { throw ExportError(errno: syncErrno) }
-        }
-    }
-
-    /// Retries a system call interrupted by a signal (EINTR).
-    static func retryingOnInterrupt<T: BinaryInteger>(_ call: () -> T) -> T {
-        while true {
-            let result = call()
-            if result < 0 && errno == EINTR { continue }
-            return result
         }
     }
 }

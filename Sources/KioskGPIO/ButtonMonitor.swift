@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 public import KioskCore
+import KioskPOSIX
 import Synchronization
 import SystemPackage
 
@@ -127,6 +128,14 @@ private final class Worker: @unchecked Sendable {
         return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
     }
 
+    /// Milliseconds until the earliest debounce deadline (0 if one has passed), or -1 (none: wait for an edge).
+    private func pollTimeout() -> Int32 {
+        let now = Self.monotonicNanoseconds()
+        return debouncers.compactMap(\.deadlineNanoseconds).min().map { deadline in
+            deadline <= now ? 0 : Int32(min((deadline - now + 999_999) / 1_000_000, 60_000))
+        } ?? -1
+    }
+
     func run() {
         defer {
             continuation.finish()
@@ -135,14 +144,12 @@ private final class Worker: @unchecked Sendable {
         var descriptors = lines.map { pollfd(fd: $0.1.eventDescriptor, events: Int16(POLLIN), revents: 0) }
         descriptors.append(pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0))
         while true {
-            let now = Self.monotonicNanoseconds()
-            let timeout: Int32 = debouncers.compactMap(\.deadlineNanoseconds).min().map { deadline in
-                deadline <= now ? 0 : Int32(min((deadline - now + 999_999) / 1_000_000, 60_000))
-            } ?? -1
-            let ready = descriptors.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), timeout) }
+            // An interrupted poll is made again with the time left until the next debounce deadline.
+            let ready = descriptors.withUnsafeMutableBufferPointer { pollDescriptors in
+                SystemCall.retrying { poll(pollDescriptors.baseAddress, nfds_t(pollDescriptors.count), pollTimeout()) }
+            }
             if ready < 0 {
                 let code = Glibc.errno
-                if code == EINTR { continue }
                 failure.withLock {
                     $0 = GPIOError(.waitEvent, chip: lines.first?.1.pin.chip ?? "-", offset: nil,
                                    errno: Errno(rawValue: code))

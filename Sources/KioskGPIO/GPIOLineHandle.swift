@@ -1,6 +1,7 @@
 internal import CKioskGPIOD
 import Glibc
 import KioskCore
+import KioskPOSIX
 import SystemPackage
 
 /// The one owner of an open chip handle and one requested line on it. `OutputLine`, `InputLine`, `ButtonMonitor` and
@@ -84,26 +85,20 @@ final class GPIOLineHandle {
     func waitForEdge(timeout: Duration) throws(GPIOError) -> Bool {
         let (seconds, attoseconds) = timeout.components
         var spec = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
-        while true {
-            let result = gpiod_line_event_wait(line, &spec)
-            if result >= 0 { return result == 1 }
-            let code = Glibc.errno
-            if code == EINTR { continue }
-            throw GPIOError(.waitEvent, chip: pin.chip, offset: pin.offset, errno: Errno(rawValue: code))
+        let result = SystemCall.retrying { gpiod_line_event_wait(line, &spec) }
+        guard result >= 0 else {
+            throw GPIOError(.waitEvent, chip: pin.chip, offset: pin.offset, errno: Errno(rawValue: Glibc.errno))
         }
+        return result == 1
     }
 
     /// Reads one queued edge (`gpiod_line_event_read`): true for a rising (to active) edge. Retries on EINTR.
     func readEdge() throws(GPIOError) -> Bool {
         var event = gpiod_line_event()
-        while true {
-            if gpiod_line_event_read(line, &event) == 0 {
-                return event.event_type == Int32(GPIOD_LINE_EVENT_RISING_EDGE)
-            }
-            let code = Glibc.errno
-            if code == EINTR { continue }
-            throw GPIOError(.readEvent, chip: pin.chip, offset: pin.offset, errno: Errno(rawValue: code))
+        guard SystemCall.retrying({ gpiod_line_event_read(line, &event) }) == 0 else {
+            throw GPIOError(.readEvent, chip: pin.chip, offset: pin.offset, errno: Errno(rawValue: Glibc.errno))
         }
+        return event.event_type == Int32(GPIOD_LINE_EVENT_RISING_EDGE)
     }
 
     deinit {

@@ -1,4 +1,5 @@
 internal import CKioskNFC
+internal import KioskPOSIX
 #if canImport(Glibc)
 internal import Glibc
 #endif
@@ -24,11 +25,9 @@ public final class NFCDevice {
             throw NFCError(code: .invalidConnectionString)
         }
         let path = String(parts[1])
-        let fd = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
+        let fd = SystemCall.retrying { open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC) }
         guard fd >= 0 else { throw NFCError(code: .portUnavailable(errno)) }
-        var locked: Int32
-        repeat { locked = flock(fd, LOCK_EX | LOCK_NB) } while locked != 0 && errno == EINTR
-        guard locked == 0 else {
+        guard SystemCall.retrying({ flock(fd, LOCK_EX | LOCK_NB) }) == 0 else {
             let code = errno
             close(fd)
             throw NFCError(code: code == EWOULDBLOCK ? .portBusy : .portUnavailable(code))

@@ -1,5 +1,6 @@
 import Glibc
 public import KioskCore
+import KioskPOSIX
 import SystemPackage
 
 /// Where and how the receipt printer is reached.
@@ -77,10 +78,9 @@ struct PrinterConnection: ~Copyable {
     /// Opens the device non-blocking; a tty is switched to raw mode at the configured speed.
     private static func open(_ device: PrinterDevice) throws(PrinterError) -> Int32 {
         let mode = device.bidirectional ? O_RDWR : O_WRONLY
-        var descriptor: Int32
-        repeat {
-            descriptor = Glibc.open(device.path, mode | O_APPEND | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
-        } while descriptor < 0 && Glibc.errno == EINTR
+        let descriptor = SystemCall.retrying {
+            Glibc.open(device.path, mode | O_APPEND | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
+        }
         guard descriptor >= 0 else {
             throw PrinterError.from(Errno(rawValue: Glibc.errno), path: device.path, call: "open")
         }
@@ -126,9 +126,11 @@ struct PrinterConnection: ~Copyable {
             let left = deadline - Self.nowMilliseconds()
             if left <= 0 { return false }
             var descriptor = pollfd(fd: fd, events: events, revents: 0)
-            let ready = poll(&descriptor, 1, Int32(min(left, 60_000)))
+            // An interrupted poll is made again with the time left (none left: a zero timeout, as if timed out).
+            let ready = SystemCall.retrying {
+                poll(&descriptor, 1, Int32(min(max(deadline - Self.nowMilliseconds(), 0), 60_000)))
+            }
             if ready < 0 {
-                if Glibc.errno == EINTR { continue }
                 throw PrinterError.from(Errno(rawValue: Glibc.errno), path: path, call: "poll")
             }
             if ready == 0 { continue }
@@ -144,7 +146,7 @@ struct PrinterConnection: ~Copyable {
         var deadline = Self.nowMilliseconds() + device.writeTimeout.wholeMilliseconds
         while written < bytes.count {
             let result = bytes.withUnsafeBufferPointer { buffer in
-                Glibc.write(fd, buffer.baseAddress! + written, buffer.count - written)
+                SystemCall.retrying { Glibc.write(fd, buffer.baseAddress! + written, buffer.count - written) }
             }
             if result > 0 {
                 written += result
@@ -153,8 +155,6 @@ struct PrinterConnection: ~Copyable {
             }
             let code = result < 0 ? Glibc.errno : EAGAIN
             switch code {
-            case EINTR:
-                continue
             case EAGAIN:
                 guard try wait(for: Int16(POLLOUT), until: deadline, call: "write") else {
                     throw .stalled(path: path, written: written, total: bytes.count)
@@ -174,12 +174,14 @@ struct PrinterConnection: ~Copyable {
         while answer.count < 2 {
             guard try wait(for: Int16(POLLIN), until: deadline, call: "read") else { throw .notResponding(path: path) }
             var buffer = [UInt8](repeating: 0, count: 2 - answer.count)
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            let count = buffer.withUnsafeMutableBytes { bytes in
+                SystemCall.retrying { Glibc.read(fd, bytes.baseAddress, bytes.count) }
+            }
             if count > 0 {
                 answer += buffer[0..<count]
             } else if count == 0 {
                 throw .notResponding(path: path)
-            } else if Glibc.errno != EINTR && Glibc.errno != EAGAIN {
+            } else if Glibc.errno != EAGAIN {
                 throw PrinterError.from(Errno(rawValue: Glibc.errno), path: path, call: "read")
             }
         }
@@ -192,6 +194,7 @@ struct PrinterConnection: ~Copyable {
     /// Closes the descriptor; returns a delayed write error (EIO on close), if any.
     consuming func close() -> PrinterError? {
         closed = true
+        // Not retried (`SystemCall`): after EINTR the descriptor is closed all the same on Linux.
         if Glibc.close(fd) != 0 && Glibc.errno != EINTR {
             return PrinterError.from(Errno(rawValue: Glibc.errno), path: path, call: "close")
         }

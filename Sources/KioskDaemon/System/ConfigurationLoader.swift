@@ -1,5 +1,6 @@
 public import KioskCore
 internal import Foundation
+internal import KioskPOSIX
 #if canImport(Glibc)
 internal import Glibc
 #endif
@@ -82,7 +83,8 @@ public struct ConfigurationLoader: Sendable {
 
     /// The whole file, or why not (errno and its text; never the content).
     static func readSmallFile(_ path: String, limit: Int) -> Result<[UInt8], ReadFailure> {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        // A FIFO blocks in open until a writer comes, so even open may be interrupted.
+        let descriptor = SystemCall.retrying { open(path, O_RDONLY | O_CLOEXEC) }
         guard descriptor >= 0 else { return .failure(failure(errno)) }
         defer { close(descriptor) }
         var status = stat()
@@ -93,11 +95,10 @@ public struct ConfigurationLoader: Sendable {
         bytes.reserveCapacity(min(Int(status.st_size), limit) + 1)
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                return .failure(failure(errno))
+            let count = chunk.withUnsafeMutableBytes { buffer in
+                SystemCall.retrying { read(descriptor, buffer.baseAddress, buffer.count) }
             }
+            if count < 0 { return .failure(failure(errno)) }
             if count == 0 { break }
             bytes.append(contentsOf: chunk[0..<count])
             if bytes.count > limit { return .failure(ReadFailure(code: EFBIG, reason: "larger than \(limit) bytes")) }

@@ -1,4 +1,5 @@
 internal import Foundation
+internal import KioskPOSIX
 internal import Synchronization
 #if canImport(Glibc)
 internal import Glibc
@@ -88,11 +89,8 @@ public final class ControlSocketServer: Sendable {
 
     private func acceptLoop() {
         while !stopped.load(ordering: .sequentiallyConsistent) {
-            let connection = accept(listener, nil, nil)
-            if connection < 0 {
-                if errno == EINTR { continue }
-                return
-            }
+            let connection = SystemCall.retrying { accept(listener, nil, nil) }
+            if connection < 0 { return }
             _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
             let thread = Thread { [self] in serve(connection) }
             thread.name = "control-connection"

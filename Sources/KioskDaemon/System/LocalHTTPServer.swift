@@ -1,4 +1,5 @@
 internal import Foundation
+internal import KioskPOSIX
 internal import Synchronization
 #if canImport(Glibc)
 internal import Glibc
@@ -152,9 +153,9 @@ public final class LocalHTTPServer: Sendable {
 
     private func acceptLoop() {
         while !stopped.load(ordering: .sequentiallyConsistent) {
-            let connection = accept(listener, nil, nil)
+            let connection = SystemCall.retrying { accept(listener, nil, nil) }
             if connection < 0 {
-                if errno == EINTR || errno == ECONNABORTED { continue }
+                if errno == ECONNABORTED { continue }
                 return
             }
             _ = fcntl(connection, F_SETFD, FD_CLOEXEC)

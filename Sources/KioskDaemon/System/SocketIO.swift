@@ -1,3 +1,4 @@
+internal import KioskPOSIX
 #if canImport(Glibc)
 internal import Glibc
 #endif
@@ -25,22 +26,22 @@ enum SocketIO {
     /// The next bytes, empty at the end of the stream.
     static func read(_ descriptor: Int32) throws(Failure) -> [UInt8] {
         var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-            if count >= 0 { return Array(buffer[0 ..< count]) }
-            if errno == EINTR { continue }
-            if errno == EAGAIN || errno == EWOULDBLOCK { throw .timedOut }
-            throw .system(call: "read", errno: errno)
+        let count = buffer.withUnsafeMutableBytes { bytes in
+            SystemCall.retrying { Glibc.read(descriptor, bytes.baseAddress, bytes.count) }
         }
+        if count >= 0 { return Array(buffer[0 ..< count]) }
+        if errno == EAGAIN || errno == EWOULDBLOCK { throw .timedOut }
+        throw .system(call: "read", errno: errno)
     }
 
     /// Writes all of `bytes` (no SIGPIPE if the peer has gone).
     static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) throws(Failure) {
         var offset = 0
         while offset < bytes.count {
-            let count = bytes[offset...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let count = bytes[offset...].withUnsafeBytes { buffer in
+                SystemCall.retrying { Glibc.send(descriptor, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL)) }
+            }
             if count < 0 {
-                if errno == EINTR { continue }
                 if errno == EAGAIN || errno == EWOULDBLOCK { throw .timedOut }
                 throw .system(call: "write", errno: errno)
             }

@@ -1,4 +1,5 @@
 internal import Foundation
+internal import KioskPOSIX
 #if canImport(Glibc)
 internal import Glibc
 #endif
@@ -59,7 +60,10 @@ public struct SystemdNotifier: Sendable {
         defer { close(descriptor) }
         let sent = message.utf8CString.withUnsafeBufferPointer { text in
             address.withSocketAddress { socketAddress, length in
-                sendto(descriptor, text.baseAddress, text.count - 1, Int32(MSG_NOSIGNAL), socketAddress, length)
+                // Blocks while systemd's queue is full: a signal then must not lose the message (READY=1).
+                SystemCall.retrying {
+                    sendto(descriptor, text.baseAddress, text.count - 1, Int32(MSG_NOSIGNAL), socketAddress, length)
+                }
             }
         }
         return sent == message.utf8.count

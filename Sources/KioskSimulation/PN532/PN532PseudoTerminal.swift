@@ -1,4 +1,5 @@
 internal import CKioskLinux
+internal import KioskPOSIX
 #if canImport(Glibc)
 internal import Glibc
 #endif
@@ -120,34 +121,39 @@ public final class PN532PseudoTerminal: @unchecked Sendable {
     private func serve() {
         var buffer = [UInt8](repeating: 0, count: 4096)
         while !stopping.load(ordering: .sequentiallyConsistent) {
-            var timeout: Int32 = 1000
-            if let deadline = emulator.deadline {
-                let left = ContinuousClock.now.duration(to: deadline)
-                let ms = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000
-                timeout = Int32(max(0, min(1000, ms + 1)))
-            }
             var fds = [pollfd(fd: master, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
-            let ready = poll(&fds, 2, timeout)
-            if ready < 0 && errno != EINTR { return }
+            // An interrupted poll is made again with the time left until the emulator's next deadline.
+            let ready = SystemCall.retrying { poll(&fds, 2, pollTimeout()) }
+            if ready < 0 { return }
             if fds[1].revents & Int16(POLLIN) != 0 {
-                while read(wake.read, &buffer, buffer.count) > 0 {}
+                while SystemCall.retrying({ read(wake.read, &buffer, buffer.count) }) > 0 {}
             }
             if fds[0].revents & Int16(POLLIN) != 0 {
-                let count = read(master, &buffer, buffer.count)
+                let count = SystemCall.retrying { read(master, &buffer, buffer.count) }
                 if count > 0 { send(emulator.receive(Array(buffer[0 ..< count]))) }
             }
             send(emulator.tick())
         }
     }
 
+    /// Milliseconds until the emulator's next deadline (at most a second, so that `stop()` is noticed).
+    private func pollTimeout() -> Int32 {
+        guard let deadline = emulator.deadline else { return 1000 }
+        let left = ContinuousClock.now.duration(to: deadline)
+        let ms = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000
+        return Int32(max(0, min(1000, ms + 1)))
+    }
+
     private func send(_ bytes: [UInt8]) {
         if let baudRate, !bytes.isEmpty { usleep(UInt32(bytes.count * 10 * 1_000_000 / baudRate)) }
         var offset = 0
         while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { write(master, $0.baseAddress, $0.count) }
+            let written = bytes[offset...].withUnsafeBytes { buffer in
+                SystemCall.retrying { write(master, buffer.baseAddress, buffer.count) }
+            }
             if written < 0 {
-                if errno == EINTR || errno == EAGAIN { continue }
+                if errno == EAGAIN { continue }
                 return
             }
             offset += written
