@@ -4,30 +4,6 @@ internal import KioskPrinter
 internal import KioskExchange
 internal import Synchronization
 
-/// Where a consented batch leaves this kiosk: its own receipt printer (simulated or real), the export folder, the
-/// authority's upload endpoint.
-struct DaemonReportDelivery: ReportDelivering {
-    let printer: any ReceiptPrinter
-    let hasPrinter: Bool
-    let paper: PaperWidth
-    let others: ReportDelivery
-
-    var canPrint: Bool { hasPrinter }
-    var canUpload: Bool { others.canUpload }
-    var defaultExportDirectory: String? { others.defaultExportDirectory }
-
-    func deliver(_ batch: ReportBatch, preview: Preview, exportDirectory: String?) async throws(DeliveryError) -> String {
-        guard case .print = preview.output else {
-            return try await others.deliver(batch, preview: preview, exportDirectory: exportDirectory)
-        }
-        guard hasPrinter else { throw .notAvailable("receipt printer") }
-        let bytes: [UInt8]
-        do { bytes = try ReportReceipt.escpos(batch: batch, preview: preview, paper: paper) } catch { throw .receipt }
-        do { try await printer.print(bytes) } catch { throw .printer(error) }
-        return "Printed: \(preview.reportCount) report\(preview.reportCount == 1 ? "" : "s") on the receipt. Take it to the test centre."
-    }
-}
-
 /// The next card read, taken for the report conversation instead of the station (the holder proves presence with
 /// their card; it is not a check-in).
 final class CardClaim: Sendable {

@@ -61,7 +61,7 @@ public final class KioskDaemon: Sendable {
     let camera: (any CodeCamera)?
     let runner: StationRunner
     let desk: CheckInDesk
-    let reportDelivery: DaemonReportDelivery
+    let reportDelivery: ReportDelivery
     let cardClaim = CardClaim()
     let warnings: DaemonWarnings?
     public let loop: StationLoop
@@ -99,11 +99,10 @@ public final class KioskDaemon: Sendable {
         simulation = given.simulation
         for (device, state) in given.states { devices.set(device, state) }
         let printer: any ReceiptPrinter = given.printer ?? NoPrinter()
-        reportDelivery = DaemonReportDelivery(
-            printer: printer, hasPrinter: given.printer != nil,
-            paper: settings.receiptPrinter?.paper ?? .mm58,
-            others: ReportDelivery(uploader: settings.reportUploadURL.map { ReportUploader(endpoint: $0) },
-                                   exportDirectory: settings.reportExportDirectory))
+        reportDelivery = ReportDelivery(
+            printer: given.printer, paper: settings.receiptPrinter?.paper ?? .mm58,
+            uploader: settings.reportUploadURL.map { ReportUploader(endpoint: $0) },
+            exportDirectory: settings.reportExportDirectory)
         if let connection = given.nfcConnection {
             nfcReader = NFCReader(connection: connection, access: KioskCardAccess(cardKey: cardKey, crypto: crypto),
                                   logger: logger)

@@ -32,7 +32,7 @@ public enum DeliveryError: Error, Equatable, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .printer(let error): "The receipt could not be printed: \(error)."
+        case .printer(let error): "The receipt could not be printed: \(error). Nothing will be printed later."
         case .receipt: "The receipt could not be laid out."
         case .export(let error): error.description
         case .upload(let error): error.description
@@ -42,15 +42,15 @@ public enum DeliveryError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 }
 
-/// The kiosk's outputs: a receipt printer through a `ReceiptSpooler`, a USB stick folder through `ReportExporter`,
+/// The kiosk's outputs: a receipt printer (an `AttendedPrinter` on a board: printed now or not at all), a USB stick folder through `ReportExporter`,
 /// the health authority through `ReportUploader`. Any of them may be absent.
 public struct ReportDelivery: ReportDelivering {
-    public let printer: ReceiptSpooler?
+    public let printer: (any ReceiptPrinter)?
     public let paper: PaperWidth
     public let uploader: ReportUploader?
     public let defaultExportDirectory: String?
 
-    public init(printer: ReceiptSpooler? = nil, paper: PaperWidth = .mm58, uploader: ReportUploader? = nil,
+    public init(printer: (any ReceiptPrinter)? = nil, paper: PaperWidth = .mm58, uploader: ReportUploader? = nil,
                 exportDirectory: String? = nil) {
         self.printer = printer
         self.paper = paper
@@ -68,14 +68,8 @@ public struct ReportDelivery: ReportDelivering {
             guard let printer else { throw .notAvailable("receipt printer") }
             let bytes: [UInt8]
             do { bytes = try ReportReceipt.escpos(batch: batch, preview: preview, paper: paper) } catch { throw .receipt }
-            do {
-                try await printer.submit(bytes)
-            } catch {
-                // The holder chooses again (retry, or another output) and consents again: the failed receipt must
-                // not come out of the printer later on its own.
-                for job in await printer.pending { await printer.discard(id: job.id) }
-                throw .printer(error)
-            }
+            // Nothing of a receipt that failed is kept: the holder is offered to try again now, or another output.
+            do throws(PrinterError) { try await printer.print(bytes) } catch { throw .printer(error) }
             return "Printed: \(count) on the receipt. Take it to the test centre."
         case .export:
             guard let directory = exportDirectory ?? defaultExportDirectory else { throw .notAvailable("export folder") }

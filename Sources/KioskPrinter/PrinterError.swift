@@ -1,7 +1,7 @@
 public import SystemPackage
 
-/// Why a receipt did not print. The job that failed stays queued (`ReceiptSpooler`), so after fixing the cause it can
-/// be printed again. The description says what to check; it never contains the receipt's content.
+/// Why a receipt did not print. Nothing is kept (`AttendedPrinter`): the caller tells the person and offers to try
+/// again now. The description says what to check; it never contains the receipt's content.
 public enum PrinterError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The device file does not exist (`ENOENT`): printer not plugged in or not switched on.
     case notFound(path: String)
@@ -31,20 +31,19 @@ public enum PrinterError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .notFound(let path):
-            "no printer at \(path): plug it in and switch it on (the receipt is kept and can be printed again)"
+            "no printer at \(path): plug it in and switch it on"
         case .unplugged(let path):
-            "the printer at \(path) went away: check the cable and power (the receipt is kept)"
+            "the printer at \(path) went away: check the cable and power"
         case .permissionDenied(let path):
             "no permission to open \(path): the kiosk's user needs the 'lp' group or a udev rule for the printer"
         case .busy(let path):
             "the printer at \(path) is in use by another program"
         case .ioError(let path):
-            "the printer at \(path) reported an error: check paper, cover and cable (the receipt is kept)"
+            "the printer at \(path) reported an error: check paper, cover and cable"
         case .stalled(let path, let written, let total):
             "the printer at \(path) stopped taking data after \(written) of \(total) bytes: check paper and cover"
-                + " (the whole receipt will be printed again)"
-        case .outOfPaper(let path): "the printer at \(path) is out of paper: put in a new roll (the receipt is kept)"
-        case .coverOpen(let path): "the printer at \(path) has its cover open: close it (the receipt is kept)"
+        case .outOfPaper(let path): "the printer at \(path) is out of paper: put in a new roll"
+        case .coverOpen(let path): "the printer at \(path) has its cover open: close it"
         case .printerFault(let path):
             "the printer at \(path) reports a fault (cutter jam or overheating): switch it off and on"
         case .notResponding(let path):

@@ -73,7 +73,7 @@ struct Report: AsyncParsableCommand {
         let desk = CheckInDesk(store: store, crypto: crypto)
         let reading = ClockReading(now: Date(timeIntervalSince1970: TimeInterval(now)), isSynchronized: true)
         let delivery = ReportDelivery(
-            printer: printer.map { ReceiptSpooler(device: PrinterDevice(path: $0)) },
+            printer: printer.map { AttendedPrinter(device: PrinterDevice(path: $0)) },
             paper: paper == 80 ? .mm80 : .mm58,
             uploader: authority.map { ReportUploader(endpoint: Self.uploadEndpoint($0)) },
             exportDirectory: exportDir)

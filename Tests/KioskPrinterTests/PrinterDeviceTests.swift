@@ -5,8 +5,8 @@ import KioskPrinter
 import Testing
 
 /// The printer output owner against real files, FIFOs and pseudo-terminals: each failure a real printer shows
-/// (absent, unplugged before or during a job, out of paper, not answering, stalled) is a typed error, and the job
-/// stays queued until it prints in full.
+/// (absent, unplugged before or during a job, out of paper, not answering, stalled) is a typed error, and a receipt
+/// that did not print is never printed later on its own.
 @Suite(.serialized) struct PrinterDeviceTests {
     static func job(_ size: Int = 2000) -> [UInt8] {
         var encoder = ESCPOSEncoder(paper: .mm58)
@@ -29,24 +29,24 @@ import Testing
         #expect(readWholeFile(path) == job)
     }
 
-    @Test func absentPrinterIsNotFoundAndTheJobIsKeptUntilItPrints() async throws {
+    @Test func absentPrinterIsNotFoundAndAFailedReceiptNeverPrintsLater() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.file("lp0")
-        let spooler = ReceiptSpooler(device: PrinterDevice(path: path))
+        let printer = AttendedPrinter(device: PrinterDevice(path: path))
         let job = Self.job()
-        let error = await #expect(throws: PrinterError.self) { try await spooler.submit(job) }
+        let error = await #expect(throws: PrinterError.self) { try await printer.print(job) }
         #expect(error == .notFound(path: path))
         #expect(error?.description.contains("plug it in") == true)
-        #expect(await spooler.pending.map(\.bytes) == [job])
-        let second = Self.job(500)
-        await #expect(throws: PrinterError.notFound(path: path)) { try await spooler.submit(second) }
-        #expect(await spooler.pending.count == 2)
 
-        FileManager.default.createFile(atPath: path, contents: nil)  // plugged in
-        try await spooler.retry()
-        #expect(await spooler.pending.isEmpty)
-        #expect(readWholeFile(path) == job + second)
+        // Plugged in: the next receipt, someone else's, comes out alone; the failed one is gone for good.
+        FileManager.default.createFile(atPath: path, contents: nil)
+        let second = Self.job(500)
+        try await printer.print(second)
+        #expect(readWholeFile(path) == second)
+        // Trying again is the holder's choice, made now with the bytes the caller still holds.
+        try await printer.print(job)
+        #expect(readWholeFile(path) == second + job)
     }
 
     @Test func fifoWithoutReaderIsUnplugged() async throws {
@@ -54,15 +54,14 @@ import Testing
         defer { directory.remove() }
         let path = directory.file("printer.fifo")
         #expect(mkfifo(path, 0o600) == 0)
-        let spooler = ReceiptSpooler(device: PrinterDevice(path: path))
+        let printer = AttendedPrinter(device: PrinterDevice(path: path))
         let job = Self.job()
-        await #expect(throws: PrinterError.unplugged(path: path)) { try await spooler.submit(job) }
-        #expect(await spooler.pending.count == 1)
+        await #expect(throws: PrinterError.unplugged(path: path)) { try await printer.print(job) }
 
         let reader = open(path, O_RDONLY | O_NONBLOCK)
         #expect(reader >= 0)
         defer { close(reader) }
-        try await spooler.retry()
+        try await printer.print(job)
         var got = [UInt8](repeating: 0, count: job.count + 10)
         let count = read(reader, &got, got.count)
         #expect(Array(got[0..<max(count, 0)]) == job)
@@ -91,30 +90,28 @@ import Testing
         let printer = try FakeSerialPrinter(.answer(PrinterStatus(paperOut: true)))
         defer { printer.stop() }
         let device = PrinterDevice(path: printer.slavePath, bidirectional: true)
-        let spooler = ReceiptSpooler(device: device)
+        let attended = AttendedPrinter(device: device)
         let job = Self.job()
-        await #expect(throws: PrinterError.outOfPaper(path: printer.slavePath)) { try await spooler.submit(job) }
+        await #expect(throws: PrinterError.outOfPaper(path: printer.slavePath)) { try await attended.print(job) }
         #expect(printer.received == PrinterStatus.query)
-        #expect(await spooler.pending.count == 1)
     }
 
-    @Test func serialPrinterWithPaperPrintsTheKeptJob() async throws {
+    @Test func serialPrinterRefilledPrintsTheReceiptTriedAgain() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let link = directory.file("kiosk-printer")  // as a udev rule would name it
         let empty = try FakeSerialPrinter(.answer(PrinterStatus(paperOut: true)))
         #expect(symlink(empty.slavePath, link) == 0)
-        let spooler = ReceiptSpooler(device: PrinterDevice(path: link, bidirectional: true))
+        let attended = AttendedPrinter(device: PrinterDevice(path: link, bidirectional: true))
         let job = Self.job(20_000)
-        await #expect(throws: PrinterError.outOfPaper(path: link)) { try await spooler.submit(job) }
+        await #expect(throws: PrinterError.outOfPaper(path: link)) { try await attended.print(job) }
         empty.stop()
 
         let refilled = try FakeSerialPrinter(.answer(PrinterStatus(paperLow: true)))
         defer { refilled.stop() }
         unlink(link)
         #expect(symlink(refilled.slavePath, link) == 0)
-        try await spooler.retry()
-        #expect(await spooler.pending.isEmpty)
+        try await attended.print(job)
         try await waitUntil { refilled.received.count >= PrinterStatus.query.count + job.count }
         #expect(refilled.received == PrinterStatus.query + job)
     }
@@ -149,25 +146,27 @@ import Testing
         #expect(status == PrinterStatus(paperLow: true))
     }
 
-    @Test func printerUnpluggedMidJobIsAnIOErrorAndTheJobIsKept() async throws {
+    @Test func printerUnpluggedMidJobIsAnIOError() async throws {
         let printer = try FakeSerialPrinter(.unplugAfter(4096))
         defer { printer.stop() }
-        let spooler = ReceiptSpooler(device: PrinterDevice(path: printer.slavePath, writeTimeout: .seconds(2)))
+        let attended = AttendedPrinter(device: PrinterDevice(path: printer.slavePath, writeTimeout: .seconds(2)))
         let job = Self.job(200_000)
-        let error = await #expect(throws: PrinterError.self) { try await spooler.submit(job) }
+        let error = await #expect(throws: PrinterError.self) { try await attended.print(job) }
         #expect(error == .ioError(path: printer.slavePath))
-        #expect(await spooler.pending.map(\.bytes) == [job])
         #expect(printer.received.count < job.count)
     }
 
-    @Test func discardedJobIsGone() async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let spooler = ReceiptSpooler(device: PrinterDevice(path: directory.file("absent")))
-        await #expect(throws: PrinterError.self) { try await spooler.submit(Self.job()) }
-        let id = try #require(await spooler.pending.first?.id)
-        await spooler.discard(id: id)
-        #expect(await spooler.pending.isEmpty)
+    @Test func noErrorTextPromisesALaterPrint() {
+        let path = "/dev/usb/lp0"
+        let errors: [PrinterError] = [
+            .notFound(path: path), .unplugged(path: path), .permissionDenied(path: path), .busy(path: path),
+            .ioError(path: path), .stalled(path: path, written: 10, total: 20), .outOfPaper(path: path),
+            .coverOpen(path: path), .printerFault(path: path), .notResponding(path: path), .notConfigured,
+        ]
+        for error in errors {
+            #expect(!error.description.contains("kept"), "\(error)")
+            #expect(!error.description.contains("again"), "\(error)")
+        }
     }
 
     @Test func errorTextCarriesNoReceiptContent() {

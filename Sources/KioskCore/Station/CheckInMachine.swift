@@ -12,7 +12,9 @@ public import Foundation
 /// - the staff code, or a staff card this kiosk enrolled (`StationState.staffCards`), opens staff mode, which
 ///   closes after `staffTimeout` without use, on `.leave` or when the staff card taps again; any other card whose
 ///   kind byte says "staff" (forged, or another kiosk's) and every printed card code of kind staff is refused;
-/// - a venue code binds the kiosk in staff mode and is only a hint otherwise; anything else is "not a check-in code".
+/// - a venue code binds the kiosk in staff mode and is only a hint otherwise; anything else is "not a check-in code";
+/// - a receipt is printed while the person it is for is there: one that fails is offered again for
+///   `reprintOfferTime` (confirm prints it now, cancel drops it) and never printed later on its own.
 public struct CheckInMachine: Sendable {
     /// What the kiosk is doing.
     public enum Mode: Sendable, Equatable {
@@ -64,6 +66,13 @@ public struct CheckInMachine: Sendable {
     private var enrolKind: CardKind = .visitor
     /// The warning on screen now, waiting for confirmation.
     private var shownWarning: (tag: [UInt8], until: Date)?
+    /// Receipts handed to the printer and not answered yet, by kind: kept only to offer a failed one again.
+    private var printing: [PrintJob.Kind: PrintJob] = [:]
+    /// A receipt that did not print, offered to the person at the kiosk until `until`: confirm tries it again now,
+    /// cancel (or the time running out) drops it. Nothing is ever printed later on its own.
+    private var reprintOffer: (job: PrintJob, until: Date)?
+    /// How long a receipt that did not print is offered again.
+    public static let reprintOfferTime: TimeInterval = 60
     private var lastExpiry: Date?
     private var clockWasSynchronized: Bool?
 
@@ -99,7 +108,7 @@ public struct CheckInMachine: Sendable {
         case .tick: actions += tick(now: now)
         case .tapDone(let outcome, let warning): actions += tapDone(outcome, warning: warning, now: now)
         case .enrolDone(let result): actions += enrolDone(result)
-        case .printDone(let kind, let result): actions += printDone(kind, result)
+        case .printDone(let kind, let result): actions += printDone(kind, result, now: now)
         case .persistDone(let result): actions += persistDone(result)
         case .wipeDone(let result): actions += wipeDone(result)
         case .expiryDone(let result): actions += expiryDone(result)
@@ -264,8 +273,8 @@ public struct CheckInMachine: Sendable {
                 if !state.warnings[index].slipPrinted {
                     state.warnings[index].slipPrinted = true
                     changed = true
-                    actions.append(.print(.warningSlip(WarningSlip(exposureDays: warning.exposureDays,
-                                                                   isHighRisk: warning.isHighRisk))))
+                    actions.append(printAction(.warningSlip(WarningSlip(exposureDays: warning.exposureDays,
+                                                                         isHighRisk: warning.isHighRisk))))
                 }
                 shownWarning = (warning.acknowledgementTag, now.now.addingTimeInterval(configuration.warningDisplayTime))
             }
@@ -299,6 +308,7 @@ public struct CheckInMachine: Sendable {
                 break
             }
         }
+        if let answered = answerReprintOffer(button, now: now) { return answered }
         guard let shown = shownWarning, now.now < shown.until else { return [] }
         shownWarning = nil
         switch button {
@@ -338,6 +348,7 @@ public struct CheckInMachine: Sendable {
         mode = .visitor
         enrolKind = .visitor
         wipePendingCard()
+        dropReprintOffer()
         return [.show(StationMessage(title: "Staff mode closed", body: "Visitors can tap their cards.", kind: .info))]
     }
 
@@ -402,7 +413,7 @@ public struct CheckInMachine: Sendable {
                                              body: "Only venues created on this kiosk have their poster here.",
                                              kind: .error)), .indicate(.refused)]
             }
-            return [.print(.venuePoster(VenuePoster(url: url, description: venue.description, address: venue.address)))]
+            return [printAction(.venuePoster(VenuePoster(url: url, description: venue.description, address: venue.address)))]
         case .enrolCard:
             enrolKind = .visitor
             mode = .staff(.awaitingBlankCard, until: until)
@@ -432,7 +443,7 @@ public struct CheckInMachine: Sendable {
             let slip = StatusSlip(venueFormat: state.venue?.formatName, venueFingerprint: state.venue?.fingerprint,
                                   openCheckIns: open, clockSynchronized: now.isSynchronized, printedAt: now.now,
                                   staffCards: state.staffCards.count)
-            return [.print(.statusSlip(slip))]
+            return [printAction(.statusSlip(slip))]
         case .wipe(let confirmed, let forgetVenue):
             if confirmed { return startWipe(forgetVenue: forgetVenue, now: now) }
             mode = .staff(.confirmingWipe(forgetVenue: forgetVenue), until: until)
@@ -470,7 +481,7 @@ public struct CheckInMachine: Sendable {
             .indicate(.accepted),
         ]
         if let posterURL {
-            actions.append(.print(.venuePoster(VenuePoster(url: posterURL, description: bound.description,
+            actions.append(printAction(.venuePoster(VenuePoster(url: posterURL, description: bound.description,
                                                            address: bound.address))))
         }
         return actions
@@ -534,7 +545,7 @@ public struct CheckInMachine: Sendable {
             return [.show(StationMessage(
                 title: "Card enrolled",
                 body: "Printing the personal QR card. It opens the visitor's check-ins like the card: keep it like a key.",
-                kind: .success)), .indicate(.accepted), .print(.personalCard(secret))]
+                kind: .success)), .indicate(.accepted), printAction(.personalCard(secret))]
         case .failure(let failure):
             mode = .staff(.awaitingBlankCard, until: until)
             return [.show(StationMessage(title: "Card not enrolled",
@@ -548,11 +559,56 @@ public struct CheckInMachine: Sendable {
         pendingCard = nil
     }
 
-    private mutating func printDone(_ kind: PrintJob.Kind, _ result: Result<Void, StationFailure>) -> [StationAction] {
-        guard case .failure(let failure) = result else { return [] }
-        return [.show(StationMessage(title: "Printer problem",
-                                     body: failure.description + " The receipt is kept and printed when the printer is back.",
-                                     kind: .error)), .indicate(.error)]
+    /// `.print(job)`, remembering the job until the printer answers (to offer it again if it fails).
+    private mutating func printAction(_ job: PrintJob) -> StationAction {
+        if var earlier = printing.updateValue(job, forKey: job.kind) { earlier.wipe(using: crypto) }
+        return .print(job)
+    }
+
+    private mutating func printDone(_ kind: PrintJob.Kind, _ result: Result<Void, StationFailure>,
+                                    now: ClockReading) -> [StationAction] {
+        var job = printing.removeValue(forKey: kind)
+        guard case .failure(let failure) = result else {
+            job?.wipe(using: crypto)
+            return []
+        }
+        dropReprintOffer()
+        guard let job else {
+            return [.show(StationMessage(title: "Not printed", body: failure.description + " Nothing will be printed later.",
+                                         kind: .error)), .indicate(.error)]
+        }
+        reprintOffer = (job, now.now.addingTimeInterval(Self.reprintOfferTime))
+        return [.show(StationMessage(
+                    title: "Not printed",
+                    body: "The \(job.kind.name) did not print: \(failure.description). Nothing will be printed later. "
+                        + "Press confirm to try again now, or cancel.",
+                    kind: .error)),
+                .indicate(.error)]
+    }
+
+    /// Confirm prints the offered receipt again now; cancel drops it. Nil when no offer is open.
+    private mutating func answerReprintOffer(_ button: StationButton, now: ClockReading) -> [StationAction]? {
+        guard let offer = reprintOffer else { return nil }
+        guard now.now < offer.until else {
+            dropReprintOffer()
+            return nil
+        }
+        reprintOffer = nil
+        switch button {
+        case .confirm:
+            return [.show(StationMessage(title: "Printing", body: "Trying the \(offer.job.kind.name) again.", kind: .info)),
+                    printAction(offer.job)]
+        case .cancel:
+            var job = offer.job
+            job.wipe(using: crypto)
+            return [.show(StationMessage(title: "Not printed", body: "Nothing was printed, and nothing will be printed later.",
+                                         kind: .info))]
+        }
+    }
+
+    private mutating func dropReprintOffer() {
+        reprintOffer?.job.wipe(using: crypto)
+        reprintOffer = nil
     }
 
     private mutating func persistDone(_ result: Result<Void, StationFailure>) -> [StationAction] {
@@ -618,6 +674,7 @@ public struct CheckInMachine: Sendable {
     private mutating func tick(now: ClockReading) -> [StationAction] {
         var actions = [StationAction]()
         if let shown = shownWarning, now.now >= shown.until { shownWarning = nil }
+        if let offer = reprintOffer, now.now >= offer.until { dropReprintOffer() }
         if now.isSynchronized {
             let due = lastExpiry.map { now.now.timeIntervalSince($0) >= configuration.expiryInterval || now.now < $0 } ?? true
             if due {

@@ -77,6 +77,25 @@ public enum PrintJob: Sendable, Equatable {
         case .warningSlip: .warningSlip
         }
     }
+
+    /// Wipes the card secret a personal QR card carries; the other receipts hold no secret.
+    public mutating func wipe(using crypto: some CryptoProvider) {
+        guard case .personalCard(var secret) = self else { return }
+        secret.wipe(using: crypto)
+        self = .personalCard(secret)
+    }
+}
+
+extension PrintJob.Kind {
+    /// The receipt's name in a sentence ("The personal QR card did not print").
+    public var name: String {
+        switch self {
+        case .venuePoster: "venue poster"
+        case .personalCard: "personal QR card"
+        case .statusSlip: "status slip"
+        case .warningSlip: "warning slip"
+        }
+    }
 }
 
 /// What a venue poster shows: the code's URL (as QR), the venue's name and address.

@@ -13,7 +13,7 @@ public enum BoardDevices {
         let (indicator, buttons) = openLights(settings.lightsAndButtons, states: &states, logger: logger)
         var printer: (any ReceiptPrinter)?
         if let configuration = settings.receiptPrinter {
-            printer = ReceiptSpooler(device: PrinterDevice(configuration))
+            printer = AttendedPrinter(device: PrinterDevice(configuration))
             states["printer"] = "configured"
         } else {
             states["printer"] = "none configured"

@@ -146,10 +146,12 @@ import Testing
         #expect(await bench.runner.handle(.cardRead(.blank)).printed == [.personalCard])
     }
 
-    @Test func missingPrinterIsReportedAndTheReceiptIsKept() async throws {
+    @Test func missingPrinterIsReportedAndNothingPrintsLater() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("station-\(UUID().uuidString)")
-        let spooler = ReceiptSpooler(device: PrinterDevice(path: directory.path + "/no-printer"))
-        let bench = try StationBench(printer: spooler)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.path + "/printer"
+        let bench = try StationBench(printer: AttendedPrinter(device: PrinterDevice(path: path)))
         _ = await bench.runner.handle(.codeScanned("STAFF-CODE-1"))
         let report = await bench.runner.handle(.staffCommand(.printStatus))
         guard case .printFailed(.statusSlip, .printer(let reason)) = report.steps.first else {
@@ -157,10 +159,68 @@ import Testing
             return
         }
         #expect(reason.contains("plug it in"))
-        #expect(report.shown.first?.title == "Printer problem")
+        #expect(report.shown.first?.title == "Not printed")
+        #expect(report.shown.first?.body.contains("Nothing will be printed later") == true)
         #expect(report.indicated == [.error])
-        #expect(await spooler.pending.count == 1)
         #expect(await bench.runner.counters.printFailures == 1)
+
+        // The printer comes back; staff do something else. Nothing of the failed slip comes out on its own.
+        FileManager.default.createFile(atPath: path, contents: nil)
+        _ = await bench.runner.handle(.tick)
+        _ = await bench.runner.handle(.staffCommand(.enrolCard))
+        #expect(FileManager.default.contents(atPath: path)?.isEmpty == true)
+    }
+
+    /// A personal QR card that does not print is offered again at once: confirm prints it now; a later receipt,
+    /// anyone's, never carries it.
+    @Test func aPersonalCardThatDidNotPrintIsOfferedAgainNowAndNeverPrintsLater() async throws {
+        let bench = try StationBench()
+        await bench.printer.setFailure(.notFound(path: "/dev/kiosk-printer"))
+        _ = await bench.runner.handle(.codeScanned("STAFF-CODE-1"))
+        _ = await bench.runner.handle(.staffCommand(.enrolCard))
+        let enrol = await bench.runner.handle(.cardRead(.blank))
+        #expect(enrol.steps.contains(.printFailed(.personalCard, .printer(reason: PrinterError.notFound(path: "/dev/kiosk-printer").description))))
+        let offer = try #require(enrol.shown.last)
+        #expect(offer.title == "Not printed")
+        #expect(offer.body.contains("personal QR card") && offer.body.contains("Press confirm to try again now"))
+        #expect(!offer.body.contains("kept"))
+
+        // The printer is fixed and the holder presses confirm: the same card code prints, once.
+        await bench.printer.setFailure(nil)
+        let retry = await bench.runner.handle(.buttonPressed(.confirm))
+        #expect(retry.printed == [.personalCard])
+        let enrolled = try #require(await bench.enroller.enrolled.first)
+        let lines = try await bench.printer.lines()
+        #expect(lines.count == 1)
+        #expect(lines.first?.joined().contains(enrolled.printedText) == true)
+        // A second press does nothing more: the offer was used.
+        #expect(await bench.runner.handle(.buttonPressed(.confirm)).printed.isEmpty)
+        #expect(await bench.printer.receipts.count == 1)
+    }
+
+    @Test func aReceiptOfferedAgainIsDroppedOnCancelOrWhenTheOfferRunsOut() async throws {
+        for answer in ["cancel", "timeout", "leave"] {
+            let bench = try StationBench()
+            await bench.printer.setFailure(.outOfPaper(path: "/dev/kiosk-printer"))
+            _ = await bench.runner.handle(.codeScanned("STAFF-CODE-1"))
+            _ = await bench.runner.handle(.staffCommand(.enrolCard))
+            _ = await bench.runner.handle(.cardRead(.blank))
+            await bench.printer.setFailure(nil)
+            switch answer {
+            case "cancel":
+                let cancelled = await bench.runner.handle(.buttonPressed(.cancel))
+                #expect(cancelled.shown.last?.body == "Nothing was printed, and nothing will be printed later.")
+            case "timeout":
+                bench.clock.advance(by: CheckInMachine.reprintOfferTime + 1)
+                _ = await bench.runner.handle(.tick)
+            default:
+                _ = await bench.runner.handle(.staffCommand(.leave))
+            }
+            // Confirm now prints nothing: the card code is gone from the kiosk.
+            _ = await bench.runner.handle(.buttonPressed(.confirm))
+            _ = await bench.runner.handle(.tick)
+            #expect(await bench.printer.receipts.isEmpty, "\(answer)")
+        }
     }
 
     @Test func statusSlipCarriesCountsAndNoVenueName() async throws {
