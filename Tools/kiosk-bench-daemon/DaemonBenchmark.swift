@@ -14,16 +14,19 @@ import Glibc
 /// Benchmarks of the daemon, on simulated hardware with the real libnfc, libzbar and SQLite:
 /// 1. card placed on the (emulated) reader → durable check-in → light command, over many taps, in process;
 /// 2. start → ready and idle resident memory of the real `kiosk run --simulate` process;
-/// 3. `lights [taps] [interval-ms]`: taps arriving back to back while the board's light patterns play in real time
-///    (`LightsBenchmark`).
+/// 3. `lights [taps] [interval-ms] [--wait-for-lights]`: taps arriving back to back while the board's light patterns
+///    play in real time (`LightsBenchmark`); `--wait-for-lights` makes the station wait for each pattern, as before
+///    the lights played beside it.
 @main
 struct DaemonBenchmark {
     static func main() async throws {
         let arguments = CommandLine.arguments
         if arguments.count > 1, arguments[1] == "lights" {
-            let taps = arguments.count > 2 ? Int(arguments[2]) ?? 1000 : 1000
-            let interval = arguments.count > 3 ? Int(arguments[3]) ?? 300 : 300
-            try await LightsBenchmark.run(taps: taps, interval: .milliseconds(interval))
+            let numbers = arguments.dropFirst(2).compactMap { Int($0) }
+            let taps = numbers.first ?? 1000
+            let interval = numbers.dropFirst().first ?? 300
+            try await LightsBenchmark.run(taps: taps, interval: .milliseconds(interval),
+                                          waitingForLights: arguments.contains("--wait-for-lights"))
             return
         }
         let taps = arguments.count > 1 ? Int(arguments[1]) ?? 1000 : 1000

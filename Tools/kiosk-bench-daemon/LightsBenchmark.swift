@@ -16,8 +16,12 @@ import Synchronization
 /// Measured per tap, from the card's read reaching the station loop ("placed"; the reader's own time is what the
 /// first benchmark measures): the durable commit returning ("stored"), the station asking for the light, the
 /// pattern's first step reaching the lines ("light started"), and the tap's report (the whole event handled).
+///
+/// `waitingForLights` plays what the station did before the lights played beside it: the station's light action
+/// returns only once the pattern has played out (as `GPIOIndicator.show` did when it slept through the pattern), so
+/// each tap waits for the previous tap's light.
 enum LightsBenchmark {
-    static func run(taps: Int, interval: Duration) async throws {
+    static func run(taps: Int, interval: Duration, waitingForLights: Bool = false) async throws {
         let directory = "/tmp/kbench-lights-" + UUID().uuidString.prefix(8).lowercased()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         var logger = Logger(label: "bench")
@@ -27,7 +31,7 @@ enum LightsBenchmark {
         let store = TimedStore(sqlite)
         let lines = FreeLines()
         let lights = AskedIndicator(GPIOIndicator(drivers: lines.drivers, table: .default, clock: ContinuousClock(),
-                                                  logger: logger))
+                                                  logger: logger), waiting: waitingForLights)
         let clock = ManualClockSource(now: Date())
         let runner = try StationRunner(
             configuration: StationConfiguration(staffCode: "KIOSK-STAFF:BENCH"),
@@ -56,7 +60,8 @@ enum LightsBenchmark {
             }
             return result
         }
-        print("Lights benchmark: \(taps) taps, one every \(interval), real-timed patterns (accepted: \(FeedbackTable.default[.accepted].duration))")
+        print("Lights benchmark: \(taps) taps, one every \(interval), real-timed patterns (accepted: \(FeedbackTable.default[.accepted].duration))"
+            + (waitingForLights ? ", the station waiting for each pattern to play out (as before the fix)" : ""))
         var placed = [ContinuousClock.Instant]()
         placed.reserveCapacity(taps)
         let first = ContinuousClock.now + .milliseconds(50)
@@ -102,7 +107,7 @@ enum LightsBenchmark {
         report("placed → light started", started)
         report("placed → tap's event handled", handled.map(\.0))
         print("  outcomes: \(outcomes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))")
-        print("  whole run: \(((handled.last?.0 ?? first) - first).fractionalMilliseconds / 1000) s for \(taps) taps")
+        print(String(format: "  whole run: %.1f s for %d taps", ((handled.last?.0 ?? first) - first).fractionalMilliseconds / 1000, taps))
     }
 }
 
@@ -136,11 +141,16 @@ final class TimedStore: CheckInStore {
     func handleSalt(orStore fresh: [UInt8]) throws(StoreError) -> [UInt8] { try inner.handleSalt(orStore: fresh) }
 }
 
-/// The board's indicator, noting when the station asked it for a pattern.
+/// The board's indicator, noting when the station asked it for a pattern (and, `waiting`, returning only once the
+/// pattern has played out, as the indicator did before the fix).
 final class AskedIndicator: Indicator {
     let inner: GPIOIndicator<ContinuousClock>
+    let waiting: Bool
     private let asked = Instants()
-    init(_ inner: GPIOIndicator<ContinuousClock>) { self.inner = inner }
+    init(_ inner: GPIOIndicator<ContinuousClock>, waiting: Bool) {
+        self.inner = inner
+        self.waiting = waiting
+    }
 
     func reset() { asked.reset() }
     func times() -> [ContinuousClock.Instant] { asked.times() }
@@ -148,6 +158,7 @@ final class AskedIndicator: Indicator {
     func show(_ patterns: [IndicatorPattern]) async {
         asked.now()
         await inner.show(patterns)
+        if waiting { await inner.waitUntilPlayed() }
     }
 
     func clear() async { await inner.clear() }
