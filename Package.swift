@@ -199,7 +199,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "kiosk-bench-daemon",
-            dependencies: ["KioskDaemon", "KioskSimulation", "KioskCore", logging],
+            dependencies: ["KioskDaemon", "KioskSimulation", "KioskCore", "KioskGPIO", "KioskStore", "KioskOpenSSL", logging],
             path: "Tools/kiosk-bench-daemon",
             swiftSettings: strictness
         ),

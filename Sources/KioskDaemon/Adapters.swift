@@ -71,6 +71,6 @@ public struct NoPrinter: ReceiptPrinter {
 /// A kiosk without lights (no gpiochip, or none configured).
 public struct NoLights: Indicator {
     public init() {}
-    public func show(_ pattern: IndicatorPattern) async {}
+    public func show(_ patterns: [IndicatorPattern]) async {}
     public func clear() async {}
 }

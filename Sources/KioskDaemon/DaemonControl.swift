@@ -68,7 +68,15 @@ extension KioskDaemon {
         case "lights":
             guard let lights = simulation?.lights else { return .failure("lights are recorded only on a simulated kiosk") }
             let history = await lights.recordedLights()
-            let lines = history.suffix(20).map { "\(isoText($0.at))  \($0.pattern)  (\($0.outputs.joined(separator: "+")))" }
+            let lines = history.suffix(20).map { light in
+                var line = "\(isoText(light.at))  \(light.pattern)  (\(light.outputs.joined(separator: "+")))"
+                if let ends = light.ends {
+                    let stop = min(ends, light.stopped ?? ends)
+                    let played = Int((stop.timeIntervalSince(light.at) * 1000).rounded())
+                    line += stop < ends ? "  replaced after \(played) ms" : "  \(played) ms"
+                }
+                return line
+            }
             return ControlResponse(ok: true, lines: lines.isEmpty ? ["No lights shown yet."] : lines, data: Self.json(history))
         case "receipts":
             guard let printer = simulation?.receipts else { return .failure("receipts are kept as files only on a simulated kiosk") }

@@ -183,6 +183,8 @@ public final class KioskDaemon: Sendable {
         nfcReader?.stop()
         buttons?.stop()
         simulation?.cards.stop()
+        // The one place the lights go off at shutdown: no event can start a pattern any more (the station loop has
+        // ended), and `clear()` stops a pattern still playing and waits for it before turning the lines off.
         await indicator.clear()
         do { try store.close() } catch { logger.error("Database not closed cleanly", metadata: ["store.error": "\(error)"]) }
         logger.notice("Kiosk stopped")

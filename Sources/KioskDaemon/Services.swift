@@ -7,7 +7,8 @@ internal import KioskNFC
 internal import Logging
 internal import ServiceLifecycle
 
-/// Hands queued events to the station, one at a time, until shutdown; then turns the lights off.
+/// Hands queued events to the station, one at a time, until shutdown. (The lights go off once every service has
+/// ended, in `KioskDaemon.run`'s shutdown, just before the database closes.)
 struct StationService: Service {
     let daemon: KioskDaemon
 
@@ -17,7 +18,6 @@ struct StationService: Service {
         } onGracefulShutdown: {
             daemon.loop.finish()
         }
-        await daemon.indicator.clear()
     }
 }
 

@@ -4,14 +4,24 @@ import SystemPackage
 
 /// Lights and buzzer on GPIO output lines: plays the feedback table's patterns with an injected clock.
 ///
-/// A pattern started while another is playing takes over at the other's next step. If a line cannot be driven the
-/// pattern goes on with the others, and `lastError` and a debug log say which line failed.
+/// A pattern plays beside the station, never inside the event it has in hand: `show(_:)` sets the pattern's first
+/// step and returns; the later steps play on the indicator's own task (a pattern lasts about 1.5 s, a check-in's
+/// light followed by a warning's 3 s, and the next tap must not wait for them). A newer `show(_:)` cancels what
+/// plays: none of the older patterns' later steps reach the lines. `clear()` cancels the playing task, waits for it to end, then turns every line off, so nothing
+/// is lit after shutdown. If a line cannot be driven the pattern goes on with the others, and `lastError` and a debug
+/// log say which line failed.
+///
+/// The one task the indicator keeps is the pattern playing now (at most `FeedbackSequence.maximumTotalMilliseconds`
+/// long); it is not a service loop: it ends with its pattern, or when a newer pattern or `clear()` cancels it.
 public actor GPIOIndicator<C: Clock>: Indicator where C.Duration == Duration {
     private let lines: [IndicatorOutput: any IndicatorLineDriver]
     private let table: FeedbackTable
     private let clock: C
     private let logger: Logger
+    /// Bumped by every `show(_:)` and `clear()`: a playing task whose generation is no longer current touches no line.
     private var generation = 0
+    /// The task playing the current pattern's later steps; nil when none is playing.
+    private var player: Task<Void, Never>?
     /// The outputs currently on.
     public private(set) var lit: Set<IndicatorOutput> = []
     /// The last failure to drive a line, if any.
@@ -30,36 +40,62 @@ public actor GPIOIndicator<C: Clock>: Indicator where C.Duration == Duration {
         self.init(drivers: lines, table: table, clock: clock, logger: logger)
     }
 
-    /// For tests of the playing logic without a chip.
-    init(drivers: [IndicatorOutput: any IndicatorLineDriver], table: FeedbackTable, clock: C, logger: Logger) {
+    /// Plays on other lines than GPIO lines: a recorder in tests, a line that costs nothing in the benchmarks.
+    public init(drivers: [IndicatorOutput: any IndicatorLineDriver], table: FeedbackTable, clock: C, logger: Logger) {
         self.lines = drivers
         self.table = table
         self.clock = clock
         self.logger = logger
     }
 
-    public func show(_ pattern: IndicatorPattern) async {
-        generation &+= 1
-        let mine = generation
-        let timeline = table[pattern].timeline
-        for (index, state) in timeline.enumerated() {
-            guard generation == mine else { return }
-            apply(state.on)
-            guard index + 1 < timeline.count else { return }
-            let wait = timeline[index + 1].atMilliseconds - state.atMilliseconds
-            do {
-                try await clock.sleep(for: .milliseconds(wait))
-            } catch {
-                // Cancelled (shutdown or a newer caller gave up): leave nothing lit.
-                if generation == mine { apply([]) }
-                return
-            }
-        }
+    /// Sets the first pattern's first step and returns; the rest plays on the indicator's task (the patterns one
+    /// after the other), replacing whatever was still playing.
+    public func show(_ patterns: [IndicatorPattern]) async {
+        let mine = stopPlaying()
+        let timeline = table.timeline(for: patterns)
+        let start = clock.now
+        apply(timeline[0].on)
+        player = timeline.count > 1 ? Task { await self.play(timeline, from: start, generation: mine) } : nil
     }
 
+    /// Stops a playing pattern, waits until its task has ended, then turns every line off (unless a newer pattern
+    /// was shown meanwhile: it stands).
     public func clear() async {
-        generation &+= 1
+        let mine = stopPlaying()
+        let stopped = player
+        player = nil
+        await stopped?.value
+        guard generation == mine else { return }
         apply([])
+    }
+
+    /// Waits until the pattern playing now has played out or been replaced (for tests and tools).
+    public func waitUntilPlayed() async {
+        await player?.value
+    }
+
+    /// Starts a new generation: the playing task is cancelled and from now on touches no line. Returns the new
+    /// generation. The cancelled task stays in `player` until the caller replaces or awaits it.
+    private func stopPlaying() -> Int {
+        generation &+= 1
+        player?.cancel()
+        return generation
+    }
+
+    /// The timeline's later steps, each at its time from `start`; ends early once `mine` is no longer current.
+    private func play(_ timeline: [(atMilliseconds: Int, on: Set<IndicatorOutput>)], from start: C.Instant,
+                      generation mine: Int) async
+    {
+        for state in timeline.dropFirst() {
+            do {
+                try await clock.sleep(until: start.advanced(by: .milliseconds(state.atMilliseconds)), tolerance: nil)
+            } catch {
+                return  // cancelled: a newer pattern or clear() took over
+            }
+            guard generation == mine else { return }
+            apply(state.on)
+        }
+        if generation == mine { player = nil }
     }
 
     private func apply(_ on: Set<IndicatorOutput>) {
@@ -88,7 +124,7 @@ extension GPIOIndicator where C == ContinuousClock {
 }
 
 /// What the indicator needs of a line: drive it. `GPIOLineHandle` in the kiosk, a recorder in tests.
-protocol IndicatorLineDriver: AnyObject {
+public protocol IndicatorLineDriver: AnyObject {
     func set(_ active: Bool) throws(GPIOError)
 }
 

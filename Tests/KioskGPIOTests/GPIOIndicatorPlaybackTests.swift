@@ -6,7 +6,8 @@ import SystemPackage
 import Testing
 
 /// The indicator's playing logic with recording line drivers (the real lines are exercised under QEMU by
-/// Tests/scripts/40-gpio-qemu.sh): the order of output states, superseding, cancellation, and a failing line.
+/// Tests/scripts/40-gpio-qemu.sh): the order of output states, playing beside the caller, replacing, clearing, and a
+/// failing line.
 @Suite struct GPIOIndicatorPlaybackTests {
     /// Records every state change of all lines as one snapshot of the lit outputs.
     final class Board: Sendable {
@@ -58,6 +59,7 @@ import Testing
         let board = Board()
         let indicator = Self.indicator(board, table: Self.fastTable)
         await indicator.show(.accepted)
+        await indicator.waitUntilPlayed()
         // The recorder sees each state the indicator applied (one snapshot per line change, merged).
         let states = board.history.withLock { $0 }
         #expect(states.contains([.green, .buzzer]))
@@ -66,27 +68,65 @@ import Testing
         #expect(await indicator.lit.isEmpty)
     }
 
-    @Test func laterPatternTakesOver() async throws {
+    /// On a real clock a pattern takes 1.5 s; `show` sets its first step and returns, the rest plays on.
+    @Test func showReturnsAtOnceAndThePatternPlaysOn() async {
+        let board = Board()
+        let indicator = Self.indicator(board, table: .default)
+        let length = FeedbackTable.default[.accepted].duration
+        let started = ContinuousClock.now
+        await indicator.show(.accepted)
+        let returned = ContinuousClock.now - started
+        #expect(returned < length / 3, "show took \(returned)")
+        #expect(board.lit.withLock { $0 } == [.green, .buzzer])
+        await indicator.waitUntilPlayed()
+        #expect(ContinuousClock.now - started >= length)
+        #expect(board.lit.withLock { $0 }.isEmpty)
+        #expect(board.history.withLock { $0 }.contains([.green]))
+    }
+
+    @Test func aNewerPatternReplacesTheOlderOne() async throws {
         let board = Board()
         let indicator = Self.indicator(board, table: Self.fastTable)
-        let long = Task { await indicator.show(.warningPending) }
-        for _ in 0..<100 where await indicator.lit.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+        await indicator.show(.warningPending)  // amber + buzzer 400 ms, amber 400 ms, then amber held
         #expect(await indicator.lit == [.amber, .buzzer])
-        await indicator.show(.accepted)
-        await long.value
-        // The warning was cut short: its hold state (amber) never came back after the accepted pattern.
+        await indicator.show(.accepted)  // 10 ms, then dark
+        let replacedAt = board.history.withLock { $0.count } - 1
+        await indicator.waitUntilPlayed()
+        // Past the end of the warning: none of its later steps (amber alone, the amber hold) reached the lines.
+        try await Task.sleep(for: .milliseconds(1_000))
+        let after = board.history.withLock { Array($0[replacedAt...]) }
+        #expect(after.first == [.green, .buzzer])
+        #expect(!after.contains { $0.contains(.amber) }, "after the replacement: \(after)")
         #expect(board.lit.withLock { $0 }.isEmpty)
     }
 
-    @Test func cancellingTheCallerTurnsEverythingOff() async throws {
+    /// A check-in's light, then the warning's: shown together, played one after the other.
+    @Test func patternsShownTogetherPlayOneAfterTheOther() async throws {
         let board = Board()
         let indicator = Self.indicator(board, table: Self.fastTable)
-        let task = Task { await indicator.show(.warningPending) }
-        try await Task.sleep(for: .milliseconds(50))
-        task.cancel()
-        await task.value
+        await indicator.show([.accepted, .warningPending])
+        #expect(await indicator.lit == [.green, .buzzer])
+        await indicator.waitUntilPlayed()
+        let states = board.history.withLock { $0 }
+        let green = try #require(states.lastIndex(of: [.green]))
+        let amber = try #require(states.firstIndex(of: [.amber, .buzzer]))
+        #expect(green < amber)
+        #expect(board.lit.withLock { $0 } == [.amber])  // the warning's hold
+    }
+
+    @Test func clearStopsThePatternAndTurnsEverythingOff() async throws {
+        let board = Board()
+        let indicator = Self.indicator(board, table: Self.fastTable)
+        await indicator.show(.warningPending)
+        #expect(board.lit.withLock { $0 } == [.amber, .buzzer])
+        await indicator.clear()
         #expect(board.lit.withLock { $0 }.isEmpty)
         #expect(await indicator.lit.isEmpty)
+        let cleared = board.history.withLock { $0.count }
+        // The warning would have played on for 800 ms and held amber: nothing reaches the lines after the clear.
+        try await Task.sleep(for: .milliseconds(1_000))
+        #expect(board.history.withLock { $0.count } == cleared)
+        #expect(board.lit.withLock { $0 }.isEmpty)
     }
 
     @Test func aBrokenLineDoesNotStopTheOthers() async {
@@ -96,6 +136,7 @@ import Testing
             .refused: FeedbackSequence(steps: [FeedbackStep(on: [.red, .buzzer], milliseconds: 1)], hold: [.red]),
         ]))
         await indicator.show(.refused)
+        await indicator.waitUntilPlayed()
         #expect(board.lit.withLock { $0 } == [.red])
         #expect(await indicator.lastError?.operation == .setValue)
     }

@@ -26,6 +26,7 @@ struct HardwareGPIOTests {
                                           logger: Logger(label: "kiosk-hardware-test"))
         for pattern in IndicatorPattern.allCases {
             await indicator.show(pattern)
+            await indicator.waitUntilPlayed()
             #expect(await indicator.lastError == nil)
         }
         await indicator.clear()

@@ -1,19 +1,34 @@
 import Foundation
 import KioskCore
 import KioskDaemon
+import KioskGPIO
+import KioskOpenSSL
 import KioskSimulation
+import KioskStore
 import Logging
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// Benchmarks of the daemon, on simulated hardware with the real libnfc, libzbar and SQLite:
 /// 1. card placed on the (emulated) reader → durable check-in → light command, over many taps, in process;
-/// 2. start → ready and idle resident memory of the real `kiosk run --simulate` process.
+/// 2. start → ready and idle resident memory of the real `kiosk run --simulate` process;
+/// 3. `lights [taps] [interval-ms] [--wait-for-lights]`: taps arriving back to back while the board's light patterns
+///    play in real time (`LightsBenchmark`); `--wait-for-lights` makes the station wait for each pattern, as before
+///    the lights played beside it.
 @main
 struct DaemonBenchmark {
     static func main() async throws {
         let arguments = CommandLine.arguments
+        if arguments.count > 1, arguments[1] == "lights" {
+            let numbers = arguments.dropFirst(2).compactMap { Int($0) }
+            let taps = numbers.first ?? 1000
+            let interval = numbers.dropFirst().first ?? 300
+            try await LightsBenchmark.run(taps: taps, interval: .milliseconds(interval),
+                                          waitingForLights: arguments.contains("--wait-for-lights"))
+            return
+        }
         let taps = arguments.count > 1 ? Int(arguments[1]) ?? 1000 : 1000
         let kiosk = arguments.count > 2 ? arguments[2] : URL(fileURLWithPath: arguments[0]).deletingLastPathComponent().path + "/kiosk"
         try await tapLatency(taps: taps)

@@ -48,6 +48,9 @@ public struct FeedbackSequence: Sendable, Codable, Equatable, Hashable {
         steps.reduce(0) { $0 + $1.milliseconds } * repeatCount
     }
 
+    /// Total playing time as a duration: a pattern started at `t` plays until `t + duration` unless replaced.
+    public var duration: Duration { .milliseconds(totalMilliseconds) }
+
     /// The output states in playing order, with the time each starts at (from the start of the pattern), ending with
     /// the `hold` state at `totalMilliseconds` (always, so a player knows when the pattern is over). Neighbouring steps
     /// with the same outputs are merged.

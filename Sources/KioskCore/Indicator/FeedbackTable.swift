@@ -67,6 +67,23 @@ public struct FeedbackTable: Sendable, Equatable {
         self.sequences = sequences
     }
 
+    /// The output states of `patterns` played one after the other, with the time each starts at (from the start of
+    /// the first), ending with the last pattern's `hold` state when it is over. Each pattern starts when the one
+    /// before it has played its steps (the earlier ones' `hold` states are skipped). The one place that decides how
+    /// patterns shown together follow each other, for the board's lights and for the recorded ones alike.
+    public func timeline(for patterns: [IndicatorPattern]) -> [(atMilliseconds: Int, on: Set<IndicatorOutput>)] {
+        var result: [(atMilliseconds: Int, on: Set<IndicatorOutput>)] = []
+        var offset = 0
+        for (index, pattern) in patterns.enumerated() {
+            let sequence = self[pattern]
+            var timeline = sequence.timeline
+            if index < patterns.count - 1 { timeline.removeLast() }
+            result += timeline.map { (offset + $0.atMilliseconds, $0.on) }
+            offset += sequence.totalMilliseconds
+        }
+        return result.isEmpty ? [(0, [])] : result
+    }
+
     /// This table with the patterns in `overrides` replaced (each validated first).
     public func overriding(with overrides: [IndicatorPattern: FeedbackSequence]) throws(FeedbackTableError) -> FeedbackTable {
         var copy = self

@@ -1,14 +1,26 @@
 /// What the kiosk shows with its lights and buzzer: a port, so the daemon can drive GPIO lines on a board and a
 /// recording fake in tests.
 ///
-/// `show(_:)` plays the pattern's steps in order and returns when they are done (leaving the pattern's `hold` outputs
-/// on); a later `show(_:)` supersedes one still playing. `clear()` turns every light and the buzzer off, as on shutdown.
+/// `show(_:)` starts the patterns (one after the other: a check-in's light, then a warning's) and returns at once:
+/// they play beside the caller, never inside the event the station has in hand (a pattern lasts about 1.5 s; the next
+/// tap, button or tick must not wait for it). The steps follow in order and the last pattern's `hold` outputs stay on
+/// after it. A later `show(_:)` replaces patterns still playing or still to come: none of their remaining steps reach
+/// the outputs. `clear()` stops what plays, waits until it has stopped and turns every light and the buzzer off, as on
+/// shutdown.
 public protocol Indicator: Sendable {
-    /// Plays `pattern` as the feedback table describes it.
-    func show(_ pattern: IndicatorPattern) async
+    /// Starts `patterns` one after the other as the feedback table describes them (`FeedbackTable.timeline(for:)`),
+    /// replacing what still plays; returns without waiting for them to play out.
+    func show(_ patterns: [IndicatorPattern]) async
 
-    /// Turns every output off and stops a pattern that is still playing.
+    /// Stops what is still playing, then turns every output off.
     func clear() async
+}
+
+extension Indicator {
+    /// Starts one pattern, replacing what still plays.
+    public func show(_ pattern: IndicatorPattern) async {
+        await show([pattern])
+    }
 }
 
 /// The situations the kiosk signals with light and sound. What each looks and sounds like is data (`FeedbackTable`).

@@ -77,16 +77,21 @@ public protocol SimulatedCardSlot: Sendable {
     func stop()
 }
 
-/// One light pattern shown, with the outputs it drove.
+/// One light pattern shown, with the outputs it drove: when it started, when its steps end (the start plus the
+/// pattern's duration), and when a newer pattern or turning the lights off cut it short.
 public struct RecordedLight: Sendable, Codable, Equatable {
     public let pattern: String
     public let outputs: [String]
     public let at: Date
+    public let ends: Date?
+    public let stopped: Date?
 
-    public init(pattern: String, outputs: [String], at: Date) {
+    public init(pattern: String, outputs: [String], at: Date, ends: Date? = nil, stopped: Date? = nil) {
         self.pattern = pattern
         self.outputs = outputs
         self.at = at
+        self.ends = ends
+        self.stopped = stopped
     }
 }
 

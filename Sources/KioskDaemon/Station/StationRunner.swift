@@ -13,6 +13,9 @@ public protocol StationDisplay: Sendable {
 /// back as an event, until nothing is left to do.
 ///
 /// - A tap is stored durably by `CheckInDesk` before its light (the desk returns after the commit).
+/// - `.indicate` starts the pattern and goes on: the lights play beside the station, on the indicator's own task,
+///   never inside the event in hand (a pattern lasts about 1.5 s; the next tap must not wait for it). The patterns of
+///   one answer of the machine start together and play one after the other (a check-in's light, then a warning's).
 /// - `.persist` is saved before the actions after it; if saving fails, the rest of that batch is dropped and the
 ///   machine hears of the failure (it then does not use what was not saved).
 /// - Store calls run on the runner's own dispatch queue, not on the cooperative pool.
@@ -72,8 +75,18 @@ public actor StationRunner {
             handled += 1
             logger.debug("Station event", metadata: ["station.event": "\(Self.name(of: next))"])
             let actions = machine.handle(next, now: clock.read())
-            for action in actions {
-                guard let followUp = await perform(action, cause: next, report: &report) else { continue }
+            var unlit = 0  // the actions before this one have had their lights started
+            for (index, action) in actions.enumerated() {
+                var lights: [IndicatorPattern] = []
+                if case .indicate = action, index >= unlit {
+                    // The patterns of one answer play one after the other (a check-in's light, then a warning's):
+                    // they start together, at the first of them, up to a `.persist` (what follows a failed save is
+                    // dropped); a later answer's patterns replace them.
+                    let together = actions[index...].prefix { if case .persist = $0 { false } else { true } }
+                    lights = together.compactMap { if case .indicate(let pattern) = $0 { pattern } else { nil } }
+                    unlit = index + together.count
+                }
+                guard let followUp = await perform(action, cause: next, report: &report, lights: lights) else { continue }
                 pending.append(followUp)
                 if case .persistDone(.failure) = followUp { break }
             }
@@ -83,7 +96,8 @@ public actor StationRunner {
 
     // MARK: - Actions
 
-    private func perform(_ action: StationAction, cause: StationEvent, report: inout StationReport) async -> StationEvent? {
+    private func perform(_ action: StationAction, cause: StationEvent, report: inout StationReport,
+                         lights: [IndicatorPattern]) async -> StationEvent? {
         switch action {
         case .recordTap(let card, let venue):
             return await recordTap(card, at: venue, report: &report)
@@ -95,7 +109,8 @@ public actor StationRunner {
             report.steps.append(.indicated(pattern))
             if let reason = Self.refusalReason(for: cause, pattern: pattern) { counters.refusals[reason, default: 0] += 1 }
             if pattern == .warningPending { counters.warningsShown += 1 }
-            await indicator.show(pattern)
+            // Starts the lights and goes on: they play on the indicator's own task, not inside this event.
+            if !lights.isEmpty { await indicator.show(lights) }
             return nil
         case .print(let job):
             return await print(job, report: &report)

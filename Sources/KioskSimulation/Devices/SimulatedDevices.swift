@@ -6,10 +6,17 @@ public import Foundation
 internal import Synchronization
 
 /// The lights and buzzer of a simulated kiosk: remembers what was shown, for `kiosk simulate lights`.
+///
+/// Like the board's lights it returns at once and keeps their timing on the simulated clock: each pattern is recorded
+/// with when it started and when it ends (the start plus the pattern's duration; patterns shown together follow each
+/// other), and a newer `show` or `clear()` cuts what plays short (`IndicatorHistory`). It never sleeps.
 public actor SimulatedIndicator: Indicator, LightRecorder {
     private let table: FeedbackTable
     private let clock: any ClockSource
-    public private(set) var history: [RecordedLight] = []
+    /// The patterns shown (the last 200), with when each started, ends, and was cut short.
+    public private(set) var played = IndicatorHistory(limit: 200)
+    /// The newest pattern shown (the last of those shown together), until `clear()`; its steps may have played out
+    /// (its `hold` outputs stay on).
     public private(set) var current: IndicatorPattern?
     /// When each pattern was last asked for (monotonic), for latency measurements.
     public private(set) var lastShown: [IndicatorPattern: ContinuousClock.Instant] = [:]
@@ -19,16 +26,30 @@ public actor SimulatedIndicator: Indicator, LightRecorder {
         self.clock = clock
     }
 
-    public func show(_ pattern: IndicatorPattern) async {
-        lastShown[pattern] = .now
-        current = pattern
-        let sequence = table[pattern]
-        let outputs = (sequence.steps.flatMap { $0.on } + Array(sequence.hold)).map(\.rawValue)
-        history.append(RecordedLight(pattern: pattern.rawValue, outputs: Array(Set(outputs)).sorted(), at: clock.read().now))
-        if history.count > 200 { history.removeFirst(history.count - 200) }
+    public func show(_ patterns: [IndicatorPattern]) async {
+        let asked = ContinuousClock.now
+        for pattern in patterns { lastShown[pattern] = asked }
+        current = patterns.last
+        played.show(patterns, table: table, at: clock.read().now)
     }
 
-    public func clear() async { current = nil }
+    public func clear() async {
+        current = nil
+        played.clear(at: clock.read().now)
+    }
+
+    /// The pattern whose steps are playing at the simulated clock's time, if any.
+    public var playing: PlayedPattern? { played.playing(at: clock.read().now) }
+
+    /// What was shown, with the outputs each pattern drives.
+    public var history: [RecordedLight] {
+        played.played.map { played in
+            let sequence = table[played.pattern]
+            let outputs = Set((sequence.steps.flatMap { $0.on } + Array(sequence.hold)).map(\.rawValue))
+            return RecordedLight(pattern: played.pattern.rawValue, outputs: outputs.sorted(), at: played.started,
+                                 ends: played.ends, stopped: played.stopped)
+        }
+    }
 
     public func recordedLights() async -> [RecordedLight] { history }
 }

@@ -160,7 +160,8 @@ func run() async throws -> (checks: Int, stopMicroseconds: Int, pressMicrosecond
         throw fail("release", error.description)
     }
 
-    // The indicator plays a pattern from a configured table and leaves the hold state lit; clear turns all off.
+    // The indicator plays a pattern from a configured table beside the caller and leaves the hold state lit; a newer
+    // pattern replaces an older one; clear stops a playing pattern and turns all off.
     do {
         let table = try FeedbackTable.default.overriding(with: [
             .accepted: FeedbackSequence(steps: [
@@ -173,34 +174,38 @@ func run() async throws -> (checks: Int, stopMicroseconds: Int, pressMicrosecond
             pins: [.green: GPIOPin(chip: chip, offset: 0), .red: GPIOPin(chip: chip, offset: 1),
                    .amber: GPIOPin(chip: chip, offset: 2), .buzzer: GPIOPin(chip: chip, offset: 3)],
             table: table, consumer: "kiosk-check", logger: Logger(label: "kiosk-gpio-check"))
+        // `show` sets the first step and returns; the pattern plays on beside the caller.
         await indicator.show(.accepted)
         var seen = [try value(0), try value(1), try value(2), try value(3)]
+        guard seen == ["1", "0", "0", "1"] else { throw fail("indicator", "right after showing accepted: \(seen)") }
+        await indicator.waitUntilPlayed()
+        seen = [try value(0), try value(1), try value(2), try value(3)]
         guard seen == ["1", "0", "0", "0"] else { throw fail("indicator", "after accepted: \(seen)") }
         await indicator.show(.refused)
+        await indicator.waitUntilPlayed()
         seen = [try value(0), try value(1), try value(2), try value(3)]
         guard seen == ["0", "0", "1", "0"] else { throw fail("indicator", "after refused: \(seen)") }
-        // A pattern started while another plays takes over: the long warning gives way to an accepted tap.
-        let long = Task { await indicator.show(.warningPending) }
+        // A newer pattern replaces one still playing: the long warning gives way to an accepted tap, and none of the
+        // warning's later steps (nor its amber hold) reach the lines, even after the warning would have ended.
+        await indicator.show(.warningPending)
         await sleepMilliseconds(100)
         await indicator.show(.accepted)
-        await long.value
+        await indicator.waitUntilPlayed()
+        await sleepMilliseconds(1_600)
         seen = [try value(0), try value(1), try value(2), try value(3)]
-        guard seen == ["1", "0", "0", "0"] else { throw fail("indicator", "after a superseded warning: \(seen)") }
+        guard seen == ["1", "0", "0", "0"] else { throw fail("indicator", "after a replaced warning: \(seen)") }
         await indicator.clear()
         seen = [try value(0), try value(1), try value(2), try value(3)]
         guard seen == ["0", "0", "0", "0"] else { throw fail("indicator", "after clear: \(seen)") }
-        // Cancelling the task that plays a pattern (shutdown) leaves nothing lit.
-        let cancelled = Task { await indicator.show(.warningPending) }
-        var amberSeen = false
-        for _ in 0..<100 where !amberSeen {
-            amberSeen = try value(2) == "1"
-            if !amberSeen { await sleepMilliseconds(10) }
-        }
-        guard amberSeen else { throw fail("indicator", "the warning pattern does not light amber") }
-        cancelled.cancel()
-        await cancelled.value
+        // Clearing while a pattern plays (shutdown) stops it: nothing is lit then, nor later.
+        await indicator.show(.warningPending)
+        guard try value(2) == "1" else { throw fail("indicator", "the warning pattern does not light amber") }
+        await indicator.clear()
         seen = [try value(0), try value(1), try value(2), try value(3)]
-        guard seen == ["0", "0", "0", "0"] else { throw fail("indicator", "after cancelling: \(seen)") }
+        guard seen == ["0", "0", "0", "0"] else { throw fail("indicator", "after clearing a playing warning: \(seen)") }
+        await sleepMilliseconds(600)
+        seen = [try value(0), try value(1), try value(2), try value(3)]
+        guard seen == ["0", "0", "0", "0"] else { throw fail("indicator", "after clearing, later: \(seen)") }
         guard await indicator.lastError == nil else { throw fail("indicator", "a line failed") }
         checks += 1
     } catch let error as GPIOError {

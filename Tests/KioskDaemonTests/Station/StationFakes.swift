@@ -98,7 +98,7 @@ struct RecordingLogHandler: LogHandler {
     static func lines(_ label: String) -> [String] { entries.withLock { $0[label] ?? [] } }
 }
 
-/// A runner over in-memory ports with a manual clock.
+/// A runner over in-memory ports with a manual clock (and the recording indicator, unless `lights` are given).
 struct StationBench {
     let clock: ManualClockSource
     let store: InMemoryCheckInStore
@@ -113,7 +113,8 @@ struct StationBench {
 
     static let cwaCode = "https://e.coronawarn.app?v=1#CAESEwgBEgdGcmlzZXVyGgZCZXJsaW4adggBEmCDAszMTXne1DAA5_YxmhRdd_NZN2VKl9L32Jl9-ZybE4b2eNIrhFOKYU4XAOHq3RPLDxdHTW6ANiO24rCOO4rj06HzcVZy3pel58-L1KSPG-_PneL2BoyZQRz3qlu2hoAaEATXwzyyIshzBHREtsdmc6kiBggBEAUYeA"
 
-    init(settings: InMemoryStationStateStore = InMemoryStationStateStore(), printer: (any ReceiptPrinter)? = nil) throws {
+    init(settings: InMemoryStationStateStore = InMemoryStationStateStore(), printer: (any ReceiptPrinter)? = nil,
+         lights: (any Indicator)? = nil) throws {
         let clock = ManualClockSource(now: Date(timeIntervalSince1970: 1_772_445_600))  // 2026-03-02 10:00 UTC
         let store = InMemoryCheckInStore()
         let indicator = RecordingIndicator()
@@ -124,7 +125,7 @@ struct StationBench {
         let label = "station-test-\(UUID().uuidString)"
         runner = try StationRunner(
             configuration: StationConfiguration(staffCode: "STAFF-CODE-1"),
-            desk: CheckInDesk(store: store, crypto: crypto), indicator: indicator, printer: printer ?? recording,
+            desk: CheckInDesk(store: store, crypto: crypto), indicator: lights ?? indicator, printer: printer ?? recording,
             enroller: enroller, warnings: warnings, clock: clock, settings: settings,
             logger: RecordingLogHandler.logger(label))
         self.clock = clock
