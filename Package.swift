@@ -199,7 +199,9 @@ let package = Package(
         ),
         .executableTarget(
             name: "kiosk-bench-daemon",
-            dependencies: ["KioskDaemon", "KioskSimulation", "KioskCore", "KioskGPIO", "KioskStore", "KioskOpenSSL", logging],
+            dependencies: [
+                "KioskDaemon", "KioskSimulation", "KioskCore", "KioskGPIO", "KioskStore", "KioskOpenSSL", logging,
+            ],
             path: "Tools/kiosk-bench-daemon",
             swiftSettings: strictness
         ),
@@ -272,13 +274,17 @@ let package = Package(
         .testTarget(name: "KioskHTTPTests", dependencies: ["KioskHTTP"], swiftSettings: strictness),
         .testTarget(
             name: "KioskCameraTests",
-            dependencies: ["KioskCamera", "KioskCameraTesting", "KioskSimulation", "KioskCore", "KioskOpenSSL", logging],
+            dependencies: [
+                "KioskCamera", "KioskCameraTesting", "KioskSimulation", "KioskCore", "KioskOpenSSL", logging,
+            ],
             exclude: ["Scanner/Fixtures"],
             swiftSettings: strictness
         ),
         .testTarget(
             name: "KioskPrinterTests",
-            dependencies: ["KioskPrinter", "KioskCore", "KioskSimulation", "KioskCamera", "KioskOpenSSL", systemPackage],
+            dependencies: [
+                "KioskPrinter", "KioskCore", "KioskSimulation", "KioskCamera", "KioskOpenSSL", systemPackage,
+            ],
             swiftSettings: strictness
         ),
         .testTarget(

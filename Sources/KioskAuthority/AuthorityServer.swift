@@ -20,7 +20,8 @@ public enum AuthorityServer {
         onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         let router = Router()
-        router.add(middleware: FileMiddleware(publisher.publishDirectory, urlBasePath: "/warnings", searchForIndexHtml: false))
+        router.add(
+            middleware: FileMiddleware(publisher.publishDirectory, urlBasePath: "/warnings", searchForIndexHtml: false))
         if let cwaPublisher {
             let root = cwaPublisher.publishDirectory
             addCWARoutes(to: router) { region in root + "/twp/country/" + region + "/hour" }
@@ -56,8 +57,9 @@ public enum AuthorityServer {
                 return Response(status: .internalServerError)
             }
         }
-        return Application(router: router, configuration: .init(address: .hostname(host, port: port)),
-                           onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
-                           logger: logger)
+        return Application(
+            router: router, configuration: .init(address: .hostname(host, port: port)),
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
+            logger: logger)
     }
 }

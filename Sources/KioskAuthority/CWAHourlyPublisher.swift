@@ -1,7 +1,7 @@
 import Foundation
 public import KioskCore
-public import KioskOpenSSL
 import KioskExchange
+public import KioskOpenSSL
 
 /// Publishes Corona-Warn-App hourly trace warning packages, in CWA's distribution layout under `publishDirectory`:
 /// `twp/country/<region>/hour/index` (a JSON array of the hours that have packages) and
@@ -21,8 +21,10 @@ public actor CWAHourlyPublisher {
     /// The longest window one warning may cover.
     public static let maximumWarningSeconds: Int64 = 14 * 86_400
 
-    public init(stateDirectory: String, publishDirectory: String, signer: ECDSAPrivateKey, region: String = "DE",
-                crypto: OpenSSLCrypto = OpenSSLCrypto()) throws(CWAPublishError) {
+    public init(
+        stateDirectory: String, publishDirectory: String, signer: ECDSAPrivateKey, region: String = "DE",
+        crypto: OpenSSLCrypto = OpenSSLCrypto()
+    ) throws(CWAPublishError) {
         guard region.count == 2, region.allSatisfy({ $0.isASCII && $0.isUppercase }) else { throw .invalidRegion }
         do {
             for directory in [stateDirectory, publishDirectory] {
@@ -46,10 +48,13 @@ public actor CWAHourlyPublisher {
     /// A contact tracer's warning: the venue `locationId`, a time window in UNIX seconds (widened to whole 10-minute
     /// intervals) and a transmission risk level (5 by default, as CWA's host warnings).
     @discardableResult
-    public func addHostWarning(locationId: [UInt8], start: Int64, end: Int64,
-                               transmissionRiskLevel: UInt8 = TransmissionRisk.hostWarningLevel) throws(CWAPublishError) -> CWATraceWarning {
-        let warning = try Self.warning(locationId: locationId, start: start, end: end, transmissionRiskLevel: transmissionRiskLevel,
-                                       crypto: crypto)
+    public func addHostWarning(
+        locationId: [UInt8], start: Int64, end: Int64,
+        transmissionRiskLevel: UInt8 = TransmissionRisk.hostWarningLevel
+    ) throws(CWAPublishError) -> CWATraceWarning {
+        let warning = try Self.warning(
+            locationId: locationId, start: start, end: end, transmissionRiskLevel: transmissionRiskLevel,
+            crypto: crypto)
         var pool = try loadPool()
         pool.warnings.append(Hex.encode(warning.serialized))
         try savePool(pool)
@@ -57,8 +62,10 @@ public actor CWAHourlyPublisher {
     }
 
     /// The warning `addHostWarning` pools, without pooling it.
-    public static func warning(locationId: [UInt8], start: Int64, end: Int64, transmissionRiskLevel: UInt8,
-                               crypto: some CryptoProvider) throws(CWAPublishError) -> CWATraceWarning {
+    public static func warning(
+        locationId: [UInt8], start: Int64, end: Int64, transmissionRiskLevel: UInt8,
+        crypto: some CryptoProvider
+    ) throws(CWAPublishError) -> CWATraceWarning {
         guard locationId.count == 32 else { throw .invalidWarning("the location id must be 32 bytes") }
         guard start >= 0, end > start else { throw .invalidWarning("the warning must end after it starts") }
         guard end - start <= maximumWarningSeconds else { throw .invalidWarning("a warning covers at most 14 days") }
@@ -68,8 +75,9 @@ public actor CWAHourlyPublisher {
         guard last <= Int64(UInt32.max) else { throw .invalidWarning("the warning lies too far in the future") }
         let hash: [UInt8]
         do { hash = try crypto.sha256(locationId) } catch { throw .crypto }
-        return CWATraceWarning(locationIdHash: hash, startIntervalNumber: UInt32(first), period: UInt32(last - first),
-                               transmissionRiskLevel: UInt32(transmissionRiskLevel))
+        return CWATraceWarning(
+            locationIdHash: hash, startIntervalNumber: UInt32(first), period: UInt32(last - first),
+            transmissionRiskLevel: UInt32(transmissionRiskLevel))
     }
 
     /// Pools accepted CWA protected reports (real and fake alike: they cannot be told apart, and CWA publishes both).
@@ -77,8 +85,9 @@ public actor CWAHourlyPublisher {
     public func acceptProtectedReports(_ reports: [CWAProtectedReport]) throws(CWAPublishError) {
         for report in reports {
             guard report.locationIdHash.count == 32, report.iv.count == 16, report.mac.count == 32,
-                  !report.encryptedCheckInRecord.isEmpty, report.encryptedCheckInRecord.count % 16 == 0,
-                  report.encryptedCheckInRecord.count <= 64 else {
+                !report.encryptedCheckInRecord.isEmpty, report.encryptedCheckInRecord.count % 16 == 0,
+                report.encryptedCheckInRecord.count <= 64
+            else {
                 throw .invalidReport
             }
         }
@@ -122,7 +131,8 @@ public actor CWAHourlyPublisher {
         var hours = try publishedHours()
         let currentHour = UInt32(clamping: max(0, now) / 3600)
         let hour = max(currentHour, hours.last.map { $0 == .max ? $0 : $0 + 1 } ?? 0)
-        let package = CWATraceWarningPackage(hour: hour, region: region, timeIntervalWarnings: warnings, checkInProtectedReports: reports)
+        let package = CWATraceWarningPackage(
+            hour: hour, region: region, timeIntervalWarnings: warnings, checkInProtectedReports: reports)
         do {
             let zip = try CWAHourlyPackage.make(package, signer: signer)
             let directory = hourDirectory + "/\(hour)"
@@ -131,7 +141,8 @@ public actor CWAHourlyPublisher {
             hours.append(hour)
             try AtomicFile.write(Array(try JSONEncoder().encode(hours)), named: "index", in: hourDirectory)
             try AtomicFile.write(Array(try JSONEncoder().encode(Pool())), named: Self.poolName, in: stateDirectory)
-            return CWAPublishedHour(hour: hour, path: directory + "/index", warnings: warnings.count, reports: reports.count)
+            return CWAPublishedHour(
+                hour: hour, path: directory + "/index", warnings: warnings.count, reports: reports.count)
         } catch {
             throw .storage
         }
@@ -154,7 +165,9 @@ public actor CWAHourlyPublisher {
     }
 
     private func loadPool() throws(CWAPublishError) -> Pool {
-        guard let data = FileManager.default.contents(atPath: stateDirectory + "/" + Self.poolName) else { return Pool() }
+        guard let data = FileManager.default.contents(atPath: stateDirectory + "/" + Self.poolName) else {
+            return Pool()
+        }
         guard let pool = try? JSONDecoder().decode(Pool.self, from: data) else { throw .storage }
         return pool
     }

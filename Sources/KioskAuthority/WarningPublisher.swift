@@ -1,7 +1,7 @@
 import Foundation
 public import KioskCore
-public import KioskOpenSSL
 import KioskExchange
+public import KioskOpenSSL
 
 /// The health authority's books: verification codes it issued, records it accepted and not yet published, and the
 /// signed CKPW/1 packages it published with their index. Everything lives in two directories: `stateDirectory`
@@ -15,7 +15,10 @@ public actor WarningPublisher {
     let signer: ECDSAPrivateKey
     let crypto: OpenSSLCrypto
 
-    public init(stateDirectory: String, publishDirectory: String, signer: ECDSAPrivateKey, crypto: OpenSSLCrypto = OpenSSLCrypto()) throws {
+    public init(
+        stateDirectory: String, publishDirectory: String, signer: ECDSAPrivateKey,
+        crypto: OpenSSLCrypto = OpenSSLCrypto()
+    ) throws {
         for directory in [stateDirectory, publishDirectory] {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         }
@@ -32,7 +35,8 @@ public actor WarningPublisher {
         let alphabet = Array("ABCDEFGHJKMNPQRSTVWXYZ23456789")  // no 0/O, 1/I/L, U
         var code = ""
         while code.count < 10 {
-            for byte in try crypto.randomBytes(count: 16) where Int(byte) < 256 - 256 % alphabet.count && code.count < 10 {
+            for byte in try crypto.randomBytes(count: 16)
+            where Int(byte) < 256 - 256 % alphabet.count && code.count < 10 {
                 code.append(alphabet[Int(byte) % alphabet.count])
             }
         }
@@ -68,19 +72,23 @@ public actor WarningPublisher {
 
     /// A contact tracer's warning for the "On-Device" mode of the Off-Device Venue Check-Ins specification: a venue (its `locationId`) and a time window,
     /// sealed as CKPR/1 records (one per UTC day) with risk level 5 by default, as Corona-Warn-App's host warnings.
-    public func addTracerWarning(locationId: [UInt8], start: Int64, end: Int64,
-                                 transmissionRiskLevel: UInt8 = TransmissionRisk.hostWarningLevel) throws -> Int {
+    public func addTracerWarning(
+        locationId: [UInt8], start: Int64, end: Int64,
+        transmissionRiskLevel: UInt8 = TransmissionRisk.hostWarningLevel
+    ) throws -> Int {
         guard locationId.count == 32, end > start else { throw AcceptError.invalidWarning }
         let keys = try CKPR.deriveKeys(locationId: locationId, crypto: crypto)
         var records = [[UInt8]]()
-        let window = StayPreparation.Window(start: StayPreparation.floorTo(start, Interval.seconds),
-                                            end: StayPreparation.floorTo(end + Interval.seconds - 1, Interval.seconds))
+        let window = StayPreparation.Window(
+            start: StayPreparation.floorTo(start, Interval.seconds),
+            end: StayPreparation.floorTo(end + Interval.seconds - 1, Interval.seconds))
         for piece in StayPreparation.splitAtMidnightUTC(window) {
             let startInterval = UInt32(piece.start / Interval.seconds)
             let period = UInt16((piece.end - piece.start) / Interval.seconds)
             guard period > 0 else { continue }
-            let report = PresenceReport(startIntervalNumber: startInterval, period: period, transmissionRiskLevel: transmissionRiskLevel,
-                                        reportType: .confirmedTest, infectiousness: .standard)
+            let report = PresenceReport(
+                startIntervalNumber: startInterval, period: period, transmissionRiskLevel: transmissionRiskLevel,
+                reportType: .confirmedTest, infectiousness: .standard)
             records.append(try CKPR.seal(report, keys: keys))
         }
         try appendPending(records)
@@ -101,13 +109,15 @@ public actor WarningPublisher {
         var index = try loadIndex()
         let sequence = (index.packages.map(\.sequence).max() ?? 0) + 1
         let name = String(format: "ckpw-%08d.bin", sequence)
-        let entry = PublishedPackage(sequence: sequence, file: name, signature: name + ".sig", createdAt: now,
-                                     count: records.count, sha256: Hex.encode(try crypto.sha256(bytes)))
+        let entry = PublishedPackage(
+            sequence: sequence, file: name, signature: name + ".sig", createdAt: now,
+            count: records.count, sha256: Hex.encode(try crypto.sha256(bytes)))
         try AtomicFile.write(bytes, named: name, in: publishDirectory)
         try AtomicFile.write(try signer.signature(for: bytes), named: entry.signature, in: publishDirectory)
         index.packages.append(entry)
         let indexBytes = Array(try JSONEncoder.sorted.encode(index))
-        try AtomicFile.write(try signer.signature(for: indexBytes), named: WarningIndexFile.signatureName, in: publishDirectory)
+        try AtomicFile.write(
+            try signer.signature(for: indexBytes), named: WarningIndexFile.signatureName, in: publishDirectory)
         try AtomicFile.write(indexBytes, named: WarningIndexFile.name, in: publishDirectory)
         try AtomicFile.write([], named: Self.pendingName, in: stateDirectory)
         return entry

@@ -20,10 +20,11 @@ public final class CameraScanner: CodeCamera {
         /// Stop after this many frames (nil: never); for tests and probes.
         public var frameLimit: Int?
 
-        public init(device: String = "/dev/video0", width: Int = 640, height: Int = 480, framesToForget: Int = 8,
-                    backoff: RetryBackoff = RetryBackoff(), maximumConsecutiveFailures: Int? = nil,
-                    frameLimit: Int? = nil)
-        {
+        public init(
+            device: String = "/dev/video0", width: Int = 640, height: Int = 480, framesToForget: Int = 8,
+            backoff: RetryBackoff = RetryBackoff(), maximumConsecutiveFailures: Int? = nil,
+            frameLimit: Int? = nil
+        ) {
             self.device = device
             self.width = width
             self.height = height
@@ -93,9 +94,12 @@ public final class CameraScanner: CodeCamera {
             continuation.yield(.state(.starting))
             let failure: CameraUnavailableReason
             do throws(CameraUnavailableReason) {
-                let video = try ZBarVideo(device: configuration.device, width: configuration.width,
-                                          height: configuration.height)
-                logger.debug("Camera streaming", metadata: ["camera.width": "\(video.width)", "camera.height": "\(video.height)"])
+                let video = try ZBarVideo(
+                    device: configuration.device, width: configuration.width,
+                    height: configuration.height)
+                logger.debug(
+                    "Camera streaming",
+                    metadata: ["camera.width": "\(video.width)", "camera.height": "\(video.height)"])
                 continuation.yield(.state(.running))
                 backoff.succeeded()
                 failures = 0

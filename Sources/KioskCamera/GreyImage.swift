@@ -27,10 +27,12 @@ public enum ImageLoadError: Error, Equatable, Sendable {
     public var message: String {
         switch self {
         case .unreadable(let path): "Cannot read the image file \(path)."
-        case .unsupportedFormat: "This image is neither PNG nor PGM; convert it, e.g. with `pngtopnm` or an image editor."
+        case .unsupportedFormat:
+            "This image is neither PNG nor PGM; convert it, e.g. with `pngtopnm` or an image editor."
         case .invalidPNG(let why): "This PNG image is damaged (\(why))."
         case .invalidPGM(let why): "This PGM image is damaged (\(why))."
-        case .tooLarge(let width, let height): "This image is too large (\(width) × \(height) pixels); scale it below 40 megapixels."
+        case .tooLarge(let width, let height):
+            "This image is too large (\(width) × \(height) pixels); scale it below 40 megapixels."
         }
     }
 }

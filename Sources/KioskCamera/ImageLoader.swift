@@ -24,10 +24,12 @@ public enum ImageLoader {
         defer { png_image_free(&image) }
         let began = bytes.withUnsafeBytes { png_image_begin_read_from_memory(&image, $0.baseAddress, $0.count) }
         guard began != 0 else { throw .invalidPNG(message(of: &image)) }
-        let width = Int(image.width), height = Int(image.height)
+        let width = Int(image.width)
+        let height = Int(image.height)
         guard width > 0, height > 0 else { throw .invalidPNG("no pixels") }
         guard width.multipliedReportingOverflow(by: height).partialValue <= maximumPixels, width <= maximumPixels,
-              height <= maximumPixels else { throw .tooLarge(width: width, height: height) }
+            height <= maximumPixels
+        else { throw .tooLarge(width: width, height: height) }
         image.format = UInt32(PNG_FORMAT_GRAY)
         var pixels = [UInt8](repeating: 0, count: width * height)
         var white = png_color(red: 255, green: 255, blue: 255)
@@ -52,7 +54,9 @@ public enum ImageLoader {
         func skipSpaceAndComments() {
             while index < bytes.count {
                 if bytes[index] == UInt8(ascii: "#") {
-                    while index < bytes.count, bytes[index] != UInt8(ascii: "\n"), bytes[index] != UInt8(ascii: "\r") { index += 1 }
+                    while index < bytes.count, bytes[index] != UInt8(ascii: "\n"), bytes[index] != UInt8(ascii: "\r") {
+                        index += 1
+                    }
                 } else if [0x20, 0x09, 0x0a, 0x0d, 0x0b, 0x0c].contains(bytes[index]) {
                     index += 1
                 } else {
@@ -62,7 +66,8 @@ public enum ImageLoader {
         }
         func number() -> Int? {
             skipSpaceAndComments()
-            var value = 0, digits = 0
+            var value = 0
+            var digits = 0
             while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]), digits < 9 {
                 value = value * 10 + Int(bytes[index] - UInt8(ascii: "0"))
                 index += 1
@@ -71,7 +76,9 @@ public enum ImageLoader {
             return digits > 0 ? value : nil
         }
         let binary = bytes[1] == UInt8(ascii: "5")
-        guard let width = number(), let height = number(), let maxval = number() else { throw .invalidPGM("bad header") }
+        guard let width = number(), let height = number(), let maxval = number() else {
+            throw .invalidPGM("bad header")
+        }
         guard width > 0, height > 0 else { throw .invalidPGM("no pixels") }
         guard width * height <= maximumPixels else { throw .tooLarge(width: width, height: height) }
         guard (1...65535).contains(maxval) else { throw .invalidPGM("maximum value out of range") }
@@ -81,7 +88,9 @@ public enum ImageLoader {
         func scaled(_ sample: Int) -> UInt8 { UInt8(min(sample, maxval) * 255 / maxval) }
         if binary {
             // Exactly one whitespace byte separates the header from the samples.
-            guard index < bytes.count, [0x20, 0x09, 0x0a, 0x0d].contains(bytes[index]) else { throw .invalidPGM("bad header") }
+            guard index < bytes.count, [0x20, 0x09, 0x0a, 0x0d].contains(bytes[index]) else {
+                throw .invalidPGM("bad header")
+            }
             index += 1
             let sampleSize = maxval > 255 ? 2 : 1
             guard bytes.count - index >= count * sampleSize else { throw .invalidPGM("the file is truncated") }

@@ -23,7 +23,8 @@ public enum ZBarError: Error, Equatable, Sendable {
     public var message: String {
         switch self {
         case .outOfMemory: "The QR code reader (libzbar) ran out of memory."
-        case .configurationRefused(let what): "The installed libzbar does not support \(what); install libzbar0 0.23 or newer."
+        case .configurationRefused(let what):
+            "The installed libzbar does not support \(what); install libzbar0 0.23 or newer."
         case .scanFailed: "The QR code reader (libzbar) failed to scan the image."
         case .invalidImage: "The image is empty or damaged."
         }
@@ -44,7 +45,8 @@ public struct ZBarImageScanner: ~Copyable {
             (ZBAR_QRCODE, ZBAR_CFG_ENABLE, 1, "QR codes"),
             (ZBAR_QRCODE, ZBAR_CFG_BINARY, 1, "binary QR data"),
         ]
-        for (symbology, config, value, what) in settings where zbar_image_scanner_set_config(scanner, symbology, config, value) != 0 {
+        for (symbology, config, value, what) in settings
+        where zbar_image_scanner_set_config(scanner, symbology, config, value) != 0 {
             zbar_image_scanner_destroy(scanner)
             throw .configurationRefused(what)
         }
@@ -63,7 +65,8 @@ public struct ZBarImageScanner: ~Copyable {
     /// holds at least `width × height` bytes, row by row. The corresponding C function is `zbar_scan_image`.
     public func scan(pixels: UnsafeBufferPointer<UInt8>, width: Int, height: Int) throws(ZBarError) -> [ScannedCode] {
         guard width > 0, height > 0, pixels.count >= width * height, pixels.baseAddress != nil,
-              let zwidth = UInt32(exactly: width), let zheight = UInt32(exactly: height) else {
+            let zwidth = UInt32(exactly: width), let zheight = UInt32(exactly: height)
+        else {
             throw .invalidImage
         }
         guard let zimage = zbar_image_create() else { throw .outOfMemory }

@@ -58,13 +58,15 @@ public final class ZBarVideo {
     ///
     /// The corresponding C functions are `zbar_video_next_image` and `zbar_image_destroy` (which hands the buffer
     /// back to the camera).
-    public func nextFrame(scanning scanner: borrowing ZBarImageScanner) throws(CameraUnavailableReason) -> [ScannedCode] {
+    public func nextFrame(scanning scanner: borrowing ZBarImageScanner) throws(CameraUnavailableReason) -> [ScannedCode]
+    {
         errno = 0
         guard let image = zbar_video_next_image(video) else {
             throw Self.reason(errno: errno, device: device, opening: false, step: "reading a frame")
         }
         defer { zbar_image_destroy(image) }
-        let width = Int(zbar_image_get_width(image)), height = Int(zbar_image_get_height(image))
+        let width = Int(zbar_image_get_width(image))
+        let height = Int(zbar_image_get_height(image))
         let length = Int(zbar_image_get_data_length(image))
         guard let data = zbar_image_get_data(image), width > 0, height > 0, length >= width * height else {
             return []  // a short or empty frame (some cameras send one after starting): nothing to see in it
@@ -93,10 +95,12 @@ public final class ZBarVideo {
         switch code {
         case ENOENT, ENXIO: opening ? .noCamera(device: device) : .unplugged(device: device)
         case ENODEV: opening ? .noCamera(device: device) : .unplugged(device: device)
-        case EIO, EPIPE: opening ? .failed(device: device, detail: "input/output error while \(step)") : .unplugged(device: device)
+        case EIO, EPIPE:
+            opening ? .failed(device: device, detail: "input/output error while \(step)") : .unplugged(device: device)
         case EBUSY: .busy(device: device)
         case EACCES, EPERM: .permissionDenied(device: device)
-        case EINVAL, ENOTTY: opening ? .unsupported(device: device) : .failed(device: device, detail: "the camera refused \(step)")
+        case EINVAL, ENOTTY:
+            opening ? .unsupported(device: device) : .failed(device: device, detail: "the camera refused \(step)")
         case 0: .failed(device: device, detail: "libzbar failed while \(step)")
         default: .failed(device: device, detail: "\(String(cString: strerror(code)).lowercased()) while \(step)")
         }

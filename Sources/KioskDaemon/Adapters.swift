@@ -1,7 +1,7 @@
-public import KioskPrinter
+public import Foundation
 public import KioskCore
 public import KioskNFC
-public import Foundation
+public import KioskPrinter
 
 /// Writes fresh card secrets with the NFC reader (`CardEnroller` for the station).
 public struct NFCCardEnroller<Crypto: CryptoProvider>: CardEnroller {
@@ -25,7 +25,10 @@ public struct NFCCardEnroller<Crypto: CryptoProvider>: CardEnroller {
 func withTimeout<T: Sendable>(_ timeout: Duration, _ body: @escaping @Sendable () async -> T) async -> T? {
     await withTaskGroup(of: T?.self) { group in
         group.addTask { await body() }
-        group.addTask { try? await Task.sleep(for: timeout); return nil }
+        group.addTask {
+            try? await Task.sleep(for: timeout)
+            return nil
+        }
         let first = await group.next() ?? nil
         group.cancelAll()
         return first

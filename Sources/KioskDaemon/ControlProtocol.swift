@@ -13,8 +13,10 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     public var answers: [String]?
     public var fields: [String: String]?
 
-    public init(command: String, card: Int? = nil, text: String? = nil, path: String? = nil, button: String? = nil,
-                seconds: Double? = nil, flag: Bool? = nil, answers: [String]? = nil, fields: [String: String]? = nil) {
+    public init(
+        command: String, card: Int? = nil, text: String? = nil, path: String? = nil, button: String? = nil,
+        seconds: Double? = nil, flag: Bool? = nil, answers: [String]? = nil, fields: [String: String]? = nil
+    ) {
         self.command = command
         self.card = card
         self.text = text
@@ -38,8 +40,10 @@ public struct ControlStep: Codable, Sendable, Equatable {
     public var detail: String?
     public var count: Int?
 
-    public init(type: String, title: String? = nil, body: String? = nil, kind: String? = nil, detail: String? = nil,
-                count: Int? = nil) {
+    public init(
+        type: String, title: String? = nil, body: String? = nil, kind: String? = nil, detail: String? = nil,
+        count: Int? = nil
+    ) {
         self.type = type
         self.title = title
         self.body = body
@@ -75,10 +79,12 @@ extension ControlStep {
         report.steps.map { step in
             switch step {
             case .tapRecorded(let outcome): ControlStep(type: "tap", kind: outcome.kindName, detail: outcome.detailText)
-            case .shown(let message): ControlStep(type: "shown", title: message.title, body: message.body, kind: message.kind.rawValue)
+            case .shown(let message):
+                ControlStep(type: "shown", title: message.title, body: message.body, kind: message.kind.rawValue)
             case .indicated(let pattern): ControlStep(type: "lights", kind: pattern.rawValue)
             case .printed(let kind): ControlStep(type: "printed", kind: kind.rawValue)
-            case .printFailed(let kind, let failure): ControlStep(type: "printFailed", kind: kind.rawValue, detail: failure.description)
+            case .printFailed(let kind, let failure):
+                ControlStep(type: "printFailed", kind: kind.rawValue, detail: failure.description)
             case .persisted: ControlStep(type: "saved")
             case .persistFailed(let failure): ControlStep(type: "saveFailed", detail: failure.description)
             case .cardEnrolled: ControlStep(type: "enrolled")

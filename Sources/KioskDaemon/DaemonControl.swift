@@ -1,8 +1,8 @@
+public import Foundation
+internal import KioskCamera
+internal import KioskCore
 internal import KioskStore
 internal import Synchronization
-public import Foundation
-internal import KioskCore
-internal import KioskCamera
 
 /// What `kiosk status` shows. No personal data; the venue appears only as its format and short fingerprint.
 public struct DaemonStatus: Codable, Sendable, Equatable {
@@ -40,9 +40,13 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
         } else {
             lines.append("Venue: not set up — open staff mode and show the venue's QR poster, or create a venue")
         }
-        lines.append("Clock: \(clockSynchronized ? "synchronized" : "NOT synchronized (check-ins paused)"), \(isoText(time))")
-        lines.append("Checked in now: \(openCheckIns); stays held: \(storedStays.map(String.init) ?? "?") (\(storeBytes / 1024) KiB)")
-        lines.append("Taps: \(taps), check-ins: \(checkIns), check-outs: \(checkOuts), refused: \(refusals.values.reduce(0, +))")
+        lines.append(
+            "Clock: \(clockSynchronized ? "synchronized" : "NOT synchronized (check-ins paused)"), \(isoText(time))")
+        lines.append(
+            "Checked in now: \(openCheckIns); stays held: \(storedStays.map(String.init) ?? "?") (\(storeBytes / 1024) KiB)"
+        )
+        lines.append(
+            "Taps: \(taps), check-ins: \(checkIns), check-outs: \(checkOuts), refused: \(refusals.values.reduce(0, +))")
         for (device, state) in devices.sorted(by: { $0.key < $1.key }) { lines.append("  \(device): \(state)") }
         if let staffCards { lines.append("Staff cards enrolled: \(staffCards)") }
         if let metricsAddress { lines.append("Metrics: http://\(metricsAddress)/metrics") }
@@ -54,7 +58,9 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
 extension KioskDaemon {
     /// Serves one control request (JSON line) and returns the answer (JSON line).
     func handleControl(_ line: String) async -> String {
-        guard let data = line.data(using: .utf8), let request = try? JSONDecoder().decode(ControlRequest.self, from: data) else {
+        guard let data = line.data(using: .utf8),
+            let request = try? JSONDecoder().decode(ControlRequest.self, from: data)
+        else {
             return ControlResponse.failure("not a valid control request").jsonLine
         }
         return await answer(request).jsonLine
@@ -66,7 +72,9 @@ extension KioskDaemon {
             let status = await status()
             return ControlResponse(ok: true, lines: status.humanLines, data: Self.json(status))
         case "lights":
-            guard let lights = simulation?.lights else { return .failure("lights are recorded only on a simulated kiosk") }
+            guard let lights = simulation?.lights else {
+                return .failure("lights are recorded only on a simulated kiosk")
+            }
             let history = await lights.recordedLights()
             let lines = history.suffix(20).map { light in
                 var line = "\(isoText(light.at))  \(light.pattern)  (\(light.outputs.joined(separator: "+")))"
@@ -77,16 +85,20 @@ extension KioskDaemon {
                 }
                 return line
             }
-            return ControlResponse(ok: true, lines: lines.isEmpty ? ["No lights shown yet."] : lines, data: Self.json(history))
+            return ControlResponse(
+                ok: true, lines: lines.isEmpty ? ["No lights shown yet."] : lines, data: Self.json(history))
         case "receipts":
-            guard let printer = simulation?.receipts else { return .failure("receipts are kept as files only on a simulated kiosk") }
+            guard let printer = simulation?.receipts else {
+                return .failure("receipts are kept as files only on a simulated kiosk")
+            }
             let receipts = await printer.recordedReceipts()
             var lines = [String]()
             for receipt in receipts {
                 lines.append("Receipt \(receipt.number): \(receipt.png)")
                 lines += receipt.lines.map { "    \($0)" }
             }
-            return ControlResponse(ok: true, lines: lines.isEmpty ? ["No receipts printed yet."] : lines, data: Self.json(receipts))
+            return ControlResponse(
+                ok: true, lines: lines.isEmpty ? ["No receipts printed yet."] : lines, data: Self.json(receipts))
         case "tap":
             guard let number = request.card, number > 0 else { return .failure("say which card: --card N (1, 2, …)") }
             return await simulateTap { $0.place(card: number) }
@@ -100,25 +112,36 @@ extension KioskDaemon {
             return response(await loop.handle(.codeScanned(code)), fallback: "Staff code shown.")
         case "staff-command":
             guard let command = Self.staffCommand(request) else {
-                return .failure("unknown staff command: use bind, create, rotate, reprint, enrol, enrol-staff, forget-staff, status-slip, wipe, wipe-confirm, leave")
+                return .failure(
+                    "unknown staff command: use bind, create, rotate, reprint, enrol, enrol-staff, forget-staff, status-slip, wipe, wipe-confirm, leave"
+                )
             }
             return response(await loop.handle(.staffCommand(command)), fallback: "Done.")
         case "enrol", "enrol-staff":
             guard let number = request.card, number > 0 else { return .failure("say which card: --card N (1, 2, …)") }
-            guard let reader = simulation?.cards else { return .failure("cards are simulated only on a simulated kiosk") }
-            if reader.knows(card: number) { return .failure("card \(number) has been used with this kiosk already; take a new number") }
+            guard let reader = simulation?.cards else {
+                return .failure("cards are simulated only on a simulated kiosk")
+            }
+            if reader.knows(card: number) {
+                return .failure("card \(number) has been used with this kiosk already; take a new number")
+            }
             let asked = await loop.handle(.staffCommand(request.command == "enrol" ? .enrolCard : .enrolStaffCard))
             guard asked.shown.allSatisfy({ $0.kind != .error }) else { return response(asked, fallback: "") }
             let answer = await simulateTap(timeout: .seconds(25)) { $0.place(card: number) }
             reader.save()
-            return ControlResponse(ok: answer.ok, lines: response(asked, fallback: "").lines + answer.lines,
-                                   steps: ControlStep.steps(of: asked) + answer.steps)
+            return ControlResponse(
+                ok: answer.ok, lines: response(asked, fallback: "").lines + answer.lines,
+                steps: ControlStep.steps(of: asked) + answer.steps)
         case "show-code":
-            guard let camera = simulation?.codes else { return .failure("codes are shown this way only on a simulated kiosk") }
+            guard let camera = simulation?.codes else {
+                return .failure("codes are shown this way only on a simulated kiosk")
+            }
             let expectation = loop.expect([.codeScanned])
             defer { expectation.cancel() }
             if let path = request.path {
-                do { camera.show(try ImageLoader.load(path: path)) } catch { return .failure("the image cannot be read: \(error)") }
+                do { camera.show(try ImageLoader.load(path: path)) } catch {
+                    return .failure("the image cannot be read: \(error)")
+                }
             } else if let text = request.text {
                 do { try camera.show(text: text) } catch { return .failure("the code cannot be shown: \(error)") }
             } else {
@@ -146,14 +169,19 @@ extension KioskDaemon {
             guard let seconds = request.seconds, seconds > 0 else { return .failure("say how far: e.g. 90m, 8h, 15d") }
             clock.advance(by: seconds)
             var answer = response(await loop.handle(.tick), fallback: "")
-            answer.lines.insert("Time is now \(TimeText.iso8601(unixSeconds: Int64(clock.read().now.timeIntervalSince1970.rounded(.down)))).", at: 0)
+            answer.lines.insert(
+                "Time is now \(TimeText.iso8601(unixSeconds: Int64(clock.read().now.timeIntervalSince1970.rounded(.down)))).",
+                at: 0)
             return answer
         case "clock":
-            guard let clock = simulation?.clock else { return .failure("the clock can be set only on a simulated kiosk") }
+            guard let clock = simulation?.clock else {
+                return .failure("the clock can be set only on a simulated kiosk")
+            }
             let synchronized = request.flag ?? true
             clock.setSynchronized(synchronized)
-            return response(await loop.handle(.clockChanged(clock.read())),
-                            fallback: synchronized ? "Clock synchronized." : "Clock not synchronized.")
+            return response(
+                await loop.handle(.clockChanged(clock.read())),
+                fallback: synchronized ? "Clock synchronized." : "Clock not synchronized.")
         case "report":
             return await report(card: request.card, answers: request.answers ?? [])
         case "sync":
@@ -171,14 +199,17 @@ extension KioskDaemon {
     }
 
     /// Places a card (or a foreign card) and waits for the station's answer to reading it.
-    private func simulateTap(timeout: Duration = .seconds(5), _ place: (any SimulatedCardSlot) -> Void) async -> ControlResponse {
+    private func simulateTap(timeout: Duration = .seconds(5), _ place: (any SimulatedCardSlot) -> Void) async
+        -> ControlResponse
+    {
         guard let reader = simulation?.cards else { return .failure("cards are simulated only on a simulated kiosk") }
         await liftCard()
         let expectation = loop.expect([.cardRead])
         defer { expectation.cancel() }
         place(reader)
         guard let handled = await expectation.next(timeout: timeout) else {
-            return .failure("the reader did not read the card in time (see `kiosk simulate status` for the reader's state)")
+            return .failure(
+                "the reader did not read the card in time (see `kiosk simulate status` for the reader's state)")
         }
         return response(handled.report, fallback: "Card read.")
     }
@@ -197,18 +228,22 @@ extension KioskDaemon {
     private func response(_ report: StationReport, fallback: String) -> ControlResponse {
         let steps = ControlStep.steps(of: report)
         let lines = steps.compactMap(\.humanLine)
-        let failed = steps.contains { ["printFailed", "saveFailed", "enrolFailed", "wipeFailed", "expiryFailed"].contains($0.type) }
-        return ControlResponse(ok: !failed, lines: lines.isEmpty ? (fallback.isEmpty ? [] : [fallback]) : lines, steps: steps)
+        let failed = steps.contains {
+            ["printFailed", "saveFailed", "enrolFailed", "wipeFailed", "expiryFailed"].contains($0.type)
+        }
+        return ControlResponse(
+            ok: !failed, lines: lines.isEmpty ? (fallback.isEmpty ? [] : [fallback]) : lines, steps: steps)
     }
 
     static func staffCommand(_ request: ControlRequest) -> StaffCommand? {
         switch request.text {
         case "bind": .bindVenue
         case "create":
-            .createVenue(VenueDraft(
-                description: request.fields?["description"], address: request.fields?["address"],
-                type: request.fields?["type"], startTimestamp: request.fields?["start"],
-                endTimestamp: request.fields?["end"], defaultCheckInLengthInMinutes: request.fields?["length"]))
+            .createVenue(
+                VenueDraft(
+                    description: request.fields?["description"], address: request.fields?["address"],
+                    type: request.fields?["type"], startTimestamp: request.fields?["start"],
+                    endTimestamp: request.fields?["end"], defaultCheckInLengthInMinutes: request.fields?["length"]))
         case "rotate": .rotateVenueCode
         case "reprint": .reprintPoster
         case "enrol": .enrolCard
@@ -233,9 +268,11 @@ extension KioskDaemon {
             ready: readyTime != nil, readyMilliseconds: readyTime.map { Int($0.wholeMilliseconds) },
             simulated: simulation != nil, mode: modeName, venueBound: state.venue != nil,
             venueFormat: state.venue?.format, venueFingerprint: state.venue?.fingerprint,
-            clockSynchronized: reading.isSynchronized, time: reading.now, openCheckIns: state.openCheckIns(at: reading.now),
+            clockSynchronized: reading.isSynchronized, time: reading.now,
+            openCheckIns: state.openCheckIns(at: reading.now),
             storedStays: (try? store.counts())?.stays, storeBytes: storeBytes(), devices: devices.all(),
-            taps: counters.taps, checkIns: counters.checkIns, checkOuts: counters.checkOuts, refusals: counters.refusals,
+            taps: counters.taps, checkIns: counters.checkIns, checkOuts: counters.checkOuts,
+            refusals: counters.refusals,
             expiryRuns: counters.expiryRuns, metricsAddress: metricsAddress.withLock { $0 },
             cardOnReader: simulation?.cards.cardOnReader, staffCards: state.staffCards.count,
             webAddress: webAddress.withLock { $0 })

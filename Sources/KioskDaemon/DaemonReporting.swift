@@ -1,7 +1,7 @@
 internal import Foundation
 internal import KioskCore
-internal import KioskPrinter
 internal import KioskExchange
+internal import KioskPrinter
 internal import Synchronization
 
 /// The next card read, taken for the report conversation instead of the station (the holder proves presence with
@@ -11,10 +11,12 @@ final class CardClaim: Sendable {
 
     /// True if a claim was waiting and took `read`.
     func offer(_ read: CardRead) -> Bool {
-        guard let continuation = waiter.withLock({ current -> CheckedContinuation<CardRead?, Never>? in
-            defer { current = nil }
-            return current
-        }) else { return false }
+        guard
+            let continuation = waiter.withLock({ current -> CheckedContinuation<CardRead?, Never>? in
+                defer { current = nil }
+                return current
+            })
+        else { return false }
         continuation.resume(returning: read)
         return true
     }
@@ -49,7 +51,9 @@ extension KioskDaemon {
         let claimed = Task { await cardClaim.next(timeout: .seconds(number == nil ? 60 : 10)) }
         try? await Task.sleep(for: .milliseconds(20))
         if let number {
-            guard let reader = simulation?.cards else { return .failure("cards are simulated only on a simulated kiosk") }
+            guard let reader = simulation?.cards else {
+                return .failure("cards are simulated only on a simulated kiosk")
+            }
             await liftCard()
             reader.place(card: number)
         }
@@ -86,7 +90,8 @@ extension KioskDaemon {
                 lines.append("The kiosk could not note the shared stays: \(error)")
             }
         }
-        return ControlResponse(ok: ok, lines: lines, steps: [ControlStep(type: "report", kind: Self.name(ending.outcome))])
+        return ControlResponse(
+            ok: ok, lines: lines, steps: [ControlStep(type: "report", kind: Self.name(ending.outcome))])
     }
 
     static func name(_ outcome: ConsentFlow.Outcome) -> String {

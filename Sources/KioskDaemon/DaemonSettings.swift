@@ -55,11 +55,13 @@ public struct DaemonSettings: Sendable {
     /// Permits a `webListen` address other than loopback.
     public var webAllowNonLoopback = false
 
-    public init(stateDirectory: String, simulate: Bool = false, nfcConnection: String? = nil,
-                lightsAndButtons: LightsAndButtonsConfiguration? = nil, receiptPrinter: ReceiptPrinterConfiguration? = nil,
-                cameraDevice: String? = nil, cameraWidth: Int = 640, cameraHeight: Int = 480,
-                metricsListen: String? = "127.0.0.1:9464", station: StationConfiguration = StationConfiguration(),
-                policy: CheckInPolicy = .default, cardKey: [UInt8]? = nil, tickInterval: Duration = .seconds(1)) {
+    public init(
+        stateDirectory: String, simulate: Bool = false, nfcConnection: String? = nil,
+        lightsAndButtons: LightsAndButtonsConfiguration? = nil, receiptPrinter: ReceiptPrinterConfiguration? = nil,
+        cameraDevice: String? = nil, cameraWidth: Int = 640, cameraHeight: Int = 480,
+        metricsListen: String? = "127.0.0.1:9464", station: StationConfiguration = StationConfiguration(),
+        policy: CheckInPolicy = .default, cardKey: [UInt8]? = nil, tickInterval: Duration = .seconds(1)
+    ) {
         self.stateDirectory = stateDirectory
         self.simulate = simulate
         self.nfcConnection = nfcConnection
@@ -78,8 +80,10 @@ public struct DaemonSettings: Sendable {
 
 extension DaemonSettings {
     /// The settings a configuration file (with its secrets) asks for.
-    public init(_ configuration: KioskConfiguration, secrets: ConfigurationSecrets, stateDirectory: String? = nil,
-                simulate: Bool = false) {
+    public init(
+        _ configuration: KioskConfiguration, secrets: ConfigurationSecrets, stateDirectory: String? = nil,
+        simulate: Bool = false
+    ) {
         self.init(stateDirectory: stateDirectory ?? configuration.stateDirectory, simulate: simulate)
         nfcConnection = configuration.nfc?.connection
         lightsAndButtons = configuration.lightsAndButtons
@@ -93,8 +97,9 @@ extension DaemonSettings {
         station.staffTimeout = TimeInterval(configuration.staff.modeTimeoutSeconds)
         station.staffCode = secrets.staffCode.map { String(decoding: $0, as: UTF8.self) }
         station.defaultStayLength = TimeInterval(configuration.checkIns.defaultStayMinutes * 60)
-        station.texts.warning = StationMessage(title: station.texts.warning.title, body: configuration.warnings.message,
-                                               kind: .warning)
+        station.texts.warning = StationMessage(
+            title: station.texts.warning.title, body: configuration.warnings.message,
+            kind: .warning)
         reportExportDirectory = configuration.reports.exportDirectory
         reportUploadURL = configuration.reports.uploadURL
         warningsBaseURL = configuration.warnings.baseURL

@@ -1,7 +1,7 @@
-public import KioskCore
 internal import Foundation
-internal import KioskOpenSSL
+public import KioskCore
 internal import KioskExchange
+internal import KioskOpenSSL
 internal import Logging
 internal import ServiceLifecycle
 internal import Synchronization
@@ -20,8 +20,10 @@ public final class DaemonWarnings: WarningSource {
     let cwaRegion: String
     private let lastSync = Mutex<String>("never")
 
-    init(client: WarningsClient?, cwaClient: CWAWarningsClient? = nil, crypto: OpenSSLCrypto, clock: any ClockSource,
-         parameters: PresenceTracingParameters = .cwaProduction, cwaRegion: String = "DE") {
+    init(
+        client: WarningsClient?, cwaClient: CWAWarningsClient? = nil, crypto: OpenSSLCrypto, clock: any ClockSource,
+        parameters: PresenceTracingParameters = .cwaProduction, cwaRegion: String = "DE"
+    ) {
         self.client = client
         self.cwaClient = cwaClient
         self.crypto = crypto
@@ -45,13 +47,15 @@ public final class DaemonWarnings: WarningSource {
         if let client {
             let index = await client.index
             if index.count > 0 {
-                results.append(WarningMatcher.match(stays: stays, index: index, now: now, parameters: parameters, crypto: crypto))
+                results.append(
+                    WarningMatcher.match(stays: stays, index: index, now: now, parameters: parameters, crypto: crypto))
             }
         }
         if let cwaClient {
             let kept = await cwaClient.warnings
             if kept.count > 0 {
-                results.append(WarningMatcher.match(stays: stays, cwa: kept, now: now, parameters: parameters, crypto: crypto))
+                results.append(
+                    WarningMatcher.match(stays: stays, cwa: kept, now: now, parameters: parameters, crypto: crypto))
             }
         }
         let result = WarningMatcher.combined(results, parameters: parameters)
@@ -63,7 +67,7 @@ public final class DaemonWarnings: WarningSource {
         let today = Int64(clock.read().now.timeIntervalSince1970) / 86_400
         var tags = Set<[UInt8]>()
         for venue in venues {
-            if let list = try? WarningMatcher.tags(locationId: venue, days: (today - 15) ... today, crypto: crypto) {
+            if let list = try? WarningMatcher.tags(locationId: venue, days: (today - 15)...today, crypto: crypto) {
                 tags.formUnion(list)
             }
         }
@@ -100,9 +104,11 @@ public final class DaemonWarnings: WarningSource {
         do {
             let report = try await client.sync(interestingTags: tags)
             try await client.retain(tags: tags)
-            var lines = [report.indexUnchanged
-                ? "Warnings (CKPW/1): nothing new."
-                : "Warnings (CKPW/1): \(report.packagesFetched) new package(s), \(report.recordsKept) record(s) kept for this venue."]
+            var lines = [
+                report.indexUnchanged
+                    ? "Warnings (CKPW/1): nothing new."
+                    : "Warnings (CKPW/1): \(report.packagesFetched) new package(s), \(report.recordsKept) record(s) kept for this venue."
+            ]
             lines += report.rejected.map { "Warnings (CKPW/1): refused \($0)" }
             return (report.rejected.isEmpty, lines)
         } catch .server(404) {
@@ -118,9 +124,11 @@ public final class DaemonWarnings: WarningSource {
         do {
             let report = try await client.sync(interestingHashes: hashes)
             try await client.retain(locationIdHashes: hashes)
-            var lines = [report.indexUnchanged
-                ? "Warnings (CWA): nothing new."
-                : "Warnings (CWA): \(report.hoursFetched) new hour(s), \(report.recordsKept) record(s) kept for this venue."]
+            var lines = [
+                report.indexUnchanged
+                    ? "Warnings (CWA): nothing new."
+                    : "Warnings (CWA): \(report.hoursFetched) new hour(s), \(report.recordsKept) record(s) kept for this venue."
+            ]
             lines += report.rejected.map { "Warnings (CWA): refused \($0)" }
             return (report.rejected.isEmpty, lines)
         } catch .server(404) {
@@ -138,8 +146,14 @@ public final class DaemonWarnings: WarningSource {
     func load(directory: String, venues: [[UInt8]]) async -> (ok: Bool, lines: [String]) {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue,
-              let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else {
-            return (false, ["Warnings not loaded: \(directory) is not a folder that can be read (is the USB stick plugged in and mounted?)."])
+            let names = try? FileManager.default.contentsOfDirectory(atPath: directory)
+        else {
+            return (
+                false,
+                [
+                    "Warnings not loaded: \(directory) is not a folder that can be read (is the USB stick plugged in and mounted?)."
+                ]
+            )
         }
         guard !names.isEmpty else { return (false, ["Warnings not loaded: \(directory) is empty."]) }
         let ckpwIndexed = names.contains("index.json")
@@ -147,8 +161,13 @@ public final class DaemonWarnings: WarningSource {
         let cwaLayout = cwaDirectory(in: directory)
         let cwaLoose = names.contains { $0.hasSuffix(".zip") }
         guard ckpwIndexed || ckpwLoose || cwaLayout != nil || cwaLoose else {
-            return (false, ["Warnings not loaded: \(directory) holds no warnings packages (a copy of the authority's published "
-                            + "folder: index.json with CKPW/1 packages, or CWA hourly packages under cwa/twp/country/\(cwaRegion)/hour)."])
+            return (
+                false,
+                [
+                    "Warnings not loaded: \(directory) holds no warnings packages (a copy of the authority's published "
+                        + "folder: index.json with CKPW/1 packages, or CWA hourly packages under cwa/twp/country/\(cwaRegion)/hour)."
+                ]
+            )
         }
         var ok = true
         var lines = [String]()
@@ -162,9 +181,11 @@ public final class DaemonWarnings: WarningSource {
                     } else {
                         report = try await client.loadFromDirectory(directory, interestingTags: tags)
                     }
-                    lines.append(report.packagesFetched == 0 && report.rejected.isEmpty
-                        ? "Warnings (CKPW/1) from the folder: nothing new."
-                        : "Warnings (CKPW/1) from the folder: \(report.packagesFetched) package(s) loaded, \(report.recordsKept) record(s) kept for this venue.")
+                    lines.append(
+                        report.packagesFetched == 0 && report.rejected.isEmpty
+                            ? "Warnings (CKPW/1) from the folder: nothing new."
+                            : "Warnings (CKPW/1) from the folder: \(report.packagesFetched) package(s) loaded, \(report.recordsKept) record(s) kept for this venue."
+                    )
                     lines += report.rejected.map { "Warnings (CKPW/1): refused \($0)" }
                     ok = ok && report.rejected.isEmpty
                 } catch {
@@ -172,7 +193,9 @@ public final class DaemonWarnings: WarningSource {
                     ok = false
                 }
             } else {
-                lines.append("Warnings (CKPW/1): packages found but not read: no key is configured to verify them (warnings.baseURL with warnings.publicKey).")
+                lines.append(
+                    "Warnings (CKPW/1): packages found but not read: no key is configured to verify them (warnings.baseURL with warnings.publicKey)."
+                )
                 ok = false
             }
         }
@@ -181,14 +204,20 @@ public final class DaemonWarnings: WarningSource {
                 let hashes = interestingHashes(venues: venues)
                 do {
                     var reports = [CWAWarningsClient.SyncReport]()
-                    if let cwaLayout { reports.append(try await cwaClient.sync(interestingHashes: hashes, fromDirectory: cwaLayout)) }
-                    if cwaLoose { reports.append(try await cwaClient.loadFromDirectory(directory, interestingHashes: hashes)) }
+                    if let cwaLayout {
+                        reports.append(try await cwaClient.sync(interestingHashes: hashes, fromDirectory: cwaLayout))
+                    }
+                    if cwaLoose {
+                        reports.append(try await cwaClient.loadFromDirectory(directory, interestingHashes: hashes))
+                    }
                     let loaded = reports.reduce(0) { $0 + $1.hoursFetched }
                     let kept = reports.reduce(0) { $0 + $1.recordsKept }
                     let rejected = reports.flatMap(\.rejected)
-                    lines.append(loaded == 0 && rejected.isEmpty
-                        ? "Warnings (CWA) from the folder: nothing new."
-                        : "Warnings (CWA) from the folder: \(loaded) hourly package(s) loaded, \(kept) record(s) kept for this venue.")
+                    lines.append(
+                        loaded == 0 && rejected.isEmpty
+                            ? "Warnings (CWA) from the folder: nothing new."
+                            : "Warnings (CWA) from the folder: \(loaded) hourly package(s) loaded, \(kept) record(s) kept for this venue."
+                    )
                     lines += rejected.map { "Warnings (CWA): refused \($0)" }
                     ok = ok && rejected.isEmpty
                 } catch {
@@ -196,7 +225,9 @@ public final class DaemonWarnings: WarningSource {
                     ok = false
                 }
             } else {
-                lines.append("Warnings (CWA): packages found but not read: no key is configured to verify them (warnings.cwaBaseURL with warnings.cwaPublicKey).")
+                lines.append(
+                    "Warnings (CWA): packages found but not read: no key is configured to verify them (warnings.cwaBaseURL with warnings.cwaPublicKey)."
+                )
                 ok = false
             }
         }
@@ -205,42 +236,60 @@ public final class DaemonWarnings: WarningSource {
 
     /// Where a copy of the CWA distribution layout for this kiosk's region lies in `directory`, if anywhere.
     func cwaDirectory(in directory: String) -> String? {
-        [directory + "/cwa/twp/country/" + cwaRegion, directory + "/twp/country/" + cwaRegion, directory].first { base in
+        [directory + "/cwa/twp/country/" + cwaRegion, directory + "/twp/country/" + cwaRegion, directory].first {
+            base in
             var isDirectory: ObjCBool = false
-            return FileManager.default.fileExists(atPath: base + "/hour/index", isDirectory: &isDirectory) && !isDirectory.boolValue
+            return FileManager.default.fileExists(atPath: base + "/hour/index", isDirectory: &isDirectory)
+                && !isDirectory.boolValue
         }
     }
 
     var lastSyncSummary: String { lastSync.withLock { $0 } }
 
     /// Opens the warnings clients from the settings, or nil when no authority is configured.
-    static func make(settings: DaemonSettings, crypto: OpenSSLCrypto, clock: any ClockSource, logger: Logger) throws(DaemonError) -> DaemonWarnings? {
+    static func make(settings: DaemonSettings, crypto: OpenSSLCrypto, clock: any ClockSource, logger: Logger)
+        throws(DaemonError) -> DaemonWarnings?
+    {
         guard settings.warningsBaseURL != nil || settings.warningsCWABaseURL != nil else { return nil }
         var ckpwKey: ECDSAPublicKey?
         if settings.warningsBaseURL != nil {
             guard let pem = settings.warningsPublicKeyPEM else {
-                throw .warnings("warnings.baseURL is set but the authority's public key is missing (warnings.publicKey or the credential authority-public-key.pem)")
+                throw .warnings(
+                    "warnings.baseURL is set but the authority's public key is missing (warnings.publicKey or the credential authority-public-key.pem)"
+                )
             }
-            do { ckpwKey = try ECDSAPublicKey(pem: pem) } catch { throw .warnings("the authority's public key cannot be read: \(error)") }
+            do { ckpwKey = try ECDSAPublicKey(pem: pem) } catch {
+                throw .warnings("the authority's public key cannot be read: \(error)")
+            }
         }
         var cwaKey: ECDSAPublicKey?
         if settings.warningsCWABaseURL != nil {
             guard let pem = settings.warningsCWAPublicKeyPEM else {
-                throw .warnings("warnings.cwaBaseURL is set but the CWA packages' public key is missing (warnings.cwaPublicKey or the credential cwa-public-key.pem)")
+                throw .warnings(
+                    "warnings.cwaBaseURL is set but the CWA packages' public key is missing (warnings.cwaPublicKey or the credential cwa-public-key.pem)"
+                )
             }
-            do { cwaKey = try ECDSAPublicKey(pem: pem) } catch { throw .warnings("the CWA packages' public key (warnings.cwaPublicKey) cannot be read: \(error)") }
+            do { cwaKey = try ECDSAPublicKey(pem: pem) } catch {
+                throw .warnings("the CWA packages' public key (warnings.cwaPublicKey) cannot be read: \(error)")
+            }
         }
         let directory = (settings.stateDirectory as NSString).appendingPathComponent("warnings")
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
         } catch {
             throw .warnings("\(directory) cannot be created")
         }
-        let client = both(settings.warningsBaseURL, ckpwKey).map { WarningsClient(baseURL: $0, verifier: $1, stateDirectory: directory) }
-        let cwaClient = both(settings.warningsCWABaseURL, cwaKey).map { CWAWarningsClient(baseURL: $0, verifier: $1, stateDirectory: directory) }
-        return DaemonWarnings(client: client, cwaClient: cwaClient, crypto: crypto, clock: clock,
-                              cwaRegion: settings.warningsCWABaseURL.map(Self.region(ofCWABaseURL:)) ?? "DE")
+        let client = both(settings.warningsBaseURL, ckpwKey).map {
+            WarningsClient(baseURL: $0, verifier: $1, stateDirectory: directory)
+        }
+        let cwaClient = both(settings.warningsCWABaseURL, cwaKey).map {
+            CWAWarningsClient(baseURL: $0, verifier: $1, stateDirectory: directory)
+        }
+        return DaemonWarnings(
+            client: client, cwaClient: cwaClient, crypto: crypto, clock: clock,
+            cwaRegion: settings.warningsCWABaseURL.map(Self.region(ofCWABaseURL:)) ?? "DE")
     }
 
     /// The region a CWA base URL names (`…/twp/country/DE` → `DE`); `DE` when it names none.
@@ -266,7 +315,8 @@ struct WarningsService: Service {
             let result = await daemon.syncWarnings()
             failures = result.ok ? 0 : failures + 1
             daemon.devices.set("warnings", result.ok ? "ok" : "failing: \(warnings.lastSyncSummary)")
-            let wait: Duration = failures == 0
+            let wait: Duration =
+                failures == 0
                 ? daemon.settings.warningsSyncInterval
                 : .seconds(WarningsClient.backoff(afterFailures: failures))
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: wait) }
@@ -277,7 +327,9 @@ struct WarningsService: Service {
 extension KioskDaemon {
     /// Fetches warnings now (the timer, or `kiosk simulate sync`).
     func syncWarnings() async -> (ok: Bool, lines: [String]) {
-        guard let warnings else { return (false, ["No warnings authority is configured (warnings.baseURL, warnings.cwaBaseURL)."]) }
+        guard let warnings else {
+            return (false, ["No warnings authority is configured (warnings.baseURL, warnings.cwaBaseURL)."])
+        }
         let state = await runner.state
         let venues = [state.venue?.locationId].compactMap { $0 }
         guard !venues.isEmpty else { return (true, ["Warnings: the kiosk has no venue yet, nothing to fetch."]) }
@@ -290,8 +342,13 @@ extension KioskDaemon {
     /// exactly as downloads are; nothing changes when the folder is missing or empty or no key is configured.
     func loadWarnings(directory: String) async -> (ok: Bool, lines: [String]) {
         guard let warnings else {
-            return (false, ["Warnings not loaded: no warnings key is configured to verify packages (warnings.baseURL with "
-                            + "warnings.publicKey, or warnings.cwaBaseURL with warnings.cwaPublicKey)."])
+            return (
+                false,
+                [
+                    "Warnings not loaded: no warnings key is configured to verify packages (warnings.baseURL with "
+                        + "warnings.publicKey, or warnings.cwaBaseURL with warnings.cwaPublicKey)."
+                ]
+            )
         }
         let state = await runner.state
         let venues = [state.venue?.locationId].compactMap { $0 }

@@ -1,18 +1,19 @@
-internal import UnixSignals
-public import KioskCore
-public import Logging
 internal import Foundation
 internal import KioskCamera
+public import KioskCore
+internal import KioskExchange
 internal import KioskGPIO
 internal import KioskNFC
 internal import KioskOpenSSL
 internal import KioskPrinter
-internal import KioskExchange
 internal import KioskStore
+public import Logging
 internal import ServiceLifecycle
 internal import Synchronization
+internal import UnixSignals
+
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #endif
 
 /// Why the kiosk cannot start. Each message names what to fix.
@@ -104,8 +105,9 @@ public final class KioskDaemon: Sendable {
             uploader: settings.reportUploadURL.map { ReportUploader(endpoint: $0) },
             exportDirectory: settings.reportExportDirectory)
         if let connection = given.nfcConnection {
-            nfcReader = NFCReader(connection: connection, access: KioskCardAccess(cardKey: cardKey, crypto: crypto),
-                                  logger: logger)
+            nfcReader = NFCReader(
+                connection: connection, access: KioskCardAccess(cardKey: cardKey, crypto: crypto),
+                logger: logger)
             devices.set("nfc", "starting")
         } else {
             nfcReader = nil
@@ -117,13 +119,15 @@ public final class KioskDaemon: Sendable {
         if warnings == nil { devices.set("warnings", "none configured") }
         let enroller: any CardEnroller = nfcReader.map { NFCCardEnroller(reader: $0) } ?? NoReaderEnroller()
         if let code = settings.venueCode {
-            try Self.bindConfiguredVenue(code, settings: settings, store: store, crypto: crypto, clock: clock,
-                                         logger: logger)
+            try Self.bindConfiguredVenue(
+                code, settings: settings, store: store, crypto: crypto, clock: clock,
+                logger: logger)
         }
         do {
             runner = try StationRunner(
                 configuration: settings.station, desk: desk, indicator: indicator, printer: printer, enroller: enroller,
-                warnings: warnings.map { $0 as any WarningSource } ?? NoWarnings(), clock: clock, settings: store, display: screen, devices: devices, paper: settings.receiptPrinter?.paper ?? .mm58,
+                warnings: warnings.map { $0 as any WarningSource } ?? NoWarnings(), clock: clock, settings: store,
+                display: screen, devices: devices, paper: settings.receiptPrinter?.paper ?? .mm58,
                 logger: logger)
         } catch {
             throw .store(error)
@@ -153,10 +157,11 @@ public final class KioskDaemon: Sendable {
             CameraService(daemon: self),
             WarningsService(daemon: self),
         ]
-        let group = ServiceGroup(configuration: .init(
-            services: services.map { .init(service: $0) },
-            gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: logger))
+        let group = ServiceGroup(
+            configuration: .init(
+                services: services.map { .init(service: $0) },
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger))
         do {
             try await group.run()
         } catch {
@@ -186,7 +191,9 @@ public final class KioskDaemon: Sendable {
         // The one place the lights go off at shutdown: no event can start a pattern any more (the station loop has
         // ended), and `clear()` stops a pattern still playing and waits for it before turning the lines off.
         await indicator.clear()
-        do { try store.close() } catch { logger.error("Database not closed cleanly", metadata: ["store.error": "\(error)"]) }
+        do { try store.close() } catch {
+            logger.error("Database not closed cleanly", metadata: ["store.error": "\(error)"])
+        }
         logger.notice("Kiosk stopped")
     }
 
@@ -198,8 +205,9 @@ public final class KioskDaemon: Sendable {
     /// Creates the state directory (mode 0700) if it is missing, and checks that the kiosk can write to it.
     public static func prepareStateDirectory(_ directory: String) throws(DaemonError) {
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
         } catch {
             throw .stateDirectory(path: directory, reason: "cannot create it (\(error.localizedDescription))")
         }
@@ -219,7 +227,8 @@ public final class KioskDaemon: Sendable {
         }
         let fresh: [UInt8]
         do { fresh = try crypto.randomBytes(count: 32) } catch { throw .crypto("\(error)") }
-        let created = FileManager.default.createFile(atPath: path, contents: Data(fresh), attributes: [.posixPermissions: 0o600])
+        let created = FileManager.default.createFile(
+            atPath: path, contents: Data(fresh), attributes: [.posixPermissions: 0o600])
         guard created else { throw .cardKey("\(path) cannot be written") }
         return fresh
     }
@@ -227,13 +236,16 @@ public final class KioskDaemon: Sendable {
     /// Binds `venue.code` before the station starts: saved in the station state, as if staff had bound it. Nothing
     /// changes when the kiosk is already bound to that venue; another venue is refused while visitors may still be
     /// checked in at the current one.
-    static func bindConfiguredVenue(_ code: String, settings: DaemonSettings, store: SQLiteCheckInStore,
-                                    crypto: OpenSSLCrypto, clock: any ClockSource, logger: Logger) throws(DaemonError) {
+    static func bindConfiguredVenue(
+        _ code: String, settings: DaemonSettings, store: SQLiteCheckInStore,
+        crypto: OpenSSLCrypto, clock: any ClockSource, logger: Logger
+    ) throws(DaemonError) {
         let saved: StationState
         do { saved = try store.loadStationState() ?? .initial } catch { throw .store(error) }
         let next: StationState?
         do {
-            next = try saved.bindingConfiguredVenue(code, configuration: settings.station, crypto: crypto, now: clock.read())
+            next = try saved.bindingConfiguredVenue(
+                code, configuration: settings.station, crypto: crypto, now: clock.read())
         } catch {
             throw .configuredVenue(error)
         }
@@ -282,8 +294,9 @@ public final class KioskDaemon: Sendable {
         if let counts = try? store.counts() { metrics.set("kiosk_store_stays", to: Double(counts.stays)) }
         metrics.set("kiosk_clock_synchronized", to: clock.read().isSynchronized ? 1 : 0)
         for (device, state) in devices.all() {
-            metrics.set("kiosk_device_up", labels: ["device": device],
-                        to: state == "ok" || state == "simulated" ? 1 : 0)
+            metrics.set(
+                "kiosk_device_up", labels: ["device": device],
+                to: state == "ok" || state == "simulated" ? 1 : 0)
         }
         if let ready = readyTime { metrics.set("kiosk_ready_seconds", to: Double(ready.wholeMilliseconds) / 1000) }
     }
@@ -292,7 +305,10 @@ public final class KioskDaemon: Sendable {
         let directory = settings.stateDirectory
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         return names.filter { $0.hasPrefix(SQLiteCheckInStore.fileName) }
-            .compactMap { try? FileManager.default.attributesOfItem(atPath: (directory as NSString).appendingPathComponent($0))[.size] as? Int }
+            .compactMap {
+                try? FileManager.default.attributesOfItem(atPath: (directory as NSString).appendingPathComponent($0))[
+                    .size] as? Int
+            }
             .reduce(0, +)
     }
 }
@@ -331,7 +347,9 @@ extension ControlResponse {
     var jsonLine: String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        guard let data = try? encoder.encode(self) else { return #"{"ok":false,"lines":["internal error"],"steps":[]}"# }
+        guard let data = try? encoder.encode(self) else {
+            return #"{"ok":false,"lines":["internal error"],"steps":[]}"#
+        }
         return String(decoding: data, as: UTF8.self)
     }
 }

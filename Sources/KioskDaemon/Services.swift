@@ -1,11 +1,11 @@
-internal import Synchronization
 internal import Foundation
-internal import KioskCore
 internal import KioskCamera
+internal import KioskCore
 internal import KioskGPIO
 internal import KioskNFC
 internal import Logging
 internal import ServiceLifecycle
+internal import Synchronization
 
 /// Hands queued events to the station, one at a time, until shutdown. (The lights go off once every service has
 /// ended, in `KioskDaemon.run`'s shutdown, just before the database closes.)
@@ -78,7 +78,8 @@ struct CameraService: Service {
                     case .code(let text): daemon.loop.submit(.codeScanned(text))
                     case .state(.running): daemon.devices.set("camera", daemon.simulation != nil ? "simulated" : "ok")
                     case .state(.starting): daemon.devices.set("camera", "starting")
-                    case .state(.unavailable(let reason)): daemon.devices.set("camera", "unavailable: \(reason.message)")
+                    case .state(.unavailable(let reason)):
+                        daemon.devices.set("camera", "unavailable: \(reason.message)")
                     }
                 }
             }
@@ -102,7 +103,8 @@ struct TickService: Service {
                     daemon.loop.submit(.clockChanged(reading))
                 }
                 synchronized = reading.isSynchronized
-                daemon.logger.notice(reading.isSynchronized ? "Clock synchronized" : "Clock not synchronized: check-ins paused")
+                daemon.logger.notice(
+                    reading.isSynchronized ? "Clock synchronized" : "Clock not synchronized: check-ins paused")
             }
             daemon.loop.submit(.tick)
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: daemon.settings.tickInterval) }
@@ -157,8 +159,9 @@ enum MetricsEndpoint {
                 guard request.method == "GET" || request.method == "HEAD" else { return .text(405, "GET only.\n") }
                 // Read when scraped (every 15 s or so): counters as they are now, the store's size from the disk.
                 await daemon.refreshMetrics()
-                return LocalHTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
-                                         body: Array(metrics.exposition().utf8))
+                return LocalHTTPResponse(
+                    status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
+                    body: Array(metrics.exposition().utf8))
             }
         } catch {
             daemon.logger.error("Metrics endpoint unavailable", metadata: ["listen": "\(listen)", "error": "\(error)"])
@@ -171,7 +174,9 @@ enum MetricsEndpoint {
 
     /// "127.0.0.1:9464" → host and port; only loopback addresses are accepted (port 0: a free one).
     static func parse(_ listen: String) -> (String, Int)? {
-        guard let address = try? ListenAddress.parse(listen, allowingAnyPort: true).get(), address.isLoopback else { return nil }
+        guard let address = try? ListenAddress.parse(listen, allowingAnyPort: true).get(), address.isLoopback else {
+            return nil
+        }
         return (address.host, address.port)
     }
 }

@@ -1,8 +1,9 @@
 import KioskPOSIX
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Writes whole files or nothing: a temporary file in the same directory, `fsync`, `rename` over the target, then
@@ -23,9 +24,17 @@ public enum AtomicFile {
         bytes.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
-                let written = SystemCall.retrying { Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset) }
-                if written < 0 { failure = ExportError(errno: errno); return }
-                if written == 0 { failure = .deviceFull; return }
+                let written = SystemCall.retrying {
+                    Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                }
+                if written < 0 {
+                    failure = ExportError(errno: errno)
+                    return
+                }
+                if written == 0 {
+                    failure = .deviceFull
+                    return
+                }
                 offset += written
             }
         }

@@ -20,10 +20,15 @@ public enum CWAHourlyPackage {
         let signatureList: [UInt8]
         do {
             let archive = try ZipArchive(bytes: zip, maximumSize: maximumArchiveSize)
-            guard let signature = try archive.contents(of: CWATraceWarningPackage.signatureName, maximumSize: maximumSignatureSize) else {
+            guard
+                let signature = try archive.contents(
+                    of: CWATraceWarningPackage.signatureName, maximumSize: maximumSignatureSize)
+            else {
                 throw CWAPackageError.unsigned
             }
-            guard let bytes = try archive.contents(of: CWATraceWarningPackage.exportName, maximumSize: maximumExportSize) else {
+            guard
+                let bytes = try archive.contents(of: CWATraceWarningPackage.exportName, maximumSize: maximumExportSize)
+            else {
                 throw CWAPackageError.missingExport
             }
             export = bytes
@@ -35,8 +40,9 @@ public enum CWAHourlyPackage {
         } catch {
             throw .notAZip
         }
-        let package = try CWATraceWarningPackage.verified(export: export, signatureList: signatureList, verifier: verifier,
-                                                          maximumSize: maximumExportSize)
+        let package = try CWATraceWarningPackage.verified(
+            export: export, signatureList: signatureList, verifier: verifier,
+            maximumSize: maximumExportSize)
         if let expectedHour, package.hour != expectedHour { throw .wrongHour }
         return package
     }
@@ -45,7 +51,9 @@ public enum CWAHourlyPackage {
     public static func make(_ package: CWATraceWarningPackage, signer: some PackageSigner) throws -> [UInt8] {
         let export = package.export
         let signatureList = CWATraceWarningPackage.signatureList(signature: try signer.signature(for: export))
-        return try ZipArchive.archive([(CWATraceWarningPackage.exportName, export), (CWATraceWarningPackage.signatureName, signatureList)])
+        return try ZipArchive.archive([
+            (CWATraceWarningPackage.exportName, export), (CWATraceWarningPackage.signatureName, signatureList),
+        ])
     }
 }
 

@@ -24,8 +24,10 @@ public actor CWAWarningsClient {
     /// fetch forever. CWA keeps 14 days.
     public static let maximumHoursPerIndex = 24 * 21
 
-    public init(baseURL: String, verifier: any SignatureVerifier, stateDirectory: String,
-                timeout: Duration = .seconds(30), maximumArchiveSize: Int = CWAHourlyPackage.defaultMaximumArchiveSize) {
+    public init(
+        baseURL: String, verifier: any SignatureVerifier, stateDirectory: String,
+        timeout: Duration = .seconds(30), maximumArchiveSize: Int = CWAHourlyPackage.defaultMaximumArchiveSize
+    ) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.verifier = verifier
         self.statePath = stateDirectory
@@ -56,15 +58,20 @@ public actor CWAWarningsClient {
     /// `<directory>/hour/<h>/index` is that hour's zip), as `CWAHourlyPublisher` writes it. The same checks as a
     /// download (every zip verified under the configured key, its hour checked, hours seen before skipped); only the
     /// transport differs. Throws `.noMedium` when the folder holds no hour index.
-    public func sync(interestingHashes: Set<[UInt8]>, fromDirectory directory: String) async throws(WarningsSyncError) -> SyncReport {
+    public func sync(interestingHashes: Set<[UInt8]>, fromDirectory directory: String) async throws(WarningsSyncError)
+        -> SyncReport
+    {
         guard LocalWarningsFiles.isRegularFile(directory + "/hour/index") else { throw .noMedium }
         return try await sync(interestingHashes: interestingHashes, from: .directory(directory))
     }
 
-    private func sync(interestingHashes: Set<[UInt8]>, from source: WarningsFileSource) async throws(WarningsSyncError) -> SyncReport {
+    private func sync(interestingHashes: Set<[UInt8]>, from source: WarningsFileSource) async throws(WarningsSyncError)
+        -> SyncReport
+    {
         var report = SyncReport()
-        let (status, body, etag) = try await get("/hour", ifNoneMatch: source.isRemote ? state.indexETag : nil, limit: 1024 * 1024,
-                                                 from: source)
+        let (status, body, etag) = try await get(
+            "/hour", ifNoneMatch: source.isRemote ? state.indexETag : nil, limit: 1024 * 1024,
+            from: source)
         if status == 304 {
             report.indexUnchanged = true
             return report
@@ -72,7 +79,8 @@ public actor CWAWarningsClient {
         guard status == 200 else { throw .server(status) }
         guard let hours = Self.hours(inIndex: body) else { throw .malformedIndex }
         for hour in hours.suffix(Self.maximumHoursPerIndex) where !state.seenHours.contains(hour) {
-            let (hourStatus, zip, _) = try await get("/hour/\(hour)", ifNoneMatch: nil, limit: maximumArchiveSize, from: source)
+            let (hourStatus, zip, _) = try await get(
+                "/hour/\(hour)", ifNoneMatch: nil, limit: maximumArchiveSize, from: source)
             guard hourStatus == 200 else {
                 report.rejected.append("hour \(hour): " + source.unavailable(hourStatus))
                 continue
@@ -83,7 +91,8 @@ public actor CWAWarningsClient {
                 continue
             }
             do {
-                let package = try CWAHourlyPackage.open(zip, verifier: verifier, expectedHour: hour, maximumArchiveSize: maximumArchiveSize)
+                let package = try CWAHourlyPackage.open(
+                    zip, verifier: verifier, expectedHour: hour, maximumArchiveSize: maximumArchiveSize)
                 report.recordsKept += keep(package, interestingHashes: interestingHashes)
                 state.seenHours.insert(hour)
                 report.hoursFetched += 1
@@ -99,13 +108,16 @@ public actor CWAWarningsClient {
     }
 
     /// Loads hourly packages that staff brought on a USB stick: every `*.zip` in `directory`.
-    public func loadFromDirectory(_ directory: String, interestingHashes: Set<[UInt8]>) throws(WarningsSyncError) -> SyncReport {
+    public func loadFromDirectory(_ directory: String, interestingHashes: Set<[UInt8]>) throws(WarningsSyncError)
+        -> SyncReport
+    {
         var report = SyncReport()
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { throw .noMedium }
         for name in names.sorted() where name.hasSuffix(".zip") {
             let path = directory + "/" + name
             guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-                  let size = attributes[.size] as? Int, size <= maximumArchiveSize else {
+                let size = attributes[.size] as? Int, size <= maximumArchiveSize
+            else {
                 report.rejected.append("\(name): \(CWAPackageError.oversized)")
                 continue
             }
@@ -114,7 +126,8 @@ public actor CWAWarningsClient {
                 continue
             }
             do {
-                let package = try CWAHourlyPackage.open(bytes, verifier: verifier, maximumArchiveSize: maximumArchiveSize)
+                let package = try CWAHourlyPackage.open(
+                    bytes, verifier: verifier, maximumArchiveSize: maximumArchiveSize)
                 report.recordsKept += keep(package, interestingHashes: interestingHashes)
                 report.hoursFetched += 1
             } catch {
@@ -155,8 +168,10 @@ public actor CWAWarningsClient {
         do { try state.save(to: statePath) } catch { throw .storage }
     }
 
-    private func get(_ path: String, ifNoneMatch etag: String?, limit: Int,
-                     from source: WarningsFileSource) async throws(WarningsSyncError) -> (Int, [UInt8], String?) {
+    private func get(
+        _ path: String, ifNoneMatch etag: String?, limit: Int,
+        from source: WarningsFileSource
+    ) async throws(WarningsSyncError) -> (Int, [UInt8], String?) {
         switch source {
         case .remote: try await boundedGet(baseURL + path, ifNoneMatch: etag, limit: limit, timeout: timeout)
         // On disk every resource is a file named `index` in a folder of the resource's name.
@@ -179,12 +194,15 @@ public struct CWAWarningsState: Codable, Equatable, Sendable {
     static let fileName = "cwa-warnings.json"
 
     func makeSet() -> CWAWarningSet {
-        CWAWarningSet(warnings: warnings.compactMap(Hex.decode).compactMap { try? CWATraceWarning(serialized: $0) },
-                      reports: reports.compactMap(Hex.decode).compactMap { try? CWAProtectedReport(serialized: $0) })
+        CWAWarningSet(
+            warnings: warnings.compactMap(Hex.decode).compactMap { try? CWATraceWarning(serialized: $0) },
+            reports: reports.compactMap(Hex.decode).compactMap { try? CWAProtectedReport(serialized: $0) })
     }
 
     static func load(from directory: String) throws -> CWAWarningsState {
-        guard let data = FileManager.default.contents(atPath: directory + "/" + fileName) else { return CWAWarningsState() }
+        guard let data = FileManager.default.contents(atPath: directory + "/" + fileName) else {
+            return CWAWarningsState()
+        }
         return try JSONDecoder().decode(CWAWarningsState.self, from: data)
     }
 

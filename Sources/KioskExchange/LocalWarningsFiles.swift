@@ -28,7 +28,8 @@ enum LocalWarningsFiles {
 
     static func get(_ path: String, limit: Int) throws(WarningsSyncError) -> (Int, [UInt8], String?) {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-              attributes[.type] as? FileAttributeType == .typeRegular else {
+            attributes[.type] as? FileAttributeType == .typeRegular
+        else {
             return (404, [], nil)
         }
         if let size = attributes[.size] as? Int, size > limit { throw .oversized }

@@ -74,8 +74,10 @@ public struct ReportConversation: Sendable {
     private var output: ReportOutput?
     private var exportDirectory: String?
 
-    public init(now: Int64, parameters: PresenceTracingParameters = .cwaProduction, delivery: any ReportDelivering,
-                crypto: any CryptoProvider, loadStays: @escaping StayLoader) {
+    public init(
+        now: Int64, parameters: PresenceTracingParameters = .cwaProduction, delivery: any ReportDelivering,
+        crypto: any CryptoProvider, loadStays: @escaping StayLoader
+    ) {
         self.now = now
         self.parameters = parameters
         self.delivery = delivery
@@ -99,7 +101,9 @@ public struct ReportConversation: Sendable {
     }
 
     /// Runs with a list of answers (the simulated kiosk's control socket); running out of answers cancels.
-    public mutating func run(card: CardSecret? = nil, answers: [String]) async -> (ending: Ending, prompts: [ConversationPrompt]) {
+    public mutating func run(card: CardSecret? = nil, answers: [String]) async -> (
+        ending: Ending, prompts: [ConversationPrompt]
+    ) {
         var remaining = answers[...]
         var prompts = [ConversationPrompt]()
         let ending = await run(card: card) { prompt in
@@ -188,7 +192,11 @@ public struct ReportConversation: Sendable {
         var numbers = [Int]()
         for word in words {
             guard let number = Int(word), (1...stays.count).contains(number) else {
-                return .ask(selectionPrompt(problem: "“\(Self.shortened(word))” is not a stay number: type numbers from 1 to \(stays.count), or done."))
+                return .ask(
+                    selectionPrompt(
+                        problem:
+                            "“\(Self.shortened(word))” is not a stay number: type numbers from 1 to \(stays.count), or done."
+                    ))
             }
             numbers.append(number)
         }
@@ -238,28 +246,37 @@ public struct ReportConversation: Sendable {
             return .ask(outputPrompt(problem: problem, afterFailure: nil))
         }
         let parts = text.split(separator: " ", maxSplits: 1).map(String.init)
-        guard let first = parts.first?.lowercased() else { return again("Please choose how the reports should leave; there is no default.") }
+        guard let first = parts.first?.lowercased() else {
+            return again("Please choose how the reports should leave; there is no default.")
+        }
         let rest = parts.count > 1 ? Self.trimmed(parts[1]) : ""
         switch first {
         case "print":
-            guard delivery.canPrint else { return again("No receipt printer is set up on this kiosk: \(availableText()).") }
+            guard delivery.canPrint else {
+                return again("No receipt printer is set up on this kiosk: \(availableText()).")
+            }
             guard rest.isEmpty else { return again("print takes nothing after it.") }
             return chose(.print)
         case "export":
             let directory = rest.isEmpty ? delivery.defaultExportDirectory : rest
             guard let directory else { return again("Say where to write the files: export FOLDER.") }
             guard ReportDelivery.isDirectory(directory) else {
-                return again("There is no folder at \(Self.shortened(directory)): is the USB stick plugged in and mounted?")
+                return again(
+                    "There is no folder at \(Self.shortened(directory)): is the USB stick plugged in and mounted?")
             }
             exportDirectory = directory
             return chose(.export)
         case "upload":
-            guard delivery.canUpload else { return again("No health authority address is set up on this kiosk: \(availableText()).") }
+            guard delivery.canUpload else {
+                return again("No health authority address is set up on this kiosk: \(availableText()).")
+            }
             if rest.isEmpty {
                 stage = .verificationCode
                 return .ask(codePrompt(problem: nil))
             }
-            guard ReportUploader.normalizedCode(rest) != nil else { return again(UploadError.malformedCode.description) }
+            guard ReportUploader.normalizedCode(rest) != nil else {
+                return again(UploadError.malformedCode.description)
+            }
             return chose(.upload(verificationCode: rest))
         case "retry" where reason != nil:
             guard let output else { return again("There is nothing to retry.") }
@@ -271,7 +288,9 @@ public struct ReportConversation: Sendable {
 
     private mutating func answerCode(_ text: String) -> Step {
         guard ReportUploader.normalizedCode(text) != nil else {
-            let problem = text.isEmpty ? "Please type the verification code from the test centre." : UploadError.malformedCode.description
+            let problem =
+                text.isEmpty
+                ? "Please type the verification code from the test centre." : UploadError.malformedCode.description
             return .ask(codePrompt(problem: problem))
         }
         return chose(.upload(verificationCode: text))
@@ -294,7 +313,10 @@ public struct ReportConversation: Sendable {
             stage = .disclosure
             return .ask(disclosurePrompt(problem: nil))
         default:
-            return finish(.nothingToReport, "The selected stays are too short or too long ago to matter: there is nothing to report. Nothing was shared.")
+            return finish(
+                .nothingToReport,
+                "The selected stays are too short or too long ago to matter: there is nothing to report. Nothing was shared."
+            )
         }
     }
 
@@ -355,16 +377,18 @@ public struct ReportConversation: Sendable {
         return .finished(ending)
     }
 
-    static let abortMessage = "Stopped. Nothing was shared, written or printed, and nothing of this conversation is kept."
+    static let abortMessage =
+        "Stopped. Nothing was shared, written or printed, and nothing of this conversation is kept."
 
     // MARK: Prompts
 
     private static let quit = ConversationPrompt.Choice(answer: "q", label: "stop here; nothing is shared")
 
     private func cardPrompt(problem: String?) -> ConversationPrompt {
-        ConversationPrompt(kind: .cardCode, lines: ["Report stays after a positive test."],
-                           question: "Type the code printed on the card (KC1-…):",
-                           choices: [.init(answer: "KC1-…", label: "the card's printed code"), Self.quit], problem: problem)
+        ConversationPrompt(
+            kind: .cardCode, lines: ["Report stays after a positive test."],
+            question: "Type the code printed on the card (KC1-…):",
+            choices: [.init(answer: "KC1-…", label: "the card's printed code"), Self.quit], problem: problem)
     }
 
     private func selectionPrompt(problem: String?) -> ConversationPrompt {
@@ -379,20 +403,26 @@ public struct ReportConversation: Sendable {
         return ConversationPrompt(
             kind: .staySelection, lines: lines,
             question: "Type the numbers of stays to select or unselect (e.g. 1 3), then done:",
-            choices: [.init(answer: stays.count == 1 ? "1" : "1…\(stays.count)", label: "select or unselect these stays"),
-                      .init(answer: "done", label: "go on with the selected stays"), Self.quit],
+            choices: [
+                .init(answer: stays.count == 1 ? "1" : "1…\(stays.count)", label: "select or unselect these stays"),
+                .init(answer: "done", label: "go on with the selected stays"), Self.quit,
+            ],
             problem: problem)
     }
 
     private func symptomsPrompt(problem: String?) -> ConversationPrompt {
         ConversationPrompt(
             kind: .symptoms,
-            lines: ["When did symptoms begin? This sets how much each stay counts (the risk level); nothing else about "
-                    + "your health leaves the kiosk."],
+            lines: [
+                "When did symptoms begin? This sets how much each stay counts (the risk level); nothing else about "
+                    + "your health leaves the kiosk."
+            ],
             question: "Your answer:",
             choices: [
                 .init(answer: "onset YYYY-MM-DD", label: "symptoms began on that day"),
-                .init(answer: "test YYYY-MM-DD", label: "the day of the positive test, when the day symptoms began is not known"),
+                .init(
+                    answer: "test YYYY-MM-DD",
+                    label: "the day of the positive test, when the day symptoms began is not known"),
                 .init(answer: "week", label: "symptoms began in the last 7 days, day not known"),
                 .init(answer: "weeks", label: "symptoms began 1 to 2 weeks ago"),
                 .init(answer: "older", label: "symptoms began more than 2 weeks ago"),
@@ -409,37 +439,50 @@ public struct ReportConversation: Sendable {
         if retry, let output {
             choices.append(.init(answer: "retry", label: "try the same again (\(output.kind))"))
         }
-        if delivery.canPrint { choices.append(.init(answer: "print", label: "a receipt with QR codes to take to the test centre")) }
+        if delivery.canPrint {
+            choices.append(.init(answer: "print", label: "a receipt with QR codes to take to the test centre"))
+        }
         if let directory = delivery.defaultExportDirectory {
-            choices.append(.init(answer: "export [FOLDER]", label: "files on the USB stick (at \(directory) unless a folder is named)"))
+            choices.append(
+                .init(
+                    answer: "export [FOLDER]",
+                    label: "files on the USB stick (at \(directory) unless a folder is named)"))
         } else {
             choices.append(.init(answer: "export FOLDER", label: "files on a USB stick mounted at FOLDER"))
         }
         if delivery.canUpload {
-            choices.append(.init(answer: "upload [CODE]", label: "send to the health authority with the verification code from the test centre"))
+            choices.append(
+                .init(
+                    answer: "upload [CODE]",
+                    label: "send to the health authority with the verification code from the test centre"))
         }
         choices.append(Self.quit)
         return choices
     }
 
     private func availableText() -> String {
-        "choose " + outputChoices(retry: false).dropLast().map { $0.answer.split(separator: " ")[0] }.joined(separator: " or ")
+        "choose "
+            + outputChoices(retry: false).dropLast().map { $0.answer.split(separator: " ")[0] }.joined(
+                separator: " or ")
     }
 
     private func outputPrompt(problem: String?, afterFailure: String?) -> ConversationPrompt {
-        ConversationPrompt(kind: .output, lines: ["How should the reports leave the kiosk?"], question: "Your answer:",
-                           choices: outputChoices(retry: false), problem: problem)
+        ConversationPrompt(
+            kind: .output, lines: ["How should the reports leave the kiosk?"], question: "Your answer:",
+            choices: outputChoices(retry: false), problem: problem)
     }
 
     private func codePrompt(problem: String?) -> ConversationPrompt {
-        ConversationPrompt(kind: .verificationCode, lines: [],
-                           question: "Type the verification code from the test centre:",
-                           choices: [.init(answer: "CODE", label: "e.g. ABCDE-FGHJK"), Self.quit], problem: problem)
+        ConversationPrompt(
+            kind: .verificationCode, lines: [],
+            question: "Type the verification code from the test centre:",
+            choices: [.init(answer: "CODE", label: "e.g. ABCDE-FGHJK"), Self.quit], problem: problem)
     }
 
     private func disclosurePrompt(problem: String?) -> ConversationPrompt {
-        ConversationPrompt(kind: .disclosure, lines: [ConsentFlow.disclosure], question: "Type ok when you have read this:",
-                           choices: [.init(answer: "ok", label: "I have read this"), Self.quit], problem: problem)
+        ConversationPrompt(
+            kind: .disclosure, lines: [ConsentFlow.disclosure], question: "Type ok when you have read this:",
+            choices: [.init(answer: "ok", label: "I have read this"), Self.quit], problem: problem)
     }
 
     private func consentPrompt(problem: String?) -> ConversationPrompt {
@@ -449,14 +492,19 @@ public struct ReportConversation: Sendable {
         let choices = ConsentFlow.answers.map { option in
             ConversationPrompt.Choice(answer: option.answer ? "yes" : "no", label: option.label)
         }
-        return ConversationPrompt(kind: .consent, lines: lines, question: "Share these reports? Type yes or no:",
-                                  choices: choices + [Self.quit], problem: problem)
+        return ConversationPrompt(
+            kind: .consent, lines: lines, question: "Share these reports? Type yes or no:",
+            choices: choices + [Self.quit], problem: problem)
     }
 
     private func failurePrompt(reason: String, problem: String?) -> ConversationPrompt {
-        ConversationPrompt(kind: .afterFailure,
-                           lines: [reason, "Nothing is lost: the reports can be tried again or go another way; you will be asked again first."],
-                           question: "Your answer:", choices: outputChoices(retry: true), problem: problem)
+        ConversationPrompt(
+            kind: .afterFailure,
+            lines: [
+                reason,
+                "Nothing is lost: the reports can be tried again or go another way; you will be asked again first.",
+            ],
+            question: "Your answer:", choices: outputChoices(retry: true), problem: problem)
     }
 
     // MARK: Text
@@ -484,9 +532,14 @@ public struct ReportConversation: Sendable {
     private func dayNumber(_ text: String) -> Result<Int64, DateProblem> {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-              let year = Int64(parts[0]), let month = Int64(parts[1]), let day = Int64(parts[2]),
-              (1...12).contains(month), (1...31).contains(day) else {
-            return .failure(DateProblem(text: "“\(Self.shortened(text))” is not a date: write it as YYYY-MM-DD, e.g. \(TimeText.date(unixSeconds: now))."))
+            let year = Int64(parts[0]), let month = Int64(parts[1]), let day = Int64(parts[2]),
+            (1...12).contains(month), (1...31).contains(day)
+        else {
+            return .failure(
+                DateProblem(
+                    text:
+                        "“\(Self.shortened(text))” is not a date: write it as YYYY-MM-DD, e.g. \(TimeText.date(unixSeconds: now))."
+                ))
         }
         let number = Self.days(year: year, month: month, day: day)
         guard TimeText.date(unixSeconds: number * 86_400) == text else {
@@ -494,7 +547,9 @@ public struct ReportConversation: Sendable {
         }
         let today = StayPreparation.floorTo(now, 86_400) / 86_400
         guard number <= today else { return .failure(DateProblem(text: "\(text) is in the future: check the date.")) }
-        guard number >= today - 365 else { return .failure(DateProblem(text: "\(text) is more than a year ago: check the date.")) }
+        guard number >= today - 365 else {
+            return .failure(DateProblem(text: "\(text) is more than a year ago: check the date."))
+        }
         return .success(number)
     }
 

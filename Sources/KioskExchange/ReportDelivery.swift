@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 public import KioskCore
 public import KioskPrinter
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Where a consented batch can go from this kiosk, and the act of sending it there. The report conversation asks a
 /// `ReportDelivering` only after the holder said yes to the exact preview.
@@ -50,8 +51,10 @@ public struct ReportDelivery: ReportDelivering {
     public let uploader: ReportUploader?
     public let defaultExportDirectory: String?
 
-    public init(printer: (any ReceiptPrinter)? = nil, paper: PaperWidth = .mm58, uploader: ReportUploader? = nil,
-                exportDirectory: String? = nil) {
+    public init(
+        printer: (any ReceiptPrinter)? = nil, paper: PaperWidth = .mm58, uploader: ReportUploader? = nil,
+        exportDirectory: String? = nil
+    ) {
         self.printer = printer
         self.paper = paper
         self.uploader = uploader
@@ -61,18 +64,24 @@ public struct ReportDelivery: ReportDelivering {
     public var canPrint: Bool { printer != nil }
     public var canUpload: Bool { uploader != nil }
 
-    public func deliver(_ batch: ReportBatch, preview: Preview, exportDirectory: String?) async throws(DeliveryError) -> String {
+    public func deliver(_ batch: ReportBatch, preview: Preview, exportDirectory: String?) async throws(DeliveryError)
+        -> String
+    {
         let count = "\(preview.reportCount) report\(preview.reportCount == 1 ? "" : "s")"
         switch preview.output {
         case .print:
             guard let printer else { throw .notAvailable("receipt printer") }
             let bytes: [UInt8]
-            do { bytes = try ReportReceipt.escpos(batch: batch, preview: preview, paper: paper) } catch { throw .receipt }
+            do { bytes = try ReportReceipt.escpos(batch: batch, preview: preview, paper: paper) } catch {
+                throw .receipt
+            }
             // Nothing of a receipt that failed is kept: the holder is offered to try again now, or another output.
             do throws(PrinterError) { try await printer.print(bytes) } catch { throw .printer(error) }
             return "Printed: \(count) on the receipt. Take it to the test centre."
         case .export:
-            guard let directory = exportDirectory ?? defaultExportDirectory else { throw .notAvailable("export folder") }
+            guard let directory = exportDirectory ?? defaultExportDirectory else {
+                throw .notAvailable("export folder")
+            }
             do {
                 let written = try ReportExporter(directory: directory)
                     .export(batch: batch, preview: preview, stamp: Self.stamp(preview.createdAt))

@@ -19,13 +19,16 @@ public struct ReportExporter: Sendable {
     }
 
     /// Exports `batch` for `preview`; `stamp` (e.g. `20210304-101500`) makes the names unique.
-    public func export(batch: ReportBatch, preview: Preview, stamp: String, cwaSubmissionPayload: [UInt8]? = nil) throws(ExportError) -> Written {
+    public func export(batch: ReportBatch, preview: Preview, stamp: String, cwaSubmissionPayload: [UInt8]? = nil)
+        throws(ExportError) -> Written
+    {
         let base = "checkin-reports-\(stamp)"
         let batchFile = base + ".ckpb"
         let textFile = base + ".txt"
         let summaryFile = base + "-summary.txt"
         // The summary first and the batch last: a stick pulled midway leaves no batch without its explanation.
-        try AtomicFile.write(Array(Self.summary(batch: batch, preview: preview).utf8), named: summaryFile, in: directory)
+        try AtomicFile.write(
+            Array(Self.summary(batch: batch, preview: preview).utf8), named: summaryFile, in: directory)
         var payloadFile: String?
         if let cwaSubmissionPayload {
             payloadFile = base + ".cwa-submission.pb"
@@ -33,7 +36,8 @@ public struct ReportExporter: Sendable {
         }
         try AtomicFile.write(Array((batch.text + "\n").utf8), named: textFile, in: directory)
         try AtomicFile.write(batch.bytes, named: batchFile, in: directory)
-        return Written(batchFile: batchFile, textFile: textFile, summaryFile: summaryFile, submissionPayloadFile: payloadFile)
+        return Written(
+            batchFile: batchFile, textFile: textFile, summaryFile: summaryFile, submissionPayloadFile: payloadFile)
     }
 
     /// Plain text for the holder and the test centre: what the files hold, without venue names or addresses.
@@ -46,8 +50,12 @@ public struct ReportExporter: Sendable {
             "",
             "Times sent (UTC, rounded to 10 minutes):",
         ]
-        for (_, report) in preview.sealingPlan.sorted(by: { $0.report.startIntervalNumber < $1.report.startIntervalNumber }) {
-            lines.append("  \(TimeText.day(report.day)) \(TimeText.intervalWindow(report)), risk level \(report.transmissionRiskLevel) of 8")
+        for (_, report) in preview.sealingPlan.sorted(by: {
+            $0.report.startIntervalNumber < $1.report.startIntervalNumber
+        }) {
+            lines.append(
+                "  \(TimeText.day(report.day)) \(TimeText.intervalWindow(report)), risk level \(report.transmissionRiskLevel) of 8"
+            )
         }
         lines += [
             "",

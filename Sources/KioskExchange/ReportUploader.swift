@@ -23,7 +23,9 @@ public struct ReportUploader: Sendable {
     /// Normalises a typed verification code: upper case, without spaces and dashes; nil if it cannot be a code.
     public static func normalizedCode(_ typed: String) -> String? {
         let kept = typed.uppercased().filter { $0 != " " && $0 != "-" }
-        guard (6...32).contains(kept.count), kept.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else { return nil }
+        guard (6...32).contains(kept.count), kept.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
+            return nil
+        }
         return kept
     }
 
@@ -72,14 +74,21 @@ public enum UploadError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .malformedCode: "That does not look like a verification code: check it and type it again."
-        case .wrongCode: "The health authority did not accept this verification code: check it, or ask the test centre for a new one."
-        case .codeAlreadyUsed: "This verification code was already used. Ask the test centre for a new one, or print the reports instead."
-        case .refused: "The health authority refused the reports. Print them instead and take the receipt to the test centre."
+        case .wrongCode:
+            "The health authority did not accept this verification code: check it, or ask the test centre for a new one."
+        case .codeAlreadyUsed:
+            "This verification code was already used. Ask the test centre for a new one, or print the reports instead."
+        case .refused:
+            "The health authority refused the reports. Print them instead and take the receipt to the test centre."
         case .timeout: "The health authority did not answer in time. Try again later, or print the reports instead."
-        case .unreachable: "The health authority cannot be reached (no network?). Try again later, or print the reports instead."
-        case .serverError(let code): "The health authority had a problem (\(code)). Try again later, or print the reports instead."
-        case .unexpectedAnswer(let code): "The health authority answered unexpectedly (\(code)). Try again later, or print the reports instead."
-        case .notConfigured: "No health authority address is configured on this kiosk. Print or export the reports instead."
+        case .unreachable:
+            "The health authority cannot be reached (no network?). Try again later, or print the reports instead."
+        case .serverError(let code):
+            "The health authority had a problem (\(code)). Try again later, or print the reports instead."
+        case .unexpectedAnswer(let code):
+            "The health authority answered unexpectedly (\(code)). Try again later, or print the reports instead."
+        case .notConfigured:
+            "No health authority address is configured on this kiosk. Print or export the reports instead."
         }
     }
 }

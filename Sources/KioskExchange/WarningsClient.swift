@@ -17,8 +17,10 @@ public actor WarningsClient {
     public private(set) var index: WarningIndex
 
     /// `baseURL` is where `index.json` lives (e.g. `https://warnings.example/warnings`).
-    public init(baseURL: String, verifier: any SignatureVerifier, stateDirectory: String,
-                timeout: Duration = .seconds(30), maximumPackageSize: Int = WarningPackage.defaultMaximumSize) {
+    public init(
+        baseURL: String, verifier: any SignatureVerifier, stateDirectory: String,
+        timeout: Duration = .seconds(30), maximumPackageSize: Int = WarningPackage.defaultMaximumSize
+    ) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.verifier = verifier
         self.statePath = stateDirectory
@@ -47,39 +49,54 @@ public actor WarningsClient {
     /// from a local folder, e.g. a USB stick: the same checks as a download (signed index, every package verified
     /// under the configured key before it is read, packages seen before skipped), only the transport differs.
     /// Throws `.noMedium` when the folder holds no `index.json`.
-    public func sync(interestingTags: Set<[UInt8]>, fromDirectory directory: String) async throws(WarningsSyncError) -> SyncReport {
+    public func sync(interestingTags: Set<[UInt8]>, fromDirectory directory: String) async throws(WarningsSyncError)
+        -> SyncReport
+    {
         guard LocalWarningsFiles.isRegularFile(directory + "/index.json") else { throw .noMedium }
         return try await sync(interestingTags: interestingTags, from: .directory(directory))
     }
 
-    private func sync(interestingTags: Set<[UInt8]>, from source: WarningsFileSource) async throws(WarningsSyncError) -> SyncReport {
+    private func sync(interestingTags: Set<[UInt8]>, from source: WarningsFileSource) async throws(WarningsSyncError)
+        -> SyncReport
+    {
         var report = SyncReport()
-        let (status, body, etag) = try await get("/" + "index.json", ifNoneMatch: source.isRemote ? state.indexETag : nil,
-                                                 limit: 4 * 1024 * 1024, from: source)
+        let (status, body, etag) = try await get(
+            "/" + "index.json", ifNoneMatch: source.isRemote ? state.indexETag : nil,
+            limit: 4 * 1024 * 1024, from: source)
         if status == 304 {
             report.indexUnchanged = true
             return report
         }
         guard status == 200 else { throw .server(status) }
-        let (signatureStatus, signature, _) = try await get("/index.json.sig", ifNoneMatch: nil, limit: 1024, from: source)
+        let (signatureStatus, signature, _) = try await get(
+            "/index.json.sig", ifNoneMatch: nil, limit: 1024, from: source)
         guard signatureStatus == 200, verifier.isValidSignature(signature, for: body) else { throw .badIndexSignature }
-        guard let index = try? JSONDecoder().decode(PublishedIndex.self, from: Data(body)) else { throw .malformedIndex }
-        for entry in index.packages.sorted(by: { $0.sequence < $1.sequence }) where !state.seenPackages.contains(entry.sequence) {
+        guard let index = try? JSONDecoder().decode(PublishedIndex.self, from: Data(body)) else {
+            throw .malformedIndex
+        }
+        for entry in index.packages.sorted(by: { $0.sequence < $1.sequence })
+        where !state.seenPackages.contains(entry.sequence) {
             guard entry.file.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "." || $0 == "_" }),
-                  entry.signature.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "." || $0 == "_" }) else {
+                entry.signature.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "." || $0 == "_" })
+            else {
                 report.rejected.append("package \(entry.sequence): unsafe file name")
                 continue
             }
-            let (packageStatus, bytes, _) = try await get("/" + entry.file, ifNoneMatch: nil, limit: maximumPackageSize, from: source)
-            let (sigStatus, packageSignature, _) = try await get("/" + entry.signature, ifNoneMatch: nil, limit: 1024, from: source)
+            let (packageStatus, bytes, _) = try await get(
+                "/" + entry.file, ifNoneMatch: nil, limit: maximumPackageSize, from: source)
+            let (sigStatus, packageSignature, _) = try await get(
+                "/" + entry.signature, ifNoneMatch: nil, limit: 1024, from: source)
             guard packageStatus == 200, sigStatus == 200 else {
                 // Not there yet (a CDN still filling): try again at the next sync.
-                report.rejected.append("package \(entry.sequence): " + source.unavailable(packageStatus == 200 ? sigStatus : packageStatus))
+                report.rejected.append(
+                    "package \(entry.sequence): " + source.unavailable(packageStatus == 200 ? sigStatus : packageStatus)
+                )
                 continue
             }
             do {
-                let package = try WarningPackage.verified(bytes: bytes, signature: packageSignature, verifier: verifier,
-                                                          maximumSize: maximumPackageSize)
+                let package = try WarningPackage.verified(
+                    bytes: bytes, signature: packageSignature, verifier: verifier,
+                    maximumSize: maximumPackageSize)
                 report.recordsKept += state.add(package.records, keepingTags: interestingTags)
                 report.packagesFetched += 1
                 state.seenPackages.insert(entry.sequence)
@@ -95,23 +112,28 @@ public actor WarningsClient {
     }
 
     /// Loads packages that staff brought on a USB stick: every `*.bin` with a `*.bin.sig` beside it in `directory`.
-    public func loadFromDirectory(_ directory: String, interestingTags: Set<[UInt8]>) throws(WarningsSyncError) -> SyncReport {
+    public func loadFromDirectory(_ directory: String, interestingTags: Set<[UInt8]>) throws(WarningsSyncError)
+        -> SyncReport
+    {
         var report = SyncReport()
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { throw .noMedium }
         for name in names.sorted() where name.hasSuffix(".bin") {
             let path = directory + "/" + name
             guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-                  let size = attributes[.size] as? Int, size <= maximumPackageSize else {
+                let size = attributes[.size] as? Int, size <= maximumPackageSize
+            else {
                 report.rejected.append("\(name): oversized or unreadable")
                 continue
             }
             guard let bytes = FileManager.default.contents(atPath: path).map([UInt8].init),
-                  let signature = FileManager.default.contents(atPath: path + ".sig").map([UInt8].init) else {
+                let signature = FileManager.default.contents(atPath: path + ".sig").map([UInt8].init)
+            else {
                 report.rejected.append("\(name): no signature beside it")
                 continue
             }
             do {
-                let package = try WarningPackage.verified(bytes: bytes, signature: signature, verifier: verifier, maximumSize: maximumPackageSize)
+                let package = try WarningPackage.verified(
+                    bytes: bytes, signature: signature, verifier: verifier, maximumSize: maximumPackageSize)
                 report.recordsKept += state.add(package.records, keepingTags: interestingTags)
                 report.packagesFetched += 1
             } catch {
@@ -139,8 +161,10 @@ public actor WarningsClient {
         do { try state.save(to: statePath) } catch { throw .storage }
     }
 
-    private func get(_ path: String, ifNoneMatch etag: String?, limit: Int,
-                     from source: WarningsFileSource) async throws(WarningsSyncError) -> (Int, [UInt8], String?) {
+    private func get(
+        _ path: String, ifNoneMatch etag: String?, limit: Int,
+        from source: WarningsFileSource
+    ) async throws(WarningsSyncError) -> (Int, [UInt8], String?) {
         switch source {
         case .remote: try await boundedGet(baseURL + path, ifNoneMatch: etag, limit: limit, timeout: timeout)
         case .directory(let directory): try LocalWarningsFiles.get(directory + path, limit: limit)
@@ -183,7 +207,9 @@ public struct WarningsState: Codable, Equatable, Sendable {
     }
 
     mutating func retain(tags: Set<[UInt8]>) {
-        records = records.filter { hex in Hex.decode(hex).map { tags.contains(Array($0.prefix(CKPR.tagLength))) } ?? false }
+        records = records.filter { hex in
+            Hex.decode(hex).map { tags.contains(Array($0.prefix(CKPR.tagLength))) } ?? false
+        }
     }
 
     func makeIndex() -> WarningIndex {
@@ -194,7 +220,9 @@ public struct WarningsState: Codable, Equatable, Sendable {
     }
 
     static func load(from directory: String) throws -> WarningsState {
-        guard let data = FileManager.default.contents(atPath: directory + "/" + fileName) else { return WarningsState() }
+        guard let data = FileManager.default.contents(atPath: directory + "/" + fileName) else {
+            return WarningsState()
+        }
         return try JSONDecoder().decode(WarningsState.self, from: data)
     }
 

@@ -32,8 +32,9 @@ public final class ButtonMonitor: Sendable {
         }
         var pipeEnds: [Int32] = [-1, -1]
         guard pipe(&pipeEnds) == 0 else {
-            throw GPIOError(.startMonitor, chip: lines.first?.1.pin.chip ?? "-", offset: nil,
-                            errno: Errno(rawValue: Glibc.errno))
+            throw GPIOError(
+                .startMonitor, chip: lines.first?.1.pin.chip ?? "-", offset: nil,
+                errno: Errno(rawValue: Glibc.errno))
         }
         for end in pipeEnds {
             _ = fcntl(end, F_SETFD, FD_CLOEXEC)
@@ -45,8 +46,9 @@ public final class ButtonMonitor: Sendable {
         }
         let (stream, continuation) = AsyncStream<ButtonEvent>.makeStream(bufferingPolicy: .bufferingNewest(64))
         events = stream
-        worker = Worker(lines: lines, debouncers: debouncers, wakeRead: pipeEnds[0], wakeWrite: pipeEnds[1],
-                        continuation: continuation)
+        worker = Worker(
+            lines: lines, debouncers: debouncers, wakeRead: pipeEnds[0], wakeWrite: pipeEnds[1],
+            continuation: continuation)
     }
 
     /// Starts the reader thread. Call once.
@@ -102,9 +104,10 @@ private final class Worker: @unchecked Sendable {
     let finished = DispatchSemaphore(value: 0)
     let failure = Mutex<GPIOError?>(nil)
 
-    init(lines: [(ButtonRole, GPIOLineHandle)], debouncers: [ButtonDebouncer], wakeRead: Int32, wakeWrite: Int32,
-         continuation: AsyncStream<ButtonEvent>.Continuation)
-    {
+    init(
+        lines: [(ButtonRole, GPIOLineHandle)], debouncers: [ButtonDebouncer], wakeRead: Int32, wakeWrite: Int32,
+        continuation: AsyncStream<ButtonEvent>.Continuation
+    ) {
         self.lines = lines
         self.debouncers = debouncers
         self.wakeRead = wakeRead
@@ -151,8 +154,9 @@ private final class Worker: @unchecked Sendable {
             if ready < 0 {
                 let code = Glibc.errno
                 failure.withLock {
-                    $0 = GPIOError(.waitEvent, chip: lines.first?.1.pin.chip ?? "-", offset: nil,
-                                   errno: Errno(rawValue: code))
+                    $0 = GPIOError(
+                        .waitEvent, chip: lines.first?.1.pin.chip ?? "-", offset: nil,
+                        errno: Errno(rawValue: code))
                 }
                 return
             }
@@ -162,8 +166,9 @@ private final class Worker: @unchecked Sendable {
                     && descriptors[index].revents & Int16(POLLIN) == 0
                 {
                     failure.withLock {
-                        $0 = GPIOError(.readEvent, chip: lines[index].1.pin.chip, offset: lines[index].1.pin.offset,
-                                       errno: .ioError)
+                        $0 = GPIOError(
+                            .readEvent, chip: lines[index].1.pin.chip, offset: lines[index].1.pin.offset,
+                            errno: .ioError)
                     }
                     return
                 }

@@ -46,9 +46,11 @@ public struct GPIOError: Error, Equatable, Sendable, CustomStringConvertible {
         case (.openChip, .permissionDenied), (.requestOutput, .permissionDenied), (.requestEvents, .permissionDenied):
             return "no permission to use \(line): the kiosk's user needs access to /dev/gpiochip* (group 'gpio')"
         case (.openChip, .operationNotSupportedByDevice), (.openChip, .inappropriateIOCTLForDevice):
-            return "'\(chip)' is not a GPIO chip (check the chip name in the configuration; `gpiodetect` lists the chips)"
+            return
+                "'\(chip)' is not a GPIO chip (check the chip name in the configuration; `gpiodetect` lists the chips)"
         case (.getLine, .invalidArgument):
-            return "\(line) does not exist (`gpioinfo` lists the lines of each chip; check the offset in the configuration)"
+            return
+                "\(line) does not exist (`gpioinfo` lists the lines of each chip; check the offset in the configuration)"
         case (.requestOutput, .resourceBusy), (.requestEvents, .resourceBusy):
             return "\(line) is already in use by another program or by another role in the configuration"
         default:

@@ -29,9 +29,10 @@ public actor GPIOIndicator<C: Clock>: Indicator where C.Duration == Duration {
 
     /// Requests an output line for every configured output (all off). Outputs missing from `pins` are simply not
     /// shown. Throws on the first chip or line that cannot be had, releasing those already requested.
-    public init(pins: [IndicatorOutput: GPIOPin], table: FeedbackTable = .default, clock: C,
-                consumer: String = "kiosk", logger: Logger) throws(GPIOError)
-    {
+    public init(
+        pins: [IndicatorOutput: GPIOPin], table: FeedbackTable = .default, clock: C,
+        consumer: String = "kiosk", logger: Logger
+    ) throws(GPIOError) {
         var lines: [IndicatorOutput: any IndicatorLineDriver] = [:]
         for output in IndicatorOutput.allCases {
             guard let pin = pins[output] else { continue }
@@ -83,9 +84,10 @@ public actor GPIOIndicator<C: Clock>: Indicator where C.Duration == Duration {
     }
 
     /// The timeline's later steps, each at its time from `start`; ends early once `mine` is no longer current.
-    private func play(_ timeline: [(atMilliseconds: Int, on: Set<IndicatorOutput>)], from start: C.Instant,
-                      generation mine: Int) async
-    {
+    private func play(
+        _ timeline: [(atMilliseconds: Int, on: Set<IndicatorOutput>)], from start: C.Instant,
+        generation mine: Int
+    ) async {
         for state in timeline.dropFirst() {
             do {
                 try await clock.sleep(until: start.advanced(by: .milliseconds(state.atMilliseconds)), tolerance: nil)
@@ -104,10 +106,12 @@ public actor GPIOIndicator<C: Clock>: Indicator where C.Duration == Duration {
                 try line.set(on.contains(output))
             } catch {
                 lastError = error
-                logger.debug("Indicator line could not be driven", metadata: [
-                    "gpio.chip": "\(error.chip)", "gpio.offset": "\(error.offset.map(String.init) ?? "-")",
-                    "gpio.errno": "\(error.errno.rawValue)",
-                ])
+                logger.debug(
+                    "Indicator line could not be driven",
+                    metadata: [
+                        "gpio.chip": "\(error.chip)", "gpio.offset": "\(error.offset.map(String.init) ?? "-")",
+                        "gpio.errno": "\(error.errno.rawValue)",
+                    ])
             }
         }
         lit = on.intersection(lines.keys)
@@ -116,9 +120,10 @@ public actor GPIOIndicator<C: Clock>: Indicator where C.Duration == Duration {
 
 extension GPIOIndicator where C == ContinuousClock {
     /// An indicator that plays patterns in real time.
-    public init(pins: [IndicatorOutput: GPIOPin], table: FeedbackTable = .default, consumer: String = "kiosk",
-                logger: Logger) throws(GPIOError)
-    {
+    public init(
+        pins: [IndicatorOutput: GPIOPin], table: FeedbackTable = .default, consumer: String = "kiosk",
+        logger: Logger
+    ) throws(GPIOError) {
         try self.init(pins: pins, table: table, clock: ContinuousClock(), consumer: consumer, logger: logger)
     }
 }

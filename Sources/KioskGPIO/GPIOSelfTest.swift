@@ -20,7 +20,8 @@ public enum GPIOSelfTest {
     {
         var results: [GPIOLineCheck] = []
         for (output, pin) in configuration.outputs.sorted(by: { $0.key < $1.key }) {
-            results.append(GPIOLineCheck(role: output.rawValue, pin: pin, problem: checkOutput(pin, consumer: consumer)))
+            results.append(
+                GPIOLineCheck(role: output.rawValue, pin: pin, problem: checkOutput(pin, consumer: consumer)))
         }
         for role in ButtonRole.allCases {
             guard let pin = configuration.buttons[role] else { continue }

@@ -4,7 +4,10 @@ internal import Synchronization
 
 /// One HTTP request the kiosk sends: a GET of the warnings feeds or the POST of a report upload.
 public struct HTTPRequest: Sendable {
-    public enum Method: String, Sendable { case get = "GET", post = "POST" }
+    public enum Method: String, Sendable {
+        case get = "GET"
+        case post = "POST"
+    }
 
     public var method: Method
     public var url: String
@@ -13,7 +16,8 @@ public struct HTTPRequest: Sendable {
     /// The body of a POST; ignored for a GET.
     public var body: [UInt8]
 
-    public init(_ method: Method = .get, url: String, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+    public init(_ method: Method = .get, url: String, headers: [(name: String, value: String)] = [], body: [UInt8] = [])
+    {
         self.method = method
         self.url = url
         self.headers = headers
@@ -112,7 +116,8 @@ private final class Transfer: @unchecked Sendable {
         defer { curl_slist_free_all(headerList) }
 
         let context = Unmanaged.passUnretained(self).toOpaque()
-        let milliseconds = max(1, Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000))
+        let milliseconds = max(
+            1, Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000))
         var ok = true
         func check(_ code: CURLcode) { if code != CURLE_OK { ok = false } }
 
@@ -143,9 +148,11 @@ private final class Transfer: @unchecked Sendable {
             check(kiosk_curl_set_long(handle, CURLOPT_POST, 1))
             check(kiosk_curl_set_size(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count)))
             // COPYPOSTFIELDS copies the body into the handle, so its lifetime is the handle's.
-            check(request.body.withUnsafeBytes { bytes in
-                kiosk_curl_set_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))
-            })
+            check(
+                request.body.withUnsafeBytes { bytes in
+                    kiosk_curl_set_pointer(
+                        handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+                })
         }
         guard ok else { return .failure(.unreachable) }
 

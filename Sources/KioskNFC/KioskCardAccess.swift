@@ -42,7 +42,8 @@ public enum CardEnrolmentError: Error, Equatable, Sendable, CustomStringConverti
 
     public var description: String {
         switch self {
-        case .unsupportedCardType: "this card type cannot be enrolled (use an NTAG213/215/216 or MIFARE Ultralight EV1 card)"
+        case .unsupportedCardType:
+            "this card type cannot be enrolled (use an NTAG213/215/216 or MIFARE Ultralight EV1 card)"
         case .protectedByAnotherPassword: "this card is protected by another kiosk; it cannot be enrolled here"
         case .cardRemoved: "the card was taken away before enrolment finished; hold it on the reader and enrol again"
         case .verificationFailed: "the card did not read back correctly; enrol again or use another card"
@@ -77,17 +78,21 @@ public struct KioskCardAccess<Crypto: CryptoProvider>: Sendable {
     }
 
     private func readTag(_ target: NFCTarget, commands: NTAGCommands<some TagLink>) throws -> CardReadResult {
-        guard let version = try unlessRefused({ () throws(NFCError) in try commands.getVersion() }, alsoUnexpected: true),
-              NTAGModel(version: version) != nil
+        guard
+            let version = try unlessRefused({ () throws(NFCError) in try commands.getVersion() }, alsoUnexpected: true),
+            NTAGModel(version: version) != nil
         else { return .notAKioskCard(.unsupportedCardType) }
         return try withPassword(uid: target.uid) { password in
             try readAuthenticated(target, commands: commands, password: password)
         }
     }
 
-    private func readAuthenticated(_ target: NFCTarget, commands: NTAGCommands<some TagLink>,
-                                   password: CardPassword) throws -> CardReadResult {
-        guard let pack = try unlessRefused({ () throws(NFCError) in try commands.authenticate(password: password.password) }) else {
+    private func readAuthenticated(
+        _ target: NFCTarget, commands: NTAGCommands<some TagLink>,
+        password: CardPassword
+    ) throws -> CardReadResult {
+        let authenticate = { () throws(NFCError) in try commands.authenticate(password: password.password) }
+        guard let pack = try unlessRefused(authenticate) else {
             return try readUnprotected(target, commands: commands)
         }
         guard crypto.constantTimeEquals(pack, password.acknowledge) else { return .notAKioskCard(.wrongAcknowledge) }
@@ -117,9 +122,11 @@ public struct KioskCardAccess<Crypto: CryptoProvider>: Sendable {
     /// A card that refused this kiosk's password: select it again and look without the password.
     private func readUnprotected(_ target: NFCTarget, commands: NTAGCommands<some TagLink>) throws -> CardReadResult {
         guard try commands.link.reselect() != nil else { throw NFCError(code: .targetReleased) }
-        guard let image = try unlessRefused({ () throws(NFCError) in
-            try commands.fastRead(from: CardImage.firstPage, through: CardImage.commitPage)
-        }) else {
+        guard
+            let image = try unlessRefused({ () throws(NFCError) in
+                try commands.fastRead(from: CardImage.firstPage, through: CardImage.commitPage)
+            })
+        else {
             return .notAKioskCard(.otherPassword)
         }
         switch CardImage.decode(image, uid: target.uid) {
@@ -134,7 +141,8 @@ public struct KioskCardAccess<Crypto: CryptoProvider>: Sendable {
 
     /// Writes `content` to the card `target` that `link` has selected, sets its password, and verifies by selecting
     /// it again and reading it back.
-    public func enrol(_ content: CardContent, on target: NFCTarget, over link: some TagLink) throws(CardEnrolmentError) {
+    public func enrol(_ content: CardContent, on target: NFCTarget, over link: some TagLink) throws(CardEnrolmentError)
+    {
         guard target.isUltralightFamily else { throw .unsupportedCardType }
         do {
             try enrolTag(content, target: target, commands: NTAGCommands(link: link))
@@ -152,21 +160,30 @@ public struct KioskCardAccess<Crypto: CryptoProvider>: Sendable {
     }
 
     private func enrolTag(_ content: CardContent, target: NFCTarget, commands: NTAGCommands<some TagLink>) throws {
-        guard let model = NTAGModel(version: try commands.getVersion()) else { throw CardEnrolmentError.unsupportedCardType }
+        guard let model = NTAGModel(version: try commands.getVersion()) else {
+            throw CardEnrolmentError.unsupportedCardType
+        }
         let image = try CardImage.encode(content, uid: target.uid)
         try withPassword(uid: target.uid) { password in
             try writeImage(image, model: model, commands: commands, password: password)
         }
-        guard let again = try commands.link.reselect(), again.uid == target.uid else { throw CardEnrolmentError.cardRemoved }
-        guard try read(again, over: commands.link) == .kioskCard(content) else { throw CardEnrolmentError.verificationFailed }
+        guard let again = try commands.link.reselect(), again.uid == target.uid else {
+            throw CardEnrolmentError.cardRemoved
+        }
+        guard try read(again, over: commands.link) == .kioskCard(content) else {
+            throw CardEnrolmentError.verificationFailed
+        }
     }
 
-    private func writeImage(_ image: [UInt8], model: NTAGModel, commands: NTAGCommands<some TagLink>,
-                            password: CardPassword) throws {
+    private func writeImage(
+        _ image: [UInt8], model: NTAGModel, commands: NTAGCommands<some TagLink>,
+        password: CardPassword
+    ) throws {
         let (config, alreadyProtected) = try configuration(model, commands: commands, password: password)
-        let steps = CardEnrolment.steps(image: image, password: password, configPage: model.configPage,
-                                        cfg0: Array(config[0 ..< 4]), cfg1: Array(config[4 ..< 8]),
-                                        alreadyProtected: alreadyProtected)
+        let steps = CardEnrolment.steps(
+            image: image, password: password, configPage: model.configPage,
+            cfg0: Array(config[0..<4]), cfg1: Array(config[4..<8]),
+            alreadyProtected: alreadyProtected)
         for step in steps {
             switch step {
             case .write(let page, let bytes): try commands.write(page: page, bytes)
@@ -177,9 +194,12 @@ public struct KioskCardAccess<Crypto: CryptoProvider>: Sendable {
 
     /// The configuration pages and whether the card is already protected (then only this kiosk's password may open
     /// it, and it is authenticated afterwards).
-    private func configuration(_ model: NTAGModel, commands: NTAGCommands<some TagLink>,
-                               password: CardPassword) throws -> (config: [UInt8], protected: Bool) {
-        if let config = try readIfAllowed(page: model.configPage, commands: commands), Int(config[3]) >= model.pageCount {
+    private func configuration(
+        _ model: NTAGModel, commands: NTAGCommands<some TagLink>,
+        password: CardPassword
+    ) throws -> (config: [UInt8], protected: Bool) {
+        if let config = try readIfAllowed(page: model.configPage, commands: commands), Int(config[3]) >= model.pageCount
+        {
             return (config, false)
         }
         guard try commands.link.reselect() != nil else { throw CardEnrolmentError.cardRemoved }
@@ -193,14 +213,16 @@ public struct KioskCardAccess<Crypto: CryptoProvider>: Sendable {
     }
 
     private func authenticate(_ commands: NTAGCommands<some TagLink>, _ password: CardPassword) throws {
-        guard let pack = try unlessRefused({ () throws(NFCError) in try commands.authenticate(password: password.password) }) else {
+        let authenticate = { () throws(NFCError) in try commands.authenticate(password: password.password) }
+        guard let pack = try unlessRefused(authenticate) else {
             throw CardEnrolmentError.protectedByAnotherPassword
         }
         guard crypto.constantTimeEquals(pack, password.acknowledge) else { throw CardEnrolmentError.verificationFailed }
     }
 
     /// Runs `body`; nil if the card refused it (NAK), or also if it answered nonsense when `alsoUnexpected`.
-    private func unlessRefused<R>(_ body: () throws(NFCError) -> R, alsoUnexpected: Bool = false) throws(NFCError) -> R? {
+    private func unlessRefused<R>(_ body: () throws(NFCError) -> R, alsoUnexpected: Bool = false) throws(NFCError) -> R?
+    {
         do {
             return try body()
         } catch {

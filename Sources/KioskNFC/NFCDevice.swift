@@ -1,7 +1,8 @@
 internal import CKioskNFC
 internal import KioskPOSIX
+
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #endif
 
 /// The one owner of a libnfc context and device, used from one thread at a time (the reader's polling thread).
@@ -116,11 +117,12 @@ public final class NFCDevice {
     /// The corresponding C function is `nfc_initiator_transceive_bytes`.
     public func transceive(_ command: [UInt8], timeout: Int32 = 250) throws(NFCError) -> [UInt8] {
         var answer = [UInt8](repeating: 0, count: 264)
-        let count = try check(command.withUnsafeBufferPointer { tx in
-            answer.withUnsafeMutableBufferPointer { rx in
-                nfc_initiator_transceive_bytes(device, tx.baseAddress, tx.count, rx.baseAddress, rx.count, timeout)
-            }
-        })
+        let count = try check(
+            command.withUnsafeBufferPointer { tx in
+                answer.withUnsafeMutableBufferPointer { rx in
+                    nfc_initiator_transceive_bytes(device, tx.baseAddress, tx.count, rx.baseAddress, rx.count, timeout)
+                }
+            })
         return Array(answer.prefix(Int(count)))
     }
 

@@ -75,7 +75,8 @@ public struct NFCError: Error, Equatable, Sendable, CustomStringConvertible {
         case .io: "the NFC reader's connection failed (check the cable and the serial port setting)"
         case .invalidArgument: "libnfc rejected a request (invalid argument)"
         case .notSupported: "the NFC reader does not support this operation"
-        case .noSuchDevice: "no NFC reader answers at the configured port (check the connection string, wiring and power)"
+        case .noSuchDevice:
+            "no NFC reader answers at the configured port (check the connection string, wiring and power)"
         case .overflow: "the NFC reader sent more data than expected"
         case .timeout: "the NFC reader did not answer in time"
         case .aborted: "the NFC operation was stopped"
@@ -87,7 +88,8 @@ public struct NFCError: Error, Equatable, Sendable, CustomStringConvertible {
         case .chip: "the NFC reader chip reported an error"
         case .other(let value): "libnfc error \(value)"
         case .portBusy: "the NFC reader's port is in use by another program (stop it, e.g. another kiosk instance)"
-        case .portUnavailable(let code): "the NFC reader's port cannot be opened (errno \(code); check the device path and permissions)"
+        case .portUnavailable(let code):
+            "the NFC reader's port cannot be opened (errno \(code); check the device path and permissions)"
         case .libraryUnavailable: "libnfc could not start"
         case .invalidConnectionString: "the NFC connection string must look like pn532_uart:/dev/ttyS0"
         case .unexpectedAnswer: "the card gave an answer an NTAG21x card does not give"

@@ -1,6 +1,6 @@
+internal import Foundation
 public import KioskCore
 public import Logging
-internal import Foundation
 internal import Synchronization
 
 /// What the reader saw.
@@ -30,13 +30,16 @@ public final class NFCReader<Crypto: CryptoProvider>: Sendable {
     private let abortHandle = Mutex<NFCAbortHandle?>(nil)
     private let wakeUp = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
-    private let enrolment = Mutex<(content: CardContent, reply: @Sendable (Result<Void, CardEnrolmentError>) -> Void)?>(nil)
+    private let enrolment = Mutex<(content: CardContent, reply: @Sendable (Result<Void, CardEnrolmentError>) -> Void)?>(
+        nil)
 
     /// - Parameters:
     ///   - connection: libnfc connection string, e.g. `pn532_uart:/dev/ttyS0`.
     ///   - removalCheckInterval: how often a card on the reader is checked for presence.
-    public init(connection: String, access: KioskCardAccess<Crypto>, logger: Logger,
-                removalCheckInterval: Duration = .milliseconds(100)) {
+    public init(
+        connection: String, access: KioskCardAccess<Crypto>, logger: Logger,
+        removalCheckInterval: Duration = .milliseconds(100)
+    ) {
         self.connection = connection
         self.access = access
         self.logger = logger
@@ -59,7 +62,10 @@ public final class NFCReader<Crypto: CryptoProvider>: Sendable {
     /// Stops the thread (aborting any libnfc call in progress) and waits until it has closed the device.
     public func stop() {
         guard !stopping.exchange(true, ordering: .sequentiallyConsistent) else { return }
-        guard running.load(ordering: .sequentiallyConsistent) else { continuation.finish(); return }
+        guard running.load(ordering: .sequentiallyConsistent) else {
+            continuation.finish()
+            return
+        }
         // Abort whatever libnfc call is in progress; repeat in case the thread was between two calls.
         repeat {
             abortHandle.withLock { $0?.abort() }
@@ -78,10 +84,19 @@ public final class NFCReader<Crypto: CryptoProvider>: Sendable {
             await withCheckedContinuation { (waiter: CheckedContinuation<Result<Void, CardEnrolmentError>, Never>) in
                 let once = Mutex(false)
                 enrolment.withLock {
-                    $0 = (content, { result in
-                        guard !once.withLock({ let done = $0; $0 = true; return done }) else { return }
-                        waiter.resume(returning: result)
-                    })
+                    $0 = (
+                        content,
+                        { result in
+                            guard
+                                !once.withLock({
+                                    let done = $0
+                                    $0 = true
+                                    return done
+                                })
+                            else { return }
+                            waiter.resume(returning: result)
+                        }
+                    )
                 }
                 if Task.isCancelled { withdrawEnrolment() }
                 wakeUp.signal()
@@ -155,7 +170,10 @@ public final class NFCReader<Crypto: CryptoProvider>: Sendable {
                 // Enrolment asked for while a (blank) card lies on the reader: enrol that card, no need to lift it.
                 if let request = takeEnrolmentRequest() {
                     do {
-                        guard let present = try device.reselect() else { request.reply(.failure(.cardRemoved)); break }
+                        guard let present = try device.reselect() else {
+                            request.reply(.failure(.cardRemoved))
+                            break
+                        }
                         enrol(request, on: present, over: device)
                     } catch {
                         request.reply(.failure(error.isCardGone ? .cardRemoved : .reader(error)))
@@ -169,7 +187,9 @@ public final class NFCReader<Crypto: CryptoProvider>: Sendable {
         return nil
     }
 
-    private typealias EnrolmentRequest = (content: CardContent, reply: @Sendable (Result<Void, CardEnrolmentError>) -> Void)
+    private typealias EnrolmentRequest = (
+        content: CardContent, reply: @Sendable (Result<Void, CardEnrolmentError>) -> Void
+    )
 
     private func takeEnrolmentRequest() -> EnrolmentRequest? {
         enrolment.withLock { current -> EnrolmentRequest? in

@@ -78,12 +78,15 @@ public final class ECDSAPrivateKey: PackageSigner, @unchecked Sendable {
     /// A fresh key from the CSPRNG. The corresponding C functions are `EVP_PKEY_keygen_init`,
     /// `EVP_PKEY_CTX_set_ec_paramgen_curve_nid` and `EVP_PKEY_keygen`.
     public init() throws(OpenSSLError) {
-        guard let context = EVP_PKEY_CTX_new_id(EVP_PKEY_EC, nil) else { throw OpenSSLError.current("EVP_PKEY_CTX_new_id") }
+        guard let context = EVP_PKEY_CTX_new_id(EVP_PKEY_EC, nil) else {
+            throw OpenSSLError.current("EVP_PKEY_CTX_new_id")
+        }
         defer { EVP_PKEY_CTX_free(context) }
         var generated: OpaquePointer?
         guard EVP_PKEY_keygen_init(context) == 1,
-              EVP_PKEY_CTX_set_ec_paramgen_curve_nid(context, NID_X9_62_prime256v1) == 1,
-              EVP_PKEY_keygen(context, &generated) == 1, let generated else {
+            EVP_PKEY_CTX_set_ec_paramgen_curve_nid(context, NID_X9_62_prime256v1) == 1,
+            EVP_PKEY_keygen(context, &generated) == 1, let generated
+        else {
             throw OpenSSLError.current("EVP_PKEY_keygen")
         }
         self.key = generated
@@ -132,7 +135,8 @@ public final class ECDSAPrivateKey: PackageSigner, @unchecked Sendable {
                 var empty: UInt8 = 0
                 return withUnsafePointer(to: &empty) { fallback in
                     EVP_DigestSignInit(context, nil, EVP_sha256(), nil, key) == 1
-                        && EVP_DigestSign(context, sig.baseAddress, &length, msg.baseAddress ?? fallback, msg.count) == 1
+                        && EVP_DigestSign(context, sig.baseAddress, &length, msg.baseAddress ?? fallback, msg.count)
+                            == 1
                 }
             }
         }
@@ -146,7 +150,10 @@ private enum MemoryBIO {
     static func text(_ write: (OpaquePointer) -> Bool) -> String {
         guard let bio = BIO_new(BIO_s_mem()) else { return "" }
         defer { BIO_free(bio) }
-        guard write(bio) else { ERR_clear_error(); return "" }
+        guard write(bio) else {
+            ERR_clear_error()
+            return ""
+        }
         var data: UnsafeMutablePointer<CChar>?
         let length = ckiosk_bio_get_mem_data(bio, &data)
         guard length > 0, let data else { return "" }

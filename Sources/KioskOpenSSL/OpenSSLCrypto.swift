@@ -29,9 +29,10 @@ public struct OpenSSLCrypto: CryptoProvider {
         let result = keyStorage.withUnsafeBytes { keyBytes in
             data.withUnsafeBytes { input in
                 out.withUnsafeMutableBufferPointer { output in
-                    HMAC(EVP_sha256(), keyBytes.baseAddress, Int32(key.count),
-                         input.baseAddress?.assumingMemoryBound(to: UInt8.self), input.count,
-                         output.baseAddress, &length)
+                    HMAC(
+                        EVP_sha256(), keyBytes.baseAddress, Int32(key.count),
+                        input.baseAddress?.assumingMemoryBound(to: UInt8.self), input.count,
+                        output.baseAddress, &length)
                 }
             }
         }
@@ -42,7 +43,9 @@ public struct OpenSSLCrypto: CryptoProvider {
     /// The corresponding C functions are `EVP_PKEY_derive` on an `EVP_PKEY_HKDF` context with
     /// `EVP_PKEY_CTX_set_hkdf_md`, `EVP_PKEY_CTX_set1_hkdf_salt`, `EVP_PKEY_CTX_set1_hkdf_key` and
     /// `EVP_PKEY_CTX_add1_hkdf_info`.
-    public func hkdfSHA256(inputKeyMaterial: [UInt8], salt: [UInt8], info: [UInt8], length: Int) throws(CryptoError) -> [UInt8] {
+    public func hkdfSHA256(inputKeyMaterial: [UInt8], salt: [UInt8], info: [UInt8], length: Int) throws(CryptoError)
+        -> [UInt8]
+    {
         guard length > 0, length <= 255 * 32 else { throw .invalidParameter("HKDF output length") }
         guard let context = EVP_PKEY_CTX_new_id(EVP_PKEY_HKDF, nil) else {
             throw .libraryFailure(OpenSSLError.drain("EVP_PKEY_CTX_new_id"))
@@ -62,7 +65,9 @@ public struct OpenSSLCrypto: CryptoProvider {
                             && EVP_PKEY_CTX_set_hkdf_md(context, EVP_sha256()) == 1
                             && EVP_PKEY_CTX_set1_hkdf_salt(context, saltBytes.baseAddress, Int32(salt.count)) == 1
                             && EVP_PKEY_CTX_set1_hkdf_key(context, ikm.baseAddress, Int32(inputKeyMaterial.count)) == 1
-                            && (infoBytes.isEmpty || EVP_PKEY_CTX_add1_hkdf_info(context, infoBytes.baseAddress, Int32(infoBytes.count)) == 1)
+                            && (infoBytes.isEmpty
+                                || EVP_PKEY_CTX_add1_hkdf_info(context, infoBytes.baseAddress, Int32(infoBytes.count))
+                                    == 1)
                             && EVP_PKEY_derive(context, output.baseAddress, &outLength) == 1
                     }
                 }
@@ -89,7 +94,8 @@ public struct OpenSSLCrypto: CryptoProvider {
     public func aes256CBCEncrypt(key: [UInt8], iv: [UInt8], plaintext: [UInt8]) throws(CryptoError) -> [UInt8] {
         guard key.count == 32 else { throw .invalidParameter("AES-256-CBC key length") }
         guard iv.count == 16 else { throw .invalidParameter("AES-CBC IV length") }
-        return try CipherRun.run(cipher: EVP_aes_256_cbc(), key: key, iv: iv, input: plaintext, encrypt: true, padding: true)
+        return try CipherRun.run(
+            cipher: EVP_aes_256_cbc(), key: key, iv: iv, input: plaintext, encrypt: true, padding: true)
     }
 
     public func aes256CBCDecrypt(key: [UInt8], iv: [UInt8], ciphertext: [UInt8]) throws(CryptoError) -> [UInt8] {
@@ -97,19 +103,24 @@ public struct OpenSSLCrypto: CryptoProvider {
         guard iv.count == 16 else { throw .invalidParameter("AES-CBC IV length") }
         guard !ciphertext.isEmpty, ciphertext.count % 16 == 0 else { throw .decryptionFailed }
         do {
-            return try CipherRun.run(cipher: EVP_aes_256_cbc(), key: key, iv: iv, input: ciphertext, encrypt: false, padding: true)
+            return try CipherRun.run(
+                cipher: EVP_aes_256_cbc(), key: key, iv: iv, input: ciphertext, encrypt: false, padding: true)
         } catch {
             throw .decryptionFailed
         }
     }
 
-    public func aes256GCMSeal(key: [UInt8], nonce: [UInt8], plaintext: [UInt8], additionalData: [UInt8]) throws(CryptoError) -> [UInt8] {
+    public func aes256GCMSeal(key: [UInt8], nonce: [UInt8], plaintext: [UInt8], additionalData: [UInt8])
+        throws(CryptoError) -> [UInt8]
+    {
         guard key.count == 32 else { throw .invalidParameter("AES-256-GCM key length") }
         guard nonce.count == 12 else { throw .invalidParameter("AES-GCM nonce length") }
         return try GCMRun.seal(key: key, nonce: nonce, plaintext: plaintext, additionalData: additionalData)
     }
 
-    public func aes256GCMOpen(key: [UInt8], nonce: [UInt8], sealed: [UInt8], additionalData: [UInt8]) throws(CryptoError) -> [UInt8] {
+    public func aes256GCMOpen(key: [UInt8], nonce: [UInt8], sealed: [UInt8], additionalData: [UInt8])
+        throws(CryptoError) -> [UInt8]
+    {
         guard key.count == 32 else { throw .invalidParameter("AES-256-GCM key length") }
         guard nonce.count == 12 else { throw .invalidParameter("AES-GCM nonce length") }
         guard sealed.count >= GCMRun.tagLength else { throw .authenticationFailed }
@@ -130,7 +141,9 @@ public struct OpenSSLCrypto: CryptoProvider {
     public func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
         guard a.count == b.count else { return false }
         guard !a.isEmpty else { return true }
-        return a.withUnsafeBytes { x in b.withUnsafeBytes { y in CRYPTO_memcmp(x.baseAddress, y.baseAddress, x.count) == 0 } }
+        return a.withUnsafeBytes { x in
+            b.withUnsafeBytes { y in CRYPTO_memcmp(x.baseAddress, y.baseAddress, x.count) == 0 }
+        }
     }
 
     /// The corresponding C function is `OPENSSL_cleanse`.
@@ -143,8 +156,12 @@ public struct OpenSSLCrypto: CryptoProvider {
 
 /// One `EVP_CIPHER_CTX` for one operation, freed when the run ends.
 private enum CipherRun {
-    static func run(cipher: OpaquePointer?, key: [UInt8], iv: [UInt8], input: [UInt8], encrypt: Bool, padding: Bool) throws(CryptoError) -> [UInt8] {
-        guard let context = EVP_CIPHER_CTX_new() else { throw .libraryFailure(OpenSSLError.drain("EVP_CIPHER_CTX_new")) }
+    static func run(cipher: OpaquePointer?, key: [UInt8], iv: [UInt8], input: [UInt8], encrypt: Bool, padding: Bool)
+        throws(CryptoError) -> [UInt8]
+    {
+        guard let context = EVP_CIPHER_CTX_new() else {
+            throw .libraryFailure(OpenSSLError.drain("EVP_CIPHER_CTX_new"))
+        }
         defer { EVP_CIPHER_CTX_free(context) }
         var out = [UInt8](repeating: 0, count: input.count + 32)
         var total = 0
@@ -152,14 +169,23 @@ private enum CipherRun {
             iv.withUnsafeBufferPointer { ivBytes in
                 input.withUnsafeBufferPointer { inBytes in
                     out.withUnsafeMutableBufferPointer { outBytes in
-                        guard EVP_CipherInit_ex(context, cipher, nil, keyBytes.baseAddress, ivBytes.baseAddress, encrypt ? 1 : 0) == 1,
-                              EVP_CIPHER_CTX_set_padding(context, padding ? 1 : 0) == 1 else { return false }
+                        guard
+                            EVP_CipherInit_ex(
+                                context, cipher, nil, keyBytes.baseAddress, ivBytes.baseAddress, encrypt ? 1 : 0) == 1,
+                            EVP_CIPHER_CTX_set_padding(context, padding ? 1 : 0) == 1
+                        else { return false }
                         var written: Int32 = 0
                         if !inBytes.isEmpty {
-                            guard EVP_CipherUpdate(context, outBytes.baseAddress, &written, inBytes.baseAddress, Int32(inBytes.count)) == 1 else { return false }
+                            guard
+                                EVP_CipherUpdate(
+                                    context, outBytes.baseAddress, &written, inBytes.baseAddress, Int32(inBytes.count))
+                                    == 1
+                            else { return false }
                             total = Int(written)
                         }
-                        guard EVP_CipherFinal_ex(context, outBytes.baseAddress! + total, &written) == 1 else { return false }
+                        guard EVP_CipherFinal_ex(context, outBytes.baseAddress! + total, &written) == 1 else {
+                            return false
+                        }
                         total += Int(written)
                         return true
                     }
@@ -168,7 +194,8 @@ private enum CipherRun {
         }
         guard ok else {
             OpenSSLCrypto().wipe(&out)
-            throw .libraryFailure(OpenSSLError.drain(encrypt ? "EVP_CipherUpdate (encrypt)" : "EVP_CipherUpdate (decrypt)"))
+            throw .libraryFailure(
+                OpenSSLError.drain(encrypt ? "EVP_CipherUpdate (encrypt)" : "EVP_CipherUpdate (decrypt)"))
         }
         return Array(out[0..<total])
     }
@@ -178,8 +205,12 @@ private enum CipherRun {
 private enum GCMRun {
     static let tagLength = 16
 
-    static func seal(key: [UInt8], nonce: [UInt8], plaintext: [UInt8], additionalData: [UInt8]) throws(CryptoError) -> [UInt8] {
-        guard let context = EVP_CIPHER_CTX_new() else { throw .libraryFailure(OpenSSLError.drain("EVP_CIPHER_CTX_new")) }
+    static func seal(key: [UInt8], nonce: [UInt8], plaintext: [UInt8], additionalData: [UInt8]) throws(CryptoError)
+        -> [UInt8]
+    {
+        guard let context = EVP_CIPHER_CTX_new() else {
+            throw .libraryFailure(OpenSSLError.drain("EVP_CIPHER_CTX_new"))
+        }
         defer { EVP_CIPHER_CTX_free(context) }
         var out = [UInt8](repeating: 0, count: plaintext.count + tagLength)
         let ok: Bool = key.withUnsafeBufferPointer { k in
@@ -189,20 +220,28 @@ private enum GCMRun {
                         out.withUnsafeMutableBufferPointer { o in
                             var written: Int32 = 0
                             guard EVP_EncryptInit_ex(context, EVP_aes_256_gcm(), nil, nil, nil) == 1,
-                                  EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_IVLEN, Int32(n.count), nil) == 1,
-                                  EVP_EncryptInit_ex(context, nil, nil, k.baseAddress, n.baseAddress) == 1 else { return false }
+                                EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_IVLEN, Int32(n.count), nil) == 1,
+                                EVP_EncryptInit_ex(context, nil, nil, k.baseAddress, n.baseAddress) == 1
+                            else { return false }
                             if !a.isEmpty {
-                                guard EVP_EncryptUpdate(context, nil, &written, a.baseAddress, Int32(a.count)) == 1 else { return false }
+                                guard EVP_EncryptUpdate(context, nil, &written, a.baseAddress, Int32(a.count)) == 1
+                                else { return false }
                             }
                             var count = 0
                             if !p.isEmpty {
-                                guard EVP_EncryptUpdate(context, o.baseAddress, &written, p.baseAddress, Int32(p.count)) == 1 else { return false }
+                                guard
+                                    EVP_EncryptUpdate(context, o.baseAddress, &written, p.baseAddress, Int32(p.count))
+                                        == 1
+                                else { return false }
                                 count = Int(written)
                             }
-                            guard EVP_EncryptFinal_ex(context, o.baseAddress! + count, &written) == 1 else { return false }
+                            guard EVP_EncryptFinal_ex(context, o.baseAddress! + count, &written) == 1 else {
+                                return false
+                            }
                             count += Int(written)
                             return count == p.count
-                                && EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_GET_TAG, Int32(tagLength), o.baseAddress! + count) == 1
+                                && EVP_CIPHER_CTX_ctrl(
+                                    context, EVP_CTRL_GCM_GET_TAG, Int32(tagLength), o.baseAddress! + count) == 1
                         }
                     }
                 }
@@ -212,8 +251,12 @@ private enum GCMRun {
         return out
     }
 
-    static func open(key: [UInt8], nonce: [UInt8], sealed: [UInt8], additionalData: [UInt8]) throws(CryptoError) -> [UInt8] {
-        guard let context = EVP_CIPHER_CTX_new() else { throw .libraryFailure(OpenSSLError.drain("EVP_CIPHER_CTX_new")) }
+    static func open(key: [UInt8], nonce: [UInt8], sealed: [UInt8], additionalData: [UInt8]) throws(CryptoError)
+        -> [UInt8]
+    {
+        guard let context = EVP_CIPHER_CTX_new() else {
+            throw .libraryFailure(OpenSSLError.drain("EVP_CIPHER_CTX_new"))
+        }
         defer { EVP_CIPHER_CTX_free(context) }
         let bodyCount = sealed.count - tagLength
         var tag = Array(sealed[bodyCount...])
@@ -227,16 +270,24 @@ private enum GCMRun {
                             tag.withUnsafeMutableBytes { t in
                                 var written: Int32 = 0
                                 guard EVP_DecryptInit_ex(context, EVP_aes_256_gcm(), nil, nil, nil) == 1,
-                                      EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_IVLEN, Int32(n.count), nil) == 1,
-                                      EVP_DecryptInit_ex(context, nil, nil, k.baseAddress, n.baseAddress) == 1 else { return false }
+                                    EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_IVLEN, Int32(n.count), nil) == 1,
+                                    EVP_DecryptInit_ex(context, nil, nil, k.baseAddress, n.baseAddress) == 1
+                                else { return false }
                                 if !a.isEmpty {
-                                    guard EVP_DecryptUpdate(context, nil, &written, a.baseAddress, Int32(a.count)) == 1 else { return false }
+                                    guard EVP_DecryptUpdate(context, nil, &written, a.baseAddress, Int32(a.count)) == 1
+                                    else { return false }
                                 }
                                 if bodyCount > 0 {
-                                    guard EVP_DecryptUpdate(context, o.baseAddress, &written, s.baseAddress, Int32(bodyCount)) == 1 else { return false }
+                                    guard
+                                        EVP_DecryptUpdate(
+                                            context, o.baseAddress, &written, s.baseAddress, Int32(bodyCount)) == 1
+                                    else { return false }
                                     produced = Int(written)
                                 }
-                                guard EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, Int32(tagLength), t.baseAddress) == 1 else { return false }
+                                guard
+                                    EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, Int32(tagLength), t.baseAddress)
+                                        == 1
+                                else { return false }
                                 return EVP_DecryptFinal_ex(context, o.baseAddress! + produced, &written) == 1
                             }
                         }

@@ -2,7 +2,9 @@ public import KioskCore
 
 /// Horizontal alignment of text and images (`ESC a n`).
 public enum PrintAlignment: UInt8, Sendable, Codable {
-    case left = 0, center = 1, right = 2
+    case left = 0
+    case center = 1
+    case right = 2
 }
 
 /// Why a receipt could not be encoded.
@@ -83,9 +85,11 @@ public struct ESCPOSEncoder: Sendable {
         var row = 0
         while row < bitmap.height {
             let band = min(Self.maximumRowsPerBand, bitmap.height - row)
-            bytes += [0x1D, 0x76, 0x30, 0x00,
-                      UInt8(widthBytes & 0xFF), UInt8(widthBytes >> 8),
-                      UInt8(band & 0xFF), UInt8(band >> 8)]
+            bytes += [
+                0x1D, 0x76, 0x30, 0x00,
+                UInt8(widthBytes & 0xFF), UInt8(widthBytes >> 8),
+                UInt8(band & 0xFF), UInt8(band >> 8),
+            ]
             bytes += bitmap.packedRows(row..<(row + band))
             row += band
         }
@@ -115,7 +119,10 @@ public struct ESCPOSEncoder: Sendable {
         var lines: [Substring] = []
         for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
             var rest = paragraph
-            if rest.isEmpty { lines.append(rest); continue }
+            if rest.isEmpty {
+                lines.append(rest)
+                continue
+            }
             while rest.count > columns {
                 let limit = rest.index(rest.startIndex, offsetBy: columns)
                 if let space = rest[..<limit].lastIndex(of: " "), space > rest.startIndex {

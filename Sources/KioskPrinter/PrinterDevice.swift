@@ -17,9 +17,10 @@ public struct PrinterDevice: Sendable, Equatable {
     /// How long to wait for the answer to a status query.
     public var statusTimeout: Duration
 
-    public init(path: String, bidirectional: Bool = false, baudRate: Int = 9600,
-                writeTimeout: Duration = .seconds(10), statusTimeout: Duration = .milliseconds(500))
-    {
+    public init(
+        path: String, bidirectional: Bool = false, baudRate: Int = 9600,
+        writeTimeout: Duration = .seconds(10), statusTimeout: Duration = .milliseconds(500)
+    ) {
         self.path = path
         self.bidirectional = bidirectional
         self.baudRate = baudRate
@@ -113,7 +114,6 @@ struct PrinterConnection: ~Copyable {
         }
     }
 
-
     private static func nowMilliseconds() -> Int64 {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
@@ -134,7 +134,9 @@ struct PrinterConnection: ~Copyable {
                 throw PrinterError.from(Errno(rawValue: Glibc.errno), path: path, call: "poll")
             }
             if ready == 0 { continue }
-            if descriptor.revents & Int16(POLLNVAL) != 0 { throw .failed(path: path, call: call, errno: .badFileDescriptor) }
+            if descriptor.revents & Int16(POLLNVAL) != 0 {
+                throw .failed(path: path, call: call, errno: .badFileDescriptor)
+            }
             // POLLERR/POLLHUP: let the following read or write report the errno.
             return true
         }
@@ -209,8 +211,9 @@ struct PrinterConnection: ~Copyable {
 extension PrinterDevice {
     /// The device a configuration names.
     public init(_ configuration: ReceiptPrinterConfiguration) {
-        self.init(path: configuration.path, bidirectional: configuration.bidirectional,
-                  baudRate: configuration.baudRate,
-                  writeTimeout: .milliseconds(max(configuration.writeTimeoutMilliseconds, 100)))
+        self.init(
+            path: configuration.path, bidirectional: configuration.bidirectional,
+            baudRate: configuration.baudRate,
+            writeTimeout: .milliseconds(max(configuration.writeTimeoutMilliseconds, 100)))
     }
 }

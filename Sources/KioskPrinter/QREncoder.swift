@@ -29,12 +29,13 @@ public enum QREncoder {
     public static func matrix(for data: [UInt8], correction: QRErrorCorrection = .medium) throws(QREncodeError)
         -> QRMatrix
     {
-        let level: QRecLevel = switch correction {
-        case .low: QR_ECLEVEL_L
-        case .medium: QR_ECLEVEL_M
-        case .quartile: QR_ECLEVEL_Q
-        case .high: QR_ECLEVEL_H
-        }
+        let level: QRecLevel =
+            switch correction {
+            case .low: QR_ECLEVEL_L
+            case .medium: QR_ECLEVEL_M
+            case .quartile: QR_ECLEVEL_Q
+            case .high: QR_ECLEVEL_H
+            }
         let code = data.withUnsafeBufferPointer { buffer in
             QRcode_encodeData(Int32(buffer.count), buffer.baseAddress, 0, level)
         }
@@ -58,14 +59,19 @@ public enum QREncoder {
 
     /// `text` with libqrencode choosing the densest mode per segment (alphanumeric for Base45 batches, which packs
     /// 5.5 bits per character instead of 8). The corresponding C function is `QRcode_encodeString`.
-    public static func compactMatrix(for text: String, correction: QRErrorCorrection = .medium) throws(QREncodeError) -> QRMatrix {
-        let level: QRecLevel = switch correction {
-        case .low: QR_ECLEVEL_L
-        case .medium: QR_ECLEVEL_M
-        case .quartile: QR_ECLEVEL_Q
-        case .high: QR_ECLEVEL_H
+    public static func compactMatrix(for text: String, correction: QRErrorCorrection = .medium) throws(QREncodeError)
+        -> QRMatrix
+    {
+        let level: QRecLevel =
+            switch correction {
+            case .low: QR_ECLEVEL_L
+            case .medium: QR_ECLEVEL_M
+            case .quartile: QR_ECLEVEL_Q
+            case .high: QR_ECLEVEL_H
+            }
+        guard let code = QRcode_encodeString(text, 0, level, QR_MODE_8, 1) else {
+            throw .tooLong(byteCount: text.utf8.count)
         }
-        guard let code = QRcode_encodeString(text, 0, level, QR_MODE_8, 1) else { throw .tooLong(byteCount: text.utf8.count) }
         defer { QRcode_free(code) }
         let size = Int(code.pointee.width)
         let modules = (0..<(size * size)).map { code.pointee.data[$0] & 1 == 1 }

@@ -12,11 +12,17 @@ public enum ReportReceipt {
         var encoder = ESCPOSEncoder(paper: paper)
         encoder.initialize()
         encoder.text("Protected check-in reports", alignment: .center, emphasized: true)
-        encoder.text("Made \(TimeText.dateTime(unixSeconds: preview.createdAt)) UTC with your consent.", alignment: .center)
+        encoder.text(
+            "Made \(TimeText.dateTime(unixSeconds: preview.createdAt)) UTC with your consent.", alignment: .center)
         encoder.feed(lines: 1)
-        encoder.text("\(preview.reportCount) report\(preview.reportCount == 1 ? "" : "s") and \(preview.dummyCount) decoys:")
-        for (_, report) in preview.sealingPlan.sorted(by: { $0.report.startIntervalNumber < $1.report.startIntervalNumber }) {
-            encoder.text("\(TimeText.day(report.day)) \(TimeText.intervalWindow(report)) UTC, risk \(report.transmissionRiskLevel)/8")
+        encoder.text(
+            "\(preview.reportCount) report\(preview.reportCount == 1 ? "" : "s") and \(preview.dummyCount) decoys:")
+        for (_, report) in preview.sealingPlan.sorted(by: {
+            $0.report.startIntervalNumber < $1.report.startIntervalNumber
+        }) {
+            encoder.text(
+                "\(TimeText.day(report.day)) \(TimeText.intervalWindow(report)) UTC, risk \(report.transmissionRiskLevel)/8"
+            )
         }
         encoder.feed(lines: 1)
         let parts = ReportSealer.parts(of: batch, recordsPerPart: recordsPerCode)

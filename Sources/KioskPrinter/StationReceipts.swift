@@ -1,5 +1,5 @@
-public import KioskCore
 internal import Foundation
+public import KioskCore
 
 /// Lays out the station's receipts as ESC/POS bytes. Venue posters carry the venue (they hang at the venue); the
 /// personal card carries only its code; the status slip and the warning slip carry nothing personal and no venue.
@@ -44,14 +44,16 @@ public enum StationReceipts {
         case .warningSlip(let slip):
             encoder.text("Possible exposure", alignment: .center, emphasized: true)
             encoder.feed(lines: 1)
-            encoder.text("On \(slip.exposureDays.count == 1 ? "this day" : "these days") you were at a place where someone")
+            encoder.text(
+                "On \(slip.exposureDays.count == 1 ? "this day" : "these days") you were at a place where someone")
             encoder.text("who later tested positive was at the same time:")
             for day in slip.exposureDays {
                 encoder.text(TimeText.date(unixSeconds: day * 86_400), emphasized: true)
             }
             encoder.text("Risk: \(slip.isHighRisk ? "increased" : "low")")
             encoder.feed(lines: 1)
-            encoder.text("What to do: watch for symptoms for 14 days after that day, reduce contacts, and get tested if")
+            encoder.text(
+                "What to do: watch for symptoms for 14 days after that day, reduce contacts, and get tested if")
             encoder.text("you feel ill. Follow your health authority's advice.")
         }
         encoder.cut()

@@ -1,5 +1,5 @@
-public import KioskCore
 internal import Foundation
+public import KioskCore
 
 /// The station state lives in the kiosk's database as one setting (JSON), next to the stays but apart from them:
 /// wiping the stays keeps it.

@@ -1,9 +1,10 @@
-public import KioskCore
-internal import GRDB
 internal import Foundation
+internal import GRDB
+public import KioskCore
 internal import Synchronization
+
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #endif
 
 /// The kiosk's check-in store: one SQLite database (through GRDB) in the state directory.
@@ -80,32 +81,35 @@ public final class SQLiteCheckInStore: CheckInStore {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
-            try db.execute(sql: """
-                CREATE TABLE stay (
-                    handle BLOB NOT NULL CHECK (length(handle) = 32),
-                    id BLOB NOT NULL CHECK (length(id) = 16),
-                    sealed BLOB NOT NULL,
-                    expiry_day INTEGER NOT NULL,
-                    PRIMARY KEY (handle, id)
-                ) WITHOUT ROWID;
-                CREATE INDEX stay_by_expiry_day ON stay(expiry_day);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE stay (
+                        handle BLOB NOT NULL CHECK (length(handle) = 32),
+                        id BLOB NOT NULL CHECK (length(id) = 16),
+                        sealed BLOB NOT NULL,
+                        expiry_day INTEGER NOT NULL,
+                        PRIMARY KEY (handle, id)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX stay_by_expiry_day ON stay(expiry_day);
+                    """)
         }
         migrator.registerMigration("v2: kiosk handle salt") { db in
-            try db.execute(sql: """
-                CREATE TABLE kiosk (
-                    id INTEGER PRIMARY KEY NOT NULL CHECK (id = 1),
-                    handle_salt BLOB NOT NULL CHECK (length(handle_salt) = 32)
-                );
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE kiosk (
+                        id INTEGER PRIMARY KEY NOT NULL CHECK (id = 1),
+                        handle_salt BLOB NOT NULL CHECK (length(handle_salt) = 32)
+                    );
+                    """)
         }
         migrator.registerMigration("v3: settings") { db in
-            try db.execute(sql: """
-                CREATE TABLE setting (
-                    key TEXT PRIMARY KEY NOT NULL,
-                    value BLOB NOT NULL
-                ) WITHOUT ROWID;
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE setting (
+                        key TEXT PRIMARY KEY NOT NULL,
+                        value BLOB NOT NULL
+                    ) WITHOUT ROWID;
+                    """)
         }
         return migrator
     }
@@ -120,8 +124,9 @@ public final class SQLiteCheckInStore: CheckInStore {
     public func setSetting(_ key: String, to value: [UInt8]?) throws(StoreError) {
         if let value {
             try write { db in
-                try db.execute(sql: "INSERT OR REPLACE INTO setting (key, value) VALUES (?, ?)",
-                               arguments: [key, Data(value)])
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO setting (key, value) VALUES (?, ?)",
+                    arguments: [key, Data(value)])
             }
         } else {
             try delete { db in try db.execute(sql: "DELETE FROM setting WHERE key = ?", arguments: [key]) }
@@ -150,10 +155,13 @@ public final class SQLiteCheckInStore: CheckInStore {
 
     public func stays(handle: [UInt8]) throws(StoreError) -> [StoredStay] {
         try run { db in
-            try Row.fetchAll(db, sql: "SELECT id, sealed, expiry_day FROM stay WHERE handle = ?",
-                             arguments: [Data(handle)]).map { row in
-                StoredStay(id: Array(row["id"] as Data), handle: handle, sealed: Array(row["sealed"] as Data),
-                           expiryDay: row["expiry_day"])
+            try Row.fetchAll(
+                db, sql: "SELECT id, sealed, expiry_day FROM stay WHERE handle = ?",
+                arguments: [Data(handle)]
+            ).map { row in
+                StoredStay(
+                    id: Array(row["id"] as Data), handle: handle, sealed: Array(row["sealed"] as Data),
+                    expiryDay: row["expiry_day"])
             }
         }
     }
@@ -164,13 +172,15 @@ public final class SQLiteCheckInStore: CheckInStore {
             for row in upserts {
                 // Rows are keyed by (handle, id), clustered by card: a tap touches one table page and one index page.
                 // Ids are per card, so no card can replace another card's row.
-                try db.execute(sql: """
-                    INSERT INTO stay (handle, id, sealed, expiry_day) VALUES (?, ?, ?, ?)
-                    ON CONFLICT (handle, id) DO UPDATE SET sealed = excluded.sealed, expiry_day = excluded.expiry_day
-                    """, arguments: [Data(handle), Data(row.id), Data(row.sealed), row.expiryDay])
+                try db.execute(
+                    sql: """
+                        INSERT INTO stay (handle, id, sealed, expiry_day) VALUES (?, ?, ?, ?)
+                        ON CONFLICT (handle, id) DO UPDATE SET sealed = excluded.sealed, expiry_day = excluded.expiry_day
+                        """, arguments: [Data(handle), Data(row.id), Data(row.sealed), row.expiryDay])
             }
             for id in deletions {
-                try db.execute(sql: "DELETE FROM stay WHERE handle = ? AND id = ?", arguments: [Data(handle), Data(id)])
+                try db.execute(
+                    sql: "DELETE FROM stay WHERE handle = ? AND id = ?", arguments: [Data(handle), Data(id)])
             }
         }
         if upserts.isEmpty { try delete(body) } else { try write(body) }
@@ -310,4 +320,3 @@ public final class SQLiteCheckInStore: CheckInStore {
         return nil
     }
 }
-

@@ -17,10 +17,11 @@ final class ZStream {
         self.mode = mode
         let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
         stream.initialize(to: z_stream())
-        let status = switch mode {
-        case .inflate: kiosk_inflateInit2(stream, Self.rawWindowBits)
-        case .deflate: kiosk_deflateInit2(stream, Z_BEST_COMPRESSION, Self.rawWindowBits)
-        }
+        let status =
+            switch mode {
+            case .inflate: kiosk_inflateInit2(stream, Self.rawWindowBits)
+            case .deflate: kiosk_deflateInit2(stream, Z_BEST_COMPRESSION, Self.rawWindowBits)
+            }
         guard status == Z_OK else {
             stream.deallocate()
             throw .zlibFailure

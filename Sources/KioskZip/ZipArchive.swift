@@ -44,7 +44,9 @@ public struct ZipArchive: Sendable {
         var entries = [Entry]()
         var offset = directoryOffset
         for _ in 0..<entryCount {
-            guard offset + 46 <= directoryOffset + directorySize, Self.u32(bytes, offset) == 0x0201_4B50 else { throw .notAZip }
+            guard offset + 46 <= directoryOffset + directorySize, Self.u32(bytes, offset) == 0x0201_4B50 else {
+                throw .notAZip
+            }
             let flags = Self.u16(bytes, offset + 8)
             let method = Self.u16(bytes, offset + 10)
             let crc = Self.u32(bytes, offset + 16)
@@ -56,10 +58,14 @@ public struct ZipArchive: Sendable {
             let localOffset = Self.u32(bytes, offset + 42)
             let end = offset + 46 + nameLength + extraLength + commentLength
             guard end <= directoryOffset + directorySize else { throw .truncated }
-            guard compressed != 0xFFFF_FFFF, uncompressed != 0xFFFF_FFFF, localOffset != 0xFFFF_FFFF else { throw .unsupported }
+            guard compressed != 0xFFFF_FFFF, uncompressed != 0xFFFF_FFFF, localOffset != 0xFFFF_FFFF else {
+                throw .unsupported
+            }
             let name = String(decoding: bytes[(offset + 46)..<(offset + 46 + nameLength)], as: UTF8.self)
-            entries.append(Entry(name: name, method: method, flags: flags, crc32: crc, compressedSize: Int(compressed),
-                                 uncompressedSize: Int(uncompressed), localHeaderOffset: Int(localOffset)))
+            entries.append(
+                Entry(
+                    name: name, method: method, flags: flags, crc32: crc, compressedSize: Int(compressed),
+                    uncompressedSize: Int(uncompressed), localHeaderOffset: Int(localOffset)))
             offset = end
         }
         self.bytes = bytes
@@ -95,7 +101,9 @@ public struct ZipArchive: Sendable {
 
     /// A zip archive of `files` (name and content, in this order), each deflated unless `compress` is false. The
     /// timestamps are all 1980-01-01 00:00, so the same files give the same bytes.
-    public static func archive(_ files: [(name: String, bytes: [UInt8])], compress: Bool = true) throws(ZipError) -> [UInt8] {
+    public static func archive(_ files: [(name: String, bytes: [UInt8])], compress: Bool = true) throws(ZipError)
+        -> [UInt8]
+    {
         var out = [UInt8]()
         var directory = [UInt8]()
         for file in files {
@@ -107,18 +115,36 @@ public struct ZipArchive: Sendable {
             let method: UInt16 = compress ? 8 : 0
             let offset = UInt32(out.count)
             // Local file header.
-            out.appendLE(UInt32(0x0403_4B50)); out.appendLE(UInt16(20)); out.appendLE(UInt16(0x0800)); out.appendLE(method)
-            out.appendLE(UInt16(0)); out.appendLE(UInt16(0x21))  // time 00:00, date 1980-01-01
-            out.appendLE(crc); out.appendLE(UInt32(data.count)); out.appendLE(UInt32(file.bytes.count))
-            out.appendLE(UInt16(name.count)); out.appendLE(UInt16(0))
+            out.appendLE(UInt32(0x0403_4B50))
+            out.appendLE(UInt16(20))
+            out.appendLE(UInt16(0x0800))
+            out.appendLE(method)
+            out.appendLE(UInt16(0))
+            out.appendLE(UInt16(0x21))  // time 00:00, date 1980-01-01
+            out.appendLE(crc)
+            out.appendLE(UInt32(data.count))
+            out.appendLE(UInt32(file.bytes.count))
+            out.appendLE(UInt16(name.count))
+            out.appendLE(UInt16(0))
             out += name
             out += data
             // Central directory header.
-            directory.appendLE(UInt32(0x0201_4B50)); directory.appendLE(UInt16(0x031E)); directory.appendLE(UInt16(20))
-            directory.appendLE(UInt16(0x0800)); directory.appendLE(method); directory.appendLE(UInt16(0)); directory.appendLE(UInt16(0x21))
-            directory.appendLE(crc); directory.appendLE(UInt32(data.count)); directory.appendLE(UInt32(file.bytes.count))
-            directory.appendLE(UInt16(name.count)); directory.appendLE(UInt16(0)); directory.appendLE(UInt16(0))
-            directory.appendLE(UInt16(0)); directory.appendLE(UInt16(0)); directory.appendLE(UInt32(0o100644) << 16)
+            directory.appendLE(UInt32(0x0201_4B50))
+            directory.appendLE(UInt16(0x031E))
+            directory.appendLE(UInt16(20))
+            directory.appendLE(UInt16(0x0800))
+            directory.appendLE(method)
+            directory.appendLE(UInt16(0))
+            directory.appendLE(UInt16(0x21))
+            directory.appendLE(crc)
+            directory.appendLE(UInt32(data.count))
+            directory.appendLE(UInt32(file.bytes.count))
+            directory.appendLE(UInt16(name.count))
+            directory.appendLE(UInt16(0))
+            directory.appendLE(UInt16(0))
+            directory.appendLE(UInt16(0))
+            directory.appendLE(UInt16(0))
+            directory.appendLE(UInt32(0o100644) << 16)
             directory.appendLE(offset)
             directory += name
         }
@@ -126,9 +152,14 @@ public struct ZipArchive: Sendable {
         let directoryOffset = UInt32(out.count)
         out += directory
         // End of central directory.
-        out.appendLE(UInt32(0x0605_4B50)); out.appendLE(UInt16(0)); out.appendLE(UInt16(0))
-        out.appendLE(UInt16(files.count)); out.appendLE(UInt16(files.count))
-        out.appendLE(UInt32(directory.count)); out.appendLE(directoryOffset); out.appendLE(UInt16(0))
+        out.appendLE(UInt32(0x0605_4B50))
+        out.appendLE(UInt16(0))
+        out.appendLE(UInt16(0))
+        out.appendLE(UInt16(files.count))
+        out.appendLE(UInt16(files.count))
+        out.appendLE(UInt32(directory.count))
+        out.appendLE(directoryOffset)
+        out.appendLE(UInt16(0))
         return out
     }
 
@@ -140,13 +171,19 @@ public struct ZipArchive: Sendable {
 
     static func u32(_ bytes: [UInt8], _ offset: Int) -> UInt32 {
         guard offset >= 0, offset + 4 <= bytes.count else { return 0 }
-        return UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16 | UInt32(bytes[offset + 3]) << 24
+        return UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16 | UInt32(
+            bytes[offset + 3]) << 24
     }
 }
 
 extension [UInt8] {
-    mutating func appendLE(_ value: UInt16) { append(UInt8(value & 0xFF)); append(UInt8(value >> 8)) }
-    mutating func appendLE(_ value: UInt32) { for shift in stride(from: 0, to: 32, by: 8) { append(UInt8((value >> UInt32(shift)) & 0xFF)) } }
+    mutating func appendLE(_ value: UInt16) {
+        append(UInt8(value & 0xFF))
+        append(UInt8(value >> 8))
+    }
+    mutating func appendLE(_ value: UInt32) {
+        for shift in stride(from: 0, to: 32, by: 8) { append(UInt8((value >> UInt32(shift)) & 0xFF)) }
+    }
 }
 
 /// Why a zip archive could not be read or written. Carries no content.

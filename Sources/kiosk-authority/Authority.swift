@@ -1,12 +1,13 @@
 import ArgumentParser
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import KioskAuthority
 import KioskCore
-import KioskOpenSSL
 import KioskExchange
+import KioskOpenSSL
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `kiosk-authority …`: the test centre's and health authority's side — signing key, verification codes, the upload
 /// endpoint, accepting receipts and exported files, contact tracers' venue warnings, publishing signed packages.
@@ -21,8 +22,11 @@ struct Authority: AsyncParsableCommand {
             records under state/, and the published packages with their signed index under www/. Nothing records \
             where an upload came from, and no report content is printed or logged.
             """,
-        subcommands: [AuthorityInit.self, AuthorityIssueCode.self, AuthorityServe.self, AuthorityAccept.self, AuthorityWarnVenueCWA.self,
-                      AuthorityWarnVenue.self, AuthorityPublish.self]
+        subcommands: [
+            AuthorityInit.self, AuthorityIssueCode.self, AuthorityServe.self, AuthorityAccept.self,
+            AuthorityWarnVenueCWA.self,
+            AuthorityWarnVenue.self, AuthorityPublish.self,
+        ]
     )
 }
 
@@ -85,7 +89,9 @@ struct AuthorityDirectory {
 
     /// The publisher over `state/` and `www/`; `state/` is owner-only.
     func publisher(key: ECDSAPrivateKey) throws(AuthorityToolError) -> WarningPublisher {
-        try ownerOnlyState { try WarningPublisher(stateDirectory: statePath, publishDirectory: publishPath, signer: key) }
+        try ownerOnlyState {
+            try WarningPublisher(stateDirectory: statePath, publishDirectory: publishPath, signer: key)
+        }
     }
 
     /// The CWA hourly-package publisher over `state/cwa/` and `www/cwa/`, signing with the same key.
@@ -120,9 +126,11 @@ enum AuthorityToolError: Error, CustomStringConvertible {
 
     var description: String {
         switch self {
-        case .keyExists(let path): "\(path) already holds a signing key; a new key would make every kiosk reject new packages. Use another --dir."
+        case .keyExists(let path):
+            "\(path) already holds a signing key; a new key would make every kiosk reject new packages. Use another --dir."
         case .notADirectory(let path): "\(path) is not a directory."
-        case .notInitialized(let path): "There is no signing key in \(path): run `kiosk-authority init --dir \(path)` first."
+        case .notInitialized(let path):
+            "There is no signing key in \(path): run `kiosk-authority init --dir \(path)` first."
         case .unreadableKey(let path): "The signing key in \(path) cannot be read (damaged, or not a P-256 key)."
         case .cannotWrite(let path, let reason): "Cannot write in \(path): \(reason)"
         case .crypto(let reason): "OpenSSL failed: \(reason)"
@@ -161,7 +169,9 @@ enum AuthorityText {
     /// UNIX seconds of `YYYY-MM-DD HH:MM` (UTC), `YYYY-MM-DDTHH:MM[:SS][Z]`, or plain UNIX seconds.
     static func time(_ text: String) -> Int64? {
         if let seconds = Int64(text), seconds >= 0 { return seconds }
-        for options: ISO8601DateFormatter.Options in [[.withInternetDateTime], [.withInternetDateTime, .withFractionalSeconds]] {
+        for options: ISO8601DateFormatter.Options in [
+            [.withInternetDateTime], [.withInternetDateTime, .withFractionalSeconds],
+        ] {
             let iso = ISO8601DateFormatter()
             iso.formatOptions = options
             if let date = iso.date(from: text) { return Int64(date.timeIntervalSince1970.rounded(.down)) }

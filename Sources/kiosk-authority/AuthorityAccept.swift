@@ -30,8 +30,9 @@ struct AuthorityAccept: AsyncParsableCommand {
         var batches = [ReportBatch]()
         for (number, input) in inputs.enumerated() {
             guard let batch = Self.batch(from: input) else {
-                throw AuthorityText.fail("Argument \(number + 1) is neither a readable batch file nor a complete CKPB1: text "
-                                         + "(a scan cut short, or a different kind of code?). Nothing was accepted.")
+                throw AuthorityText.fail(
+                    "Argument \(number + 1) is neither a readable batch file nor a complete CKPB1: text "
+                        + "(a scan cut short, or a different kind of code?). Nothing was accepted.")
             }
             batches.append(batch)
         }
@@ -46,7 +47,9 @@ struct AuthorityAccept: AsyncParsableCommand {
                 records += batch.records.count
             }
             let pending = (try? await publisher.pendingCount()) ?? records
-            AuthorityText.out("Accepted \(records) record\(records == 1 ? "" : "s") (real and decoy alike); \(pending) pending for the next publish.")
+            AuthorityText.out(
+                "Accepted \(records) record\(records == 1 ? "" : "s") (real and decoy alike); \(pending) pending for the next publish."
+            )
         } catch let error as AuthorityToolError {
             throw AuthorityText.fail(error.description)
         }
@@ -57,8 +60,9 @@ struct AuthorityAccept: AsyncParsableCommand {
         var isFolder: ObjCBool = false
         if FileManager.default.fileExists(atPath: input, isDirectory: &isFolder), !isFolder.boolValue {
             guard let size = (try? FileManager.default.attributesOfItem(atPath: input))?[.size] as? Int,
-                  size <= 8 + 65_535 * CKPR.recordLength * 2,
-                  let data = FileManager.default.contents(atPath: input) else { return nil }
+                size <= 8 + 65_535 * CKPR.recordLength * 2,
+                let data = FileManager.default.contents(atPath: input)
+            else { return nil }
             let bytes = [UInt8](data)
             if let batch = try? ReportBatch(bytes: bytes) { return batch }
             return text(String(decoding: bytes, as: UTF8.self))

@@ -7,7 +7,8 @@ struct AuthorityInit: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "init",
         abstract: "Create the authority directory with a new P-256 signing key and print its public key.",
-        discussion: "The private key is written with mode 0600 and never printed. Kiosks take the printed PEM public key."
+        discussion:
+            "The private key is written with mode 0600 and never printed. Kiosks take the printed PEM public key."
     )
 
     @Option(help: "The authority's directory (created with mode 0700).")

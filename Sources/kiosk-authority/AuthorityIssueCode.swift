@@ -7,7 +7,8 @@ struct AuthorityIssueCode: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "issue-code",
         abstract: "Print a fresh single-use verification code for one upload.",
-        discussion: "Only the code's SHA-256 is stored. The code alone goes to standard output; its expiry to standard error."
+        discussion:
+            "Only the code's SHA-256 is stored. The code alone goes to standard output; its expiry to standard error."
     )
 
     @Option(help: "The authority's directory.")

@@ -24,8 +24,9 @@ struct AuthorityPublish: AsyncParsableCommand {
                 AuthorityText.out("Nothing pending: nothing was published.")
                 return
             }
-            AuthorityText.out("Published package \(published.sequence): \(published.count) records in www/\(published.file) "
-                              + "(signature www/\(published.signature)); index www/index.json updated.")
+            AuthorityText.out(
+                "Published package \(published.sequence): \(published.count) records in www/\(published.file) "
+                    + "(signature www/\(published.signature)); index www/index.json updated.")
         } catch let error as AuthorityToolError {
             throw AuthorityText.fail(error.description)
         }

@@ -45,7 +45,9 @@ struct AuthorityServe: AsyncParsableCommand {
             publisher: publisher, host: bind, port: port, logger: logger, now: { AuthorityText.now() },
             cwaPublisher: cwaPublisher,
             onServerRunning: { port in
-                AuthorityText.out("Serving on http://\(host.contains(":") ? "[\(host)]" : host):\(port)/ (uploads: /v1/reports, warnings: /warnings/index.json, CWA hourly packages: /cwa/twp/country/DE/hour)")
+                AuthorityText.out(
+                    "Serving on http://\(host.contains(":") ? "[\(host)]" : host):\(port)/ (uploads: /v1/reports, warnings: /warnings/index.json, CWA hourly packages: /cwa/twp/country/DE/hour)"
+                )
             })
         try await app.runService()
     }

@@ -31,8 +31,12 @@ struct VenueWindow: ParsableArguments {
         if let locationId, Hex.decode(locationId)?.count != 32 {
             throw ValidationError("--location-id is 64 hex digits (32 bytes).")
         }
-        guard let start = AuthorityText.time(from) else { throw ValidationError("--from is not a time: use \"YYYY-MM-DD HH:MM\" (UTC).") }
-        guard let end = AuthorityText.time(to) else { throw ValidationError("--to is not a time: use \"YYYY-MM-DD HH:MM\" (UTC).") }
+        guard let start = AuthorityText.time(from) else {
+            throw ValidationError("--from is not a time: use \"YYYY-MM-DD HH:MM\" (UTC).")
+        }
+        guard let end = AuthorityText.time(to) else {
+            throw ValidationError("--to is not a time: use \"YYYY-MM-DD HH:MM\" (UTC).")
+        }
         guard end > start else { throw ValidationError("--to must be after --from.") }
         guard end - start <= Self.maximumSeconds else { throw ValidationError("A warning covers at most 14 days.") }
         guard (1...8).contains(risk) else { throw ValidationError("--risk is between 1 and 8.") }
@@ -47,7 +51,9 @@ struct VenueWindow: ParsableArguments {
         if let code {
             do {
                 guard let id = try VenueCodeParser.parse(code, crypto: OpenSSLCrypto()).locationId else {
-                    throw AuthorityText.fail("This kind of venue code has no location id the kiosks could match (Cléa): use --location-id.", code: 2)
+                    throw AuthorityText.fail(
+                        "This kind of venue code has no location id the kiosks could match (Cléa): use --location-id.",
+                        code: 2)
                 }
                 venue = id
             } catch let error as VenueCodeError {

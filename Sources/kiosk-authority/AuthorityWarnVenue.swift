@@ -31,13 +31,16 @@ struct AuthorityWarnVenue: AsyncParsableCommand {
             let publisher = try directory.publisher(key: key)
             let count: Int
             do {
-                count = try await publisher.addTracerWarning(locationId: locationId, start: start, end: end, transmissionRiskLevel: risk)
+                count = try await publisher.addTracerWarning(
+                    locationId: locationId, start: start, end: end, transmissionRiskLevel: risk)
             } catch let error as AcceptError {
                 throw AuthorityText.fail(error.description)
             } catch {
                 throw AuthorityToolError.cannotWrite(dir, "\(error)")
             }
-            AuthorityText.out("Added a warning of \(count) record\(count == 1 ? "" : "s") (one per UTC day), risk level \(risk); publish to send it out.")
+            AuthorityText.out(
+                "Added a warning of \(count) record\(count == 1 ? "" : "s") (one per UTC day), risk level \(risk); publish to send it out."
+            )
         } catch let error as AuthorityToolError {
             throw AuthorityText.fail(error.description)
         }

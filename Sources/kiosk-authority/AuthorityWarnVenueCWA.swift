@@ -37,14 +37,19 @@ struct AuthorityWarnVenueCWA: AsyncParsableCommand {
         } catch {
             throw AuthorityText.fail(error.description)
         }
-        let warning = try await publisher.addHostWarning(locationId: locationId, start: start, end: end, transmissionRiskLevel: venue.risk)
-        AuthorityText.out("Warning added: \(warning.period) ten-minute intervals at risk level \(warning.transmissionRiskLevel).")
+        let warning = try await publisher.addHostWarning(
+            locationId: locationId, start: start, end: end, transmissionRiskLevel: venue.risk)
+        AuthorityText.out(
+            "Warning added: \(warning.period) ten-minute intervals at risk level \(warning.transmissionRiskLevel).")
         if publish {
             if let published = try await publisher.publish(now: AuthorityText.now()) {
-                AuthorityText.out("Published hour \(published.hour) with \(published.warnings) warnings and \(published.reports) reports.")
+                AuthorityText.out(
+                    "Published hour \(published.hour) with \(published.warnings) warnings and \(published.reports) reports."
+                )
             }
         } else {
-            AuthorityText.out("Pending records: \(try await publisher.pendingCount()). Run again with --publish to publish them.")
+            AuthorityText.out(
+                "Pending records: \(try await publisher.pendingCount()). Run again with --publish to publish them.")
         }
     }
 }

@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
 import KioskCore
-import KioskOpenSSL
 import KioskDaemon
+import KioskOpenSSL
 
 /// `kiosk config check | show`: the configuration as the daemon would read it.
 struct Config: ParsableCommand {
@@ -42,14 +42,18 @@ struct ConfigSource: ParsableArguments {
             do throws(VenueCodeError) {
                 _ = try VenueCodeParser.parse(code, crypto: crypto)
             } catch {
-                problems.append(ConfigurationProblem(path: "venue.code", message: "not a usable venue code: \(error.message)"))
+                problems.append(
+                    ConfigurationProblem(path: "venue.code", message: "not a usable venue code: \(error.message)"))
             }
         }
         var keys: [(String, String?)] = []
         if !noCredentials {
             do {
                 var secrets = try configuration.secrets(lookup: loader.readCredential)
-                keys = [("warnings.publicKey", secrets.authorityPublicKeyPEM), ("warnings.cwaPublicKey", secrets.cwaPublicKeyPEM)]
+                keys = [
+                    ("warnings.publicKey", secrets.authorityPublicKeyPEM),
+                    ("warnings.cwaPublicKey", secrets.cwaPublicKeyPEM),
+                ]
                 secrets.wipe(using: crypto)
             } catch {
                 problems += error.problems
@@ -62,11 +66,12 @@ struct ConfigSource: ParsableArguments {
                 keys.append(("warnings.cwaPublicKey", configuration.warnings.cwaPublicKey))
             }
         }
-        for case let (key, pem?) in keys {
+        for case (let key, let pem?) in keys {
             do throws(OpenSSLError) {
                 _ = try ECDSAPublicKey(pem: pem)
             } catch {
-                problems.append(ConfigurationProblem(path: key, message: "not an ECDSA P-256 public key OpenSSL can read"))
+                problems.append(
+                    ConfigurationProblem(path: key, message: "not an ECDSA P-256 public key OpenSSL can read"))
             }
         }
         return (configuration, problems)
@@ -99,13 +104,17 @@ struct ConfigCheck: ParsableCommand {
             configuration.nfc.map { "NFC reader \($0.connection)" },
             configuration.camera.map { "camera \($0.device)" },
             configuration.receiptPrinter.map { "printer \($0.path)" },
-            configuration.lightsAndButtons.outputs.isEmpty ? nil : "\(configuration.lightsAndButtons.outputs.count) lights/buzzer",
-            configuration.lightsAndButtons.buttons.isEmpty ? nil : "\(configuration.lightsAndButtons.buttons.count) buttons",
+            configuration.lightsAndButtons.outputs.isEmpty
+                ? nil : "\(configuration.lightsAndButtons.outputs.count) lights/buzzer",
+            configuration.lightsAndButtons.buttons.isEmpty
+                ? nil : "\(configuration.lightsAndButtons.buttons.count) buttons",
         ].compactMap { $0 }
         print("  devices: \(devices.isEmpty ? "none" : devices.joined(separator: ", "))")
         let needed = configuration.neededCredentials.map(\.name)
         if source.noCredentials {
-            print("  credentials: not checked (\(needed.isEmpty ? "none needed" : "needs " + needed.joined(separator: ", ")))")
+            print(
+                "  credentials: not checked (\(needed.isEmpty ? "none needed" : "needs " + needed.joined(separator: ", ")))"
+            )
         } else {
             print("  credentials: \(needed.isEmpty ? "none needed" : needed.joined(separator: ", ") + " present")")
         }

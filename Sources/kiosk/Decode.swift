@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
+import KioskCamera
 import KioskCore
 import KioskOpenSSL
-import KioskCamera
 
 /// `kiosk decode <url | image file> [--json]`: what a venue QR code contains, for a field worker.
 struct Decode: ParsableCommand {
@@ -46,7 +46,9 @@ struct Decode: ParsableCommand {
                 if json {
                     print(DecodeOutput.json(source: "image", codes: []))
                 } else {
-                    printError("No QR code found in this image. Check that the whole code is visible, sharp and not too small.")
+                    printError(
+                        "No QR code found in this image. Check that the whole code is visible, sharp and not too small."
+                    )
                 }
                 throw ExitCode(1)
             }

@@ -15,7 +15,12 @@ enum DecodeOutput {
             lines.append(("Default stay", cwa.defaultCheckInLengthInMinutes.map { minutes($0) } ?? "not set"))
         }
         if let swiss = venue.swissCovid {
-            lines.append(("Type", swiss.venueType == 1 ? "contact tracing code (health authority)" : "venue code (visitors report themselves)"))
+            lines.append(
+                (
+                    "Type",
+                    swiss.venueType == 1
+                        ? "contact tracing code (health authority)" : "venue code (visitors report themselves)"
+                ))
             if let room = swiss.room { lines.append(("Room", room)) }
         }
         if let notifyMe = venue.notifyMe {
@@ -24,7 +29,8 @@ enum DecodeOutput {
         }
         if let clea = venue.clea {
             lines.append(("Location temporary id", clea.locationTemporaryIdUUID))
-            lines.append(("Details", "encrypted for the health authority (Cléa); name and address are not in the clear"))
+            lines.append(
+                ("Details", "encrypted for the health authority (Cléa); name and address are not in the clear"))
         }
         if venue.format != .clea { lines.append(("Valid", validity(venue))) }
         lines.append(("Checkout rules", checkoutRules(venue)))
@@ -60,7 +66,8 @@ enum DecodeOutput {
             if let length = cwa.defaultCheckInLengthInMinutes {
                 return "the visitor is checked out after \(minutes(length)) unless they check out earlier"
             }
-            return venue.endTimestamp != nil ? "the visitor is checked out when the event ends at the latest"
+            return venue.endTimestamp != nil
+                ? "the visitor is checked out when the event ends at the latest"
                 : "no default stay: the visitor chooses when checking in"
         }
         if venue.format == .clea { return "set by the health authority (not readable)" }
@@ -82,8 +89,10 @@ enum DecodeOutput {
         guard seconds <= 253_402_300_799 else { return "\(seconds) (after year 9999)" }
         let formatter = ISO8601DateFormatter()
         formatter.timeZone = TimeZone(identifier: "UTC")
-        return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds))).replacingOccurrences(of: "T", with: " ")
-            .replacingOccurrences(of: "Z", with: " UTC")
+        return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds))).replacingOccurrences(
+            of: "T", with: " "
+        )
+        .replacingOccurrences(of: "Z", with: " UTC")
     }
 
     // MARK: JSON
@@ -91,19 +100,21 @@ enum DecodeOutput {
     static func json(source: String, codes: [Result<VenueCode, VenueCodeError>]) -> String {
         let object: JSONValue = .object([
             "source": .string(source),
-            "codes": .array(codes.map { result in
-                switch result {
-                case .success(let venue): venueObject(venue)
-                case .failure(let error): .object([
-                    "ok": .bool(false),
-                    "error": .object([
-                        "kind": .string(errorKind(error)),
-                        "cwaErrorCode": error.cwaErrorCode.map(JSONValue.string) ?? .null,
-                        "message": .string(error.message),
-                    ]),
-                ])
-                }
-            }),
+            "codes": .array(
+                codes.map { result in
+                    switch result {
+                    case .success(let venue): venueObject(venue)
+                    case .failure(let error):
+                        .object([
+                            "ok": .bool(false),
+                            "error": .object([
+                                "kind": .string(errorKind(error)),
+                                "cwaErrorCode": error.cwaErrorCode.map(JSONValue.string) ?? .null,
+                                "message": .string(error.message),
+                            ]),
+                        ])
+                    }
+                }),
         ])
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -127,30 +138,38 @@ enum DecodeOutput {
             "locationIdHashHex": hex(venue.locationIdHash),
             "cryptographicSeedHex": hex(venue.cryptographicSeed),
             "vendorHost": string(venue.vendorHost),
-            "cwa": venue.cwa.map { cwa in .object([
-                "type": .number(Int64(cwa.type)),
-                "typeLabel": string(cwa.typeLabel),
-                "temporary": .bool(cwa.isTemporary),
-                "defaultCheckInLengthInMinutes": number(cwa.defaultCheckInLengthInMinutes),
-            ]) } ?? .null,
-            "swissCovid": venue.swissCovid.map { swiss in .object([
-                "venueType": .number(Int64(swiss.venueType)),
-                "room": string(swiss.room),
-                "checkoutWarningDelayMs": number(swiss.checkoutWarningDelayMs),
-                "automaticCheckoutDelayMs": .number(swiss.automaticCheckoutDelayMs),
-                "reminderDelayOptionsMs": .array(swiss.reminderDelayOptionsMs.map { .number($0) }),
-            ]) } ?? .null,
-            "notifyMe": venue.notifyMe.map { notifyMe in .object([
-                "venueType": .number(Int64(notifyMe.venueType)),
-                "venueTypeLabel": string(notifyMe.venueTypeLabel),
-                "room": string(notifyMe.room),
-            ]) } ?? .null,
-            "clea": venue.clea.map { clea in .object([
-                "version": .number(Int64(clea.version)),
-                "lspType": .number(Int64(clea.lspType)),
-                "locationTemporaryId": .string(clea.locationTemporaryIdUUID),
-                "lspLength": .number(Int64(clea.lspLength)),
-            ]) } ?? .null,
+            "cwa": venue.cwa.map { cwa in
+                .object([
+                    "type": .number(Int64(cwa.type)),
+                    "typeLabel": string(cwa.typeLabel),
+                    "temporary": .bool(cwa.isTemporary),
+                    "defaultCheckInLengthInMinutes": number(cwa.defaultCheckInLengthInMinutes),
+                ])
+            } ?? .null,
+            "swissCovid": venue.swissCovid.map { swiss in
+                .object([
+                    "venueType": .number(Int64(swiss.venueType)),
+                    "room": string(swiss.room),
+                    "checkoutWarningDelayMs": number(swiss.checkoutWarningDelayMs),
+                    "automaticCheckoutDelayMs": .number(swiss.automaticCheckoutDelayMs),
+                    "reminderDelayOptionsMs": .array(swiss.reminderDelayOptionsMs.map { .number($0) }),
+                ])
+            } ?? .null,
+            "notifyMe": venue.notifyMe.map { notifyMe in
+                .object([
+                    "venueType": .number(Int64(notifyMe.venueType)),
+                    "venueTypeLabel": string(notifyMe.venueTypeLabel),
+                    "room": string(notifyMe.room),
+                ])
+            } ?? .null,
+            "clea": venue.clea.map { clea in
+                .object([
+                    "version": .number(Int64(clea.version)),
+                    "lspType": .number(Int64(clea.lspType)),
+                    "locationTemporaryId": .string(clea.locationTemporaryIdUUID),
+                    "lspLength": .number(Int64(clea.lspLength)),
+                ])
+            } ?? .null,
         ])
     }
 
@@ -173,8 +192,12 @@ enum DecodeOutput {
 
 /// A JSON value that always writes every key (absent fields are `null`), so the output's shape is stable.
 enum JSONValue: Encodable {
-    case string(String), number(Int64), bool(Bool), null
-    case array([JSONValue]), object([String: JSONValue])
+    case string(String)
+    case number(Int64)
+    case bool(Bool)
+    case null
+    case array([JSONValue])
+    case object([String: JSONValue])
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()

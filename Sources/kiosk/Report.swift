@@ -2,9 +2,9 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import KioskCore
+import KioskExchange
 import KioskOpenSSL
 import KioskPrinter
-import KioskExchange
 import KioskStore
 
 /// `kiosk report`: the staff console for a visitor who tested positive and wants to share stays. Questions go to
@@ -77,7 +77,8 @@ struct Report: AsyncParsableCommand {
             paper: paper == 80 ? .mm80 : .mm58,
             uploader: authority.map { ReportUploader(endpoint: Self.uploadEndpoint($0)) },
             exportDirectory: exportDir)
-        var conversation = ReportConversation(now: now, delivery: delivery, crypto: crypto) { card throws(StayLoadError) in
+        var conversation = ReportConversation(now: now, delivery: delivery, crypto: crypto) {
+            card throws(StayLoadError) in
             do { return try desk.reportableStays(of: card, clock: reading) } catch { throw StayLoadError("\(error)") }
         }
         let secret = try card.map { try CardSecret(printedText: $0) }
@@ -126,7 +127,8 @@ enum Console {
         }
         let width = prompt.choices.map(\.answer.count).max() ?? 0
         for choice in prompt.choices {
-            text += "  " + choice.answer.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + choice.label + "\n"
+            text +=
+                "  " + choice.answer.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + choice.label + "\n"
         }
         text += prompt.question + " "
         write(text)

@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
 import KioskCore
-import KioskOpenSSL
 import KioskDaemon
+import KioskOpenSSL
 import KioskSimulation
 import Logging
 
@@ -24,13 +24,15 @@ struct Run: AsyncParsableCommand {
     @Option(help: "The configuration file (default /etc/kiosk/kiosk.json; with --simulate, none: defaults).")
     var config: String?
 
-    @Option(help: "State directory (overrides stateDirectory; with --simulate default ~/.local/state/kiosk-simulation).")
+    @Option(
+        help: "State directory (overrides stateDirectory; with --simulate default ~/.local/state/kiosk-simulation).")
     var stateDir: String?
 
     @Option(help: "Metrics endpoint on loopback (host:port; port 0 picks a free one; 'off' for none).")
     var metrics: String?
 
-    @Option(help: "The screen page's address (host:port; port 0 picks a free one; 'off' for none; overrides web.listen).")
+    @Option(
+        help: "The screen page's address (host:port; port 0 picks a free one; 'off' for none; overrides web.listen).")
     var web: String?
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error (overrides logLevel).")
@@ -43,11 +45,13 @@ struct Run: AsyncParsableCommand {
         do {
             if simulate {
                 // Simulated hardware needs no credentials: the staff code lives in the state directory.
-                configuration = config == nil
+                configuration =
+                    config == nil
                     ? try KioskConfiguration.parse(json: "{}", environment: ProcessInfo.processInfo.environment)
                     : try loader.loadConfiguration()
                 secrets = try configuration.secrets { name in
-                    name == configuration.staff.codeCredential ? .found(Array("simulated-staff-code".utf8)) : loader.readCredential(name)
+                    name == configuration.staff.codeCredential
+                        ? .found(Array("simulated-staff-code".utf8)) : loader.readCredential(name)
                 }
             } else {
                 let loaded = try loader.load()
@@ -65,7 +69,8 @@ struct Run: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "kiosk")
-        let directory = stateDir ?? (simulate && config == nil ? Simulate.defaultStateDirectory : configuration.stateDirectory)
+        let directory =
+            stateDir ?? (simulate && config == nil ? Simulate.defaultStateDirectory : configuration.stateDirectory)
         var settings = DaemonSettings(configuration, secrets: secrets, stateDirectory: directory, simulate: simulate)
         if let metrics { settings.metricsListen = metrics == "off" ? nil : metrics }
         if let web { settings.webListen = web == "off" ? nil : web }
@@ -76,7 +81,9 @@ struct Run: AsyncParsableCommand {
         secrets.wipe(using: OpenSSLCrypto())
         let daemon: KioskDaemon
         do {
-            let devices = simulate ? try SimulatedHardware(settings: settings).devices
+            let devices =
+                simulate
+                ? try SimulatedHardware(settings: settings).devices
                 : BoardDevices.open(settings: settings, logger: logger)
             daemon = try KioskDaemon(settings: settings, devices: devices, logger: logger)
         } catch {

@@ -20,7 +20,9 @@ struct SelfTestCommand: ParsableCommand {
     @Option(help: "The NFC reader's libnfc connection, e.g. pn532_uart:/dev/ttyS0.")
     var nfc: String?
 
-    @Option(name: .customLong("gpio-config"), help: "A JSON file with a `lightsAndButtons` section (board/config/devices.json format).")
+    @Option(
+        name: .customLong("gpio-config"),
+        help: "A JSON file with a `lightsAndButtons` section (board/config/devices.json format).")
     var gpioConfig: String?
 
     @Option(help: "The receipt printer's device or file, e.g. /dev/usb/lp0 (the test page is printed).")
@@ -30,10 +32,14 @@ struct SelfTestCommand: ParsableCommand {
     var cameraTimeout: Double = 5
 
     func validate() throws {
-        if let camera, !camera.hasPrefix("/") { throw ValidationError("--camera needs a device path such as /dev/video0.") }
+        if let camera, !camera.hasPrefix("/") {
+            throw ValidationError("--camera needs a device path such as /dev/video0.")
+        }
         if let nfc, !nfc.contains(":") { throw ValidationError("--nfc needs driver:port, e.g. pn532_uart:/dev/ttyS0.") }
         if let printer, printer.isEmpty { throw ValidationError("--printer needs a path such as /dev/usb/lp0.") }
-        guard cameraTimeout > 0, cameraTimeout <= 120 else { throw ValidationError("--camera-timeout must be 0 to 120 seconds.") }
+        guard cameraTimeout > 0, cameraTimeout <= 120 else {
+            throw ValidationError("--camera-timeout must be 0 to 120 seconds.")
+        }
     }
 
     func run() throws {
@@ -44,12 +50,15 @@ struct SelfTestCommand: ParsableCommand {
             do {
                 devices.lightsAndButtons = try Self.lightsAndButtons(from: gpioConfig)
             } catch {
-                gpioFailure = SelfTestResult(device: "gpio", outcome: .fail, detail: "\(error)",
-                                             fix: "fix the file (see board/config/devices.json)")
+                gpioFailure = SelfTestResult(
+                    device: "gpio", outcome: .fail, detail: "\(error)",
+                    fix: "fix the file (see board/config/devices.json)")
             }
         }
         var results = SelfTest.run(devices: devices)
-        if let gpioFailure, let index = results.firstIndex(where: { $0.device == "gpio" }) { results[index] = gpioFailure }
+        if let gpioFailure, let index = results.firstIndex(where: { $0.device == "gpio" }) {
+            results[index] = gpioFailure
+        }
         for result in results { print(result.line) }
         if !SelfTest.passed(results) { throw ExitCode(1) }
     }
@@ -72,7 +81,8 @@ struct SelfTestCommand: ParsableCommand {
         } catch let error as ConfigurationFileError {
             throw error
         } catch {
-            throw ConfigurationFileError(description: "\(path) is not a valid GPIO configuration (\(Self.describe(error)))")
+            throw ConfigurationFileError(
+                description: "\(path) is not a valid GPIO configuration (\(Self.describe(error)))")
         }
     }
 
@@ -80,8 +90,9 @@ struct SelfTestCommand: ParsableCommand {
         switch error {
         case DecodingError.keyNotFound(let key, _): "missing \"\(key.stringValue)\""
         case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context),
-             DecodingError.dataCorrupted(let context):
-            context.codingPath.isEmpty ? "not JSON" : "wrong value at \(context.codingPath.map(\.stringValue).joined(separator: "."))"
+            DecodingError.dataCorrupted(let context):
+            context.codingPath.isEmpty
+                ? "not JSON" : "wrong value at \(context.codingPath.map(\.stringValue).joined(separator: "."))"
         default: "unreadable"
         }
     }

@@ -14,13 +14,15 @@ struct Simulate: AsyncParsableCommand {
             """,
         subcommands: [
             SimStatus.self, SimStaff.self, SimStaffCommand.self, SimEnrol.self, SimTap.self, SimRemove.self,
-            SimShowCode.self, SimPress.self, SimAdvance.self, SimClock.self, SimLights.self, SimReceipts.self, SimSync.self,
+            SimShowCode.self, SimPress.self, SimAdvance.self, SimClock.self, SimLights.self, SimReceipts.self,
+            SimSync.self,
             SimLoadWarnings.self, SimReport.self,
         ]
     )
 
     static var defaultStateDirectory: String {
-        let base = ProcessInfo.processInfo.environment["XDG_STATE_HOME"]
+        let base =
+            ProcessInfo.processInfo.environment["XDG_STATE_HOME"]
             ?? (NSHomeDirectory() as NSString).appendingPathComponent(".local/state")
         return (base as NSString).appendingPathComponent("kiosk-simulation")
     }
@@ -28,11 +30,13 @@ struct Simulate: AsyncParsableCommand {
     /// The simulated kiosk's staff code: created once, kept in the state directory (mode 0600).
     static func staffCode(stateDirectory: String) throws -> String {
         let directory = (stateDirectory as NSString).appendingPathComponent("simulation")
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: directory, withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700])
         let path = (directory as NSString).appendingPathComponent("staff-code")
         if let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8),
-           !text.isEmpty {
+            !text.isEmpty
+        {
             return text.trimmingCharacters(in: .whitespacesAndNewlines)
         }
         let bytes = try OpenSSLCrypto().randomBytes(count: 16)
@@ -42,7 +46,8 @@ struct Simulate: AsyncParsableCommand {
     }
 
     /// Sends `request` and prints the answer; exits 1 when the kiosk refused, 3 when none answers.
-    static func send(_ request: ControlRequest, stateDirectory: String, json: Bool, dataOnly: Bool = false) async throws {
+    static func send(_ request: ControlRequest, stateDirectory: String, json: Bool, dataOnly: Bool = false) async throws
+    {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let line = String(decoding: try encoder.encode(request), as: UTF8.self)
@@ -86,7 +91,8 @@ struct SimStatus: AsyncParsableCommand {
 }
 
 struct SimStaff: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "staff", abstract: "Open staff mode (as if the staff code were shown).")
+    static let configuration = CommandConfiguration(
+        commandName: "staff", abstract: "Open staff mode (as if the staff code were shown).")
     @OptionGroup var options: SimulatorOptions
     func run() async throws { try await options.send(ControlRequest(command: "staff")) }
 }
@@ -94,7 +100,9 @@ struct SimStaff: AsyncParsableCommand {
 struct SimStaffCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "staff-menu",
-        abstract: "Choose from the staff menu: bind, create, rotate, reprint, enrol, enrol-staff, forget-staff, status-slip, wipe, wipe-confirm, leave.")
+        abstract:
+            "Choose from the staff menu: bind, create, rotate, reprint, enrol, enrol-staff, forget-staff, status-slip, wipe, wipe-confirm, leave."
+    )
     @OptionGroup var options: SimulatorOptions
     @Argument(help: "The menu entry.") var entry: String
     @Option(help: "New venue: description.") var description: String?
@@ -117,15 +125,19 @@ struct SimStaffCommand: AsyncParsableCommand {
 }
 
 struct SimEnrol: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "enrol", abstract: "Enrol emulated card N (in staff mode).")
+    static let configuration = CommandConfiguration(
+        commandName: "enrol", abstract: "Enrol emulated card N (in staff mode).")
     @OptionGroup var options: SimulatorOptions
     @Option(help: "The card's number.") var card: Int
     @Flag(help: "Enrol it as a staff card of this kiosk (it then opens staff mode).") var staff = false
-    func run() async throws { try await options.send(ControlRequest(command: staff ? "enrol-staff" : "enrol", card: card)) }
+    func run() async throws {
+        try await options.send(ControlRequest(command: staff ? "enrol-staff" : "enrol", card: card))
+    }
 }
 
 struct SimTap: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "tap", abstract: "Tap emulated card N (it stays on the reader until the next tap or `remove`).")
+    static let configuration = CommandConfiguration(
+        commandName: "tap", abstract: "Tap emulated card N (it stays on the reader until the next tap or `remove`).")
     @OptionGroup var options: SimulatorOptions
     @Option(help: "The card's number.") var card: Int?
     @Flag(help: "Tap a bank card instead (not a kiosk card).") var foreign = false
@@ -146,12 +158,17 @@ struct SimRemove: AsyncParsableCommand {
 }
 
 struct SimShowCode: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "show-code", abstract: "Show a QR code to the camera: its text, or an image file (PNG/PGM).")
+    static let configuration = CommandConfiguration(
+        commandName: "show-code", abstract: "Show a QR code to the camera: its text, or an image file (PNG/PGM).")
     @OptionGroup var options: SimulatorOptions
     @Argument(help: "The code's text, or the path of an image.") var code: String
     func run() async throws {
         if FileManager.default.fileExists(atPath: code) {
-            try await options.send(ControlRequest(command: "show-code", path: (code as NSString).standardizingPath.hasPrefix("/") ? code : FileManager.default.currentDirectoryPath + "/" + code))
+            try await options.send(
+                ControlRequest(
+                    command: "show-code",
+                    path: (code as NSString).standardizingPath.hasPrefix("/")
+                        ? code : FileManager.default.currentDirectoryPath + "/" + code))
         } else {
             try await options.send(ControlRequest(command: "show-code", text: code))
         }
@@ -159,46 +176,57 @@ struct SimShowCode: AsyncParsableCommand {
 }
 
 struct SimPress: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "press", abstract: "Press a button: confirm or cancel.")
+    static let configuration = CommandConfiguration(
+        commandName: "press", abstract: "Press a button: confirm or cancel.")
     @OptionGroup var options: SimulatorOptions
     @Argument(help: "confirm or cancel") var button: String
     func run() async throws { try await options.send(ControlRequest(command: "press", button: button)) }
 }
 
 struct SimAdvance: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "advance", abstract: "Move the simulated time forward, e.g. 90m, 8h, 15d, 30s.")
+    static let configuration = CommandConfiguration(
+        commandName: "advance", abstract: "Move the simulated time forward, e.g. 90m, 8h, 15d, 30s.")
     @OptionGroup var options: SimulatorOptions
     @Argument(help: "How far.") var duration: String
     func run() async throws {
-        guard let seconds = Self.seconds(duration) else { throw ValidationError("durations look like 30s, 90m, 8h or 15d") }
+        guard let seconds = Self.seconds(duration) else {
+            throw ValidationError("durations look like 30s, 90m, 8h or 15d")
+        }
         try await options.send(ControlRequest(command: "advance", seconds: seconds))
     }
 
     static func seconds(_ text: String) -> Double? {
         let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
-        guard let unit = text.last, let factor = units[unit], let value = Double(text.dropLast()), value > 0 else { return nil }
+        guard let unit = text.last, let factor = units[unit], let value = Double(text.dropLast()), value > 0 else {
+            return nil
+        }
         return value * factor
     }
 }
 
 struct SimClock: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "clock", abstract: "Mark the clock synchronized or not (as after a power cut).")
+    static let configuration = CommandConfiguration(
+        commandName: "clock", abstract: "Mark the clock synchronized or not (as after a power cut).")
     @OptionGroup var options: SimulatorOptions
     @Argument(help: "synchronized or unsynchronized") var state: String
     func run() async throws {
-        guard state == "synchronized" || state == "unsynchronized" else { throw ValidationError("say synchronized or unsynchronized") }
+        guard state == "synchronized" || state == "unsynchronized" else {
+            throw ValidationError("say synchronized or unsynchronized")
+        }
         try await options.send(ControlRequest(command: "clock", flag: state == "synchronized"))
     }
 }
 
 struct SimLights: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "lights", abstract: "The lights and sounds shown so far.")
+    static let configuration = CommandConfiguration(
+        commandName: "lights", abstract: "The lights and sounds shown so far.")
     @OptionGroup var options: SimulatorOptions
     func run() async throws { try await options.send(ControlRequest(command: "lights"), dataOnly: true) }
 }
 
 struct SimReceipts: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "receipts", abstract: "The receipts printed so far (files in the state directory).")
+    static let configuration = CommandConfiguration(
+        commandName: "receipts", abstract: "The receipts printed so far (files in the state directory).")
     @OptionGroup var options: SimulatorOptions
     func run() async throws { try await options.send(ControlRequest(command: "receipts"), dataOnly: true) }
 }
@@ -209,7 +237,8 @@ func stderrLine(_ message: String) {
 }
 
 struct SimSync: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "sync", abstract: "Fetch warnings from the configured authority now.")
+    static let configuration = CommandConfiguration(
+        commandName: "sync", abstract: "Fetch warnings from the configured authority now.")
     @OptionGroup var options: SimulatorOptions
     func run() async throws { try await options.send(ControlRequest(command: "sync")) }
 }

@@ -3,8 +3,8 @@ import Hummingbird
 import HummingbirdTesting
 import KioskAuthority
 import KioskCore
-import KioskOpenSSL
 import KioskExchange
+import KioskOpenSSL
 import Logging
 import Testing
 
@@ -35,13 +35,19 @@ import Testing
     }
 
     static func field(_ number: UInt64, varint value: UInt64) -> [UInt8] { varint(number << 3) + varint(value) }
-    static func field(_ number: UInt64, bytes: [UInt8]) -> [UInt8] { varint(number << 3 | 2) + varint(UInt64(bytes.count)) + bytes }
+    static func field(_ number: UInt64, bytes: [UInt8]) -> [UInt8] {
+        varint(number << 3 | 2) + varint(UInt64(bytes.count)) + bytes
+    }
 
     /// `TraceWarningPackage {intervalNumber, region, timeIntervalWarnings}` by hand.
-    static func traceWarningPackage(hour: UInt32, warnings: [(hash: [UInt8], start: UInt32, period: UInt32, trl: UInt32)]) -> [UInt8] {
+    static func traceWarningPackage(
+        hour: UInt32, warnings: [(hash: [UInt8], start: UInt32, period: UInt32, trl: UInt32)]
+    ) -> [UInt8] {
         var out = field(1, varint: UInt64(hour)) + field(2, bytes: Array("DE".utf8))
         for warning in warnings {
-            let message = field(1, bytes: warning.hash) + field(2, varint: UInt64(warning.start)) + field(3, varint: UInt64(warning.period))
+            let message =
+                field(1, bytes: warning.hash) + field(2, varint: UInt64(warning.start))
+                + field(3, varint: UInt64(warning.period))
                 + field(4, varint: UInt64(warning.trl))
             out += field(3, bytes: message)
         }
@@ -74,19 +80,28 @@ import Testing
         let root = try temporaryRoot("cwa-publish")
         defer { try? FileManager.default.removeItem(atPath: root) }
         let key = try ECDSAPrivateKey()
-        let publisher = try CWAHourlyPublisher(stateDirectory: root + "/state", publishDirectory: root + "/www", signer: key)
+        let publisher = try CWAHourlyPublisher(
+            stateDirectory: root + "/state", publishDirectory: root + "/www", signer: key)
         // 10:05–10:55 widens to 10:00–11:00.
-        let warning = try await publisher.addHostWarning(locationId: venue, start: base + 10 * 3600 + 300, end: base + 10 * 3600 + 3300)
+        let warning = try await publisher.addHostWarning(
+            locationId: venue, start: base + 10 * 3600 + 300, end: base + 10 * 3600 + 3300)
         #expect(warning.period == 6 && warning.transmissionRiskLevel == 5)
-        let record = CWAProtectedReport.Record(startIntervalNumber: UInt32(day) * 144 + 66, period: 3, transmissionRiskLevel: 7)
-        let report = try CWAProtectedReport.seal(record, locationId: venue, iv: try crypto.randomBytes(count: 16), crypto: crypto)
+        let record = CWAProtectedReport.Record(
+            startIntervalNumber: UInt32(day) * 144 + 66, period: 3, transmissionRiskLevel: 7)
+        let report = try CWAProtectedReport.seal(
+            record, locationId: venue, iv: try crypto.randomBytes(count: 16), crypto: crypto)
         try await publisher.acceptProtectedReports([report])
         await #expect(throws: CWAPublishError.invalidReport) {
-            try await publisher.acceptProtectedReports([CWAProtectedReport(locationIdHash: [1], iv: [], encryptedCheckInRecord: [], mac: [])])
+            try await publisher.acceptProtectedReports([
+                CWAProtectedReport(locationIdHash: [1], iv: [], encryptedCheckInRecord: [], mac: [])
+            ])
         }
-        await #expect(throws: CWAPublishError.self) { try await publisher.addHostWarning(locationId: venue, start: base, end: base - 1) }
         await #expect(throws: CWAPublishError.self) {
-            try await publisher.addHostWarning(locationId: venue, start: base, end: base + 600, transmissionRiskLevel: 9)
+            try await publisher.addHostWarning(locationId: venue, start: base, end: base - 1)
+        }
+        await #expect(throws: CWAPublishError.self) {
+            try await publisher.addHostWarning(
+                locationId: venue, start: base, end: base + 600, transmissionRiskLevel: 9)
         }
         #expect(try await publisher.pendingCount() == 2)
 
@@ -99,11 +114,14 @@ import Testing
         let package = try CWAHourlyPackage.open(zip, verifier: key.publicKey(), expectedHour: published.hour)
         #expect(package.timeIntervalWarnings == [warning])
         #expect(package.checkInProtectedReports == [report])
-        #expect(throws: CWAPackageError.wrongHour) { try CWAHourlyPackage.open(zip, verifier: key.publicKey(), expectedHour: published.hour + 1) }
+        #expect(throws: CWAPackageError.wrongHour) {
+            try CWAHourlyPackage.open(zip, verifier: key.publicKey(), expectedHour: published.hour + 1)
+        }
 
         let set = CWAWarningSet(warnings: package.timeIntervalWarnings, reports: package.checkInProtectedReports)
         // Stay 10:30–11:30: 30 minutes of the warning (TRL 5: 30) and 30 of the report (11:00–11:30, TRL 7: 42).
-        let stay = MatchableStay(id: "s", locationId: venue, start: base + 10 * 3600 + 1800, end: base + 11 * 3600 + 1800)
+        let stay = MatchableStay(
+            id: "s", locationId: venue, start: base + 10 * 3600 + 1800, end: base + 11 * 3600 + 1800)
         let result = WarningMatcher.match(stays: [stay], cwa: set, now: base + 86_400, crypto: crypto)
         #expect(result.matches.map(\.overlapMinutes).sorted() == [30, 30])
         #expect(result.matches.map(\.transmissionRiskLevel).sorted() == [5, 7])
@@ -123,38 +141,46 @@ import Testing
         let key = try ECDSAPrivateKey()
         let hash = try crypto.sha256(venue)
         let start = UInt32(day * 144 + 60)  // 10:00 UTC
-        let export = Self.traceWarningPackage(hour: UInt32(day * 24 + 11), warnings: [
-            (hash, start, 6, 7),
-            ([UInt8](repeating: 9, count: 32), start, 6, 7),  // another kiosk's venue: not kept
-        ])
+        let export = Self.traceWarningPackage(
+            hour: UInt32(day * 24 + 11),
+            warnings: [
+                (hash, start, 6, 7),
+                ([UInt8](repeating: 9, count: 32), start, 6, 7),  // another kiosk's venue: not kept
+            ])
         let signed = Self.signatureList(try key.signature(for: export))
         try Self.infoZip([("export.bin", export), ("export.sig", signed)], to: stick + "/a-good.zip")
 
         // Hostile or broken packages.
-        try Self.infoZip([("export.bin", export), ("export.sig", Self.signatureList(try ECDSAPrivateKey().signature(for: export)))],
-                         to: stick + "/b-wrong-key.zip")
+        try Self.infoZip(
+            [("export.bin", export), ("export.sig", Self.signatureList(try ECDSAPrivateKey().signature(for: export)))],
+            to: stick + "/b-wrong-key.zip")
         try Self.infoZip([("export.bin", export)], to: stick + "/c-unsigned.zip")
         let good = [UInt8](try Data(contentsOf: URL(fileURLWithPath: stick + "/a-good.zip")))
         try Data(good.prefix(good.count - 30)).write(to: URL(fileURLWithPath: stick + "/d-truncated.zip"))
         let bomb = [UInt8](repeating: 0, count: 40 << 20)  // inflates past the 32 MB export limit
-        try Self.infoZip([("export.bin", bomb), ("export.sig", Self.signatureList(try key.signature(for: bomb)))], to: stick + "/e-bomb.zip")
+        try Self.infoZip(
+            [("export.bin", bomb), ("export.sig", Self.signatureList(try key.signature(for: bomb)))],
+            to: stick + "/e-bomb.zip")
         let keyExport = Array("EK Export v1    ".utf8) + Self.field(1, varint: 1)
-        try Self.infoZip([("export.bin", keyExport), ("export.sig", Self.signatureList(try key.signature(for: keyExport)))],
-                         to: stick + "/f-wrong-header.zip")
+        try Self.infoZip(
+            [("export.bin", keyExport), ("export.sig", Self.signatureList(try key.signature(for: keyExport)))],
+            to: stick + "/f-wrong-header.zip")
         try Data("not a zip at all".utf8).write(to: URL(fileURLWithPath: stick + "/g-garbage.zip"))
 
-        let client = CWAWarningsClient(baseURL: "http://unused.invalid", verifier: try key.publicKey(), stateDirectory: root + "/kiosk")
+        let client = CWAWarningsClient(
+            baseURL: "http://unused.invalid", verifier: try key.publicKey(), stateDirectory: root + "/kiosk")
         let report = try await client.loadFromDirectory(stick, interestingHashes: [hash])
         #expect(report.hoursFetched == 1)
         #expect(report.recordsKept == 1)
-        #expect(report.rejected == [
-            "b-wrong-key.zip: \(CWAPackageError.badSignature)",
-            "c-unsigned.zip: \(CWAPackageError.unsigned)",
-            "d-truncated.zip: \(CWAPackageError.truncated)",
-            "e-bomb.zip: \(CWAPackageError.oversized)",
-            "f-wrong-header.zip: \(CWAPackageError.wrongHeader)",
-            "g-garbage.zip: \(CWAPackageError.notAZip)",
-        ])
+        #expect(
+            report.rejected == [
+                "b-wrong-key.zip: \(CWAPackageError.badSignature)",
+                "c-unsigned.zip: \(CWAPackageError.unsigned)",
+                "d-truncated.zip: \(CWAPackageError.truncated)",
+                "e-bomb.zip: \(CWAPackageError.oversized)",
+                "f-wrong-header.zip: \(CWAPackageError.wrongHeader)",
+                "g-garbage.zip: \(CWAPackageError.notAZip)",
+            ])
         #expect(await client.warnings.count == 1)
 
         let stay = MatchableStay(id: "s", locationId: venue, start: base + 10 * 3600 + 1800, end: base + 12 * 3600)
@@ -166,11 +192,14 @@ import Testing
         // Only the hostile ones: nothing kept at all.
         try FileManager.default.removeItem(atPath: stick + "/a-good.zip")
         try FileManager.default.createDirectory(atPath: root + "/fresh", withIntermediateDirectories: true)
-        let fresh = CWAWarningsClient(baseURL: "http://unused.invalid", verifier: try key.publicKey(), stateDirectory: root + "/fresh")
+        let fresh = CWAWarningsClient(
+            baseURL: "http://unused.invalid", verifier: try key.publicKey(), stateDirectory: root + "/fresh")
         let hostile = try await fresh.loadFromDirectory(stick, interestingHashes: [hash])
         #expect(hostile.recordsKept == 0 && hostile.hoursFetched == 0 && hostile.rejected.count == 6)
         #expect(await fresh.warnings.count == 0)
-        await #expect(throws: WarningsSyncError.noMedium) { try await fresh.loadFromDirectory(root + "/none", interestingHashes: []) }
+        await #expect(throws: WarningsSyncError.noMedium) {
+            try await fresh.loadFromDirectory(root + "/none", interestingHashes: [])
+        }
     }
 
     @Test func servedHoursAreFetchedIncrementally() async throws {
@@ -178,17 +207,22 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: root) }
         let key = try ECDSAPrivateKey()
         let hash = try crypto.sha256(venue)
-        let ckpw = try WarningPublisher(stateDirectory: root + "/authority", publishDirectory: root + "/www", signer: key)
-        let publisher = try CWAHourlyPublisher(stateDirectory: root + "/cwa-state", publishDirectory: root + "/cwa", signer: key)
+        let ckpw = try WarningPublisher(
+            stateDirectory: root + "/authority", publishDirectory: root + "/www", signer: key)
+        let publisher = try CWAHourlyPublisher(
+            stateDirectory: root + "/cwa-state", publishDirectory: root + "/cwa", signer: key)
         try await publisher.addHostWarning(locationId: venue, start: base + 10 * 3600, end: base + 11 * 3600)
-        try await publisher.addHostWarning(locationId: [UInt8](repeating: 7, count: 32), start: base + 10 * 3600, end: base + 11 * 3600)
+        try await publisher.addHostWarning(
+            locationId: [UInt8](repeating: 7, count: 32), start: base + 10 * 3600, end: base + 11 * 3600)
         let first = try #require(try await publisher.publish(now: base + 12 * 3600))
 
-        let app = AuthorityServer.makeApplication(publisher: ckpw, port: 0, logger: Logger(label: "test"), now: { 0 }, cwaPublisher: publisher)
+        let app = AuthorityServer.makeApplication(
+            publisher: ckpw, port: 0, logger: Logger(label: "test"), now: { 0 }, cwaPublisher: publisher)
         try await app.test(.live) { client in
             let port = try #require(client.port)
             let url = "http://127.0.0.1:\(port)/cwa/twp/country/DE"
-            let warnings = CWAWarningsClient(baseURL: url, verifier: try key.publicKey(), stateDirectory: root + "/kiosk")
+            let warnings = CWAWarningsClient(
+                baseURL: url, verifier: try key.publicKey(), stateDirectory: root + "/kiosk")
             let sync1 = try await warnings.sync(interestingHashes: [hash])
             #expect(sync1.hoursFetched == 1 && sync1.recordsKept == 1 && sync1.rejected.isEmpty)
             #expect(await warnings.state.seenHours == [first.hour])
@@ -216,7 +250,8 @@ import Testing
             #expect(await warnings.warnings.count == 2)
 
             // State survives a restart: nothing is fetched twice.
-            let restarted = CWAWarningsClient(baseURL: url, verifier: try key.publicKey(), stateDirectory: root + "/kiosk")
+            let restarted = CWAWarningsClient(
+                baseURL: url, verifier: try key.publicKey(), stateDirectory: root + "/kiosk")
             #expect(await restarted.warnings.count == 2)
             #expect(await restarted.state.seenHours == [first.hour, second.hour])
             let again = try await restarted.sync(interestingHashes: [hash])
@@ -224,12 +259,14 @@ import Testing
 
             // The matcher sees both kept warnings.
             let stay = MatchableStay(id: "s", locationId: venue, start: base + 10 * 3600, end: base + 15 * 3600)
-            let result = WarningMatcher.match(stays: [stay], cwa: await restarted.warnings, now: base + 86_400, crypto: crypto)
-            #expect(result.matches.map(\.overlapMinutes) .sorted() == [60, 60])
+            let result = WarningMatcher.match(
+                stays: [stay], cwa: await restarted.warnings, now: base + 86_400, crypto: crypto)
+            #expect(result.matches.map(\.overlapMinutes).sorted() == [60, 60])
 
             // Unknown regions and hours are not found.
-            let stranger = CWAWarningsClient(baseURL: "http://127.0.0.1:\(port)/cwa/twp/country/xx", verifier: try key.publicKey(),
-                                             stateDirectory: root + "/kiosk")
+            let stranger = CWAWarningsClient(
+                baseURL: "http://127.0.0.1:\(port)/cwa/twp/country/xx", verifier: try key.publicKey(),
+                stateDirectory: root + "/kiosk")
             await #expect(throws: WarningsSyncError.server(404)) { try await stranger.sync(interestingHashes: [hash]) }
         }
     }

@@ -3,13 +3,14 @@ import Hummingbird
 import HummingbirdTesting
 import KioskAuthority
 import KioskCore
-import KioskOpenSSL
 import KioskExchange
+import KioskOpenSSL
 import Logging
 import NIOCore
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Uploads from the kiosk (libcurl, `KioskHTTP`) to the authority's server (Hummingbird) on loopback, and publishing.
@@ -20,17 +21,27 @@ import Glibc
     func makePublisher() throws -> (WarningPublisher, String, ECDSAPrivateKey) {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("authority-\(UUID().uuidString)").path
         let key = try ECDSAPrivateKey()
-        return (try WarningPublisher(stateDirectory: root + "/state", publishDirectory: root + "/www", signer: key), root, key)
+        return (
+            try WarningPublisher(stateDirectory: root + "/state", publishDirectory: root + "/www", signer: key), root,
+            key
+        )
     }
 
     func batch(venue: UInt8 = 0x44, count: Int = 3) throws -> (ReportBatch, [[UInt8]]) {
         let keys = try CKPR.deriveKeys(locationId: [UInt8](repeating: venue, count: 32), crypto: crypto)
-        let sealed = try (0..<count).map { try CKPR.seal(PresenceReport(startIntervalNumber: 2_833_000 + UInt32($0) * 144, period: 6, transmissionRiskLevel: 7), keys: keys) }
+        let sealed = try (0..<count).map {
+            try CKPR.seal(
+                PresenceReport(startIntervalNumber: 2_833_000 + UInt32($0) * 144, period: 6, transmissionRiskLevel: 7),
+                keys: keys)
+        }
         return (try ReportBatch.assemble(sealed, crypto: crypto), sealed)
     }
 
-    func withServer(_ publisher: WarningPublisher, _ body: @escaping @Sendable (String) async throws -> Void) async throws {
-        let app = AuthorityServer.makeApplication(publisher: publisher, port: 0, logger: Logger(label: "test"), now: { [now] in now })
+    func withServer(_ publisher: WarningPublisher, _ body: @escaping @Sendable (String) async throws -> Void)
+        async throws
+    {
+        let app = AuthorityServer.makeApplication(
+            publisher: publisher, port: 0, logger: Logger(label: "test"), now: { [now] in now })
         try await app.test(.live) { client in
             let port = try #require(client.port)
             try await body("http://127.0.0.1:\(port)")
@@ -92,9 +103,15 @@ import Glibc
         let (upload, _) = try batch()
         try await withServer(publisher) { base in
             let uploader = ReportUploader(endpoint: base + "/v1/reports")
-            await #expect(throws: UploadError.wrongCode) { try await uploader.upload(upload, verificationCode: expired) }
-            await #expect(throws: UploadError.wrongCode) { try await uploader.upload(upload, verificationCode: "ZZZZZ-ZZZZZ") }
-            await #expect(throws: UploadError.malformedCode) { try await uploader.upload(upload, verificationCode: "no!") }
+            await #expect(throws: UploadError.wrongCode) {
+                try await uploader.upload(upload, verificationCode: expired)
+            }
+            await #expect(throws: UploadError.wrongCode) {
+                try await uploader.upload(upload, verificationCode: "ZZZZZ-ZZZZZ")
+            }
+            await #expect(throws: UploadError.malformedCode) {
+                try await uploader.upload(upload, verificationCode: "no!")
+            }
         }
         #expect(try await publisher.pendingCount() == 0)
         #expect(UploadError.wrongCode.description.contains("verification code"))
@@ -104,7 +121,9 @@ import Glibc
         let (upload, _) = try batch()
         // A port nobody listens on.
         let uploader = ReportUploader(endpoint: "http://127.0.0.1:9/v1/reports", timeout: .seconds(5))
-        await #expect(throws: UploadError.unreachable) { try await uploader.upload(upload, verificationCode: "ABCDE-FGHJK") }
+        await #expect(throws: UploadError.unreachable) {
+            try await uploader.upload(upload, verificationCode: "ABCDE-FGHJK")
+        }
         await #expect(throws: UploadError.notConfigured) {
             try await ReportUploader(endpoint: "").upload(upload, verificationCode: "ABCDE-FGHJK")
         }
@@ -121,13 +140,17 @@ import Glibc
         address.sin_port = 0
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && listen(fd, 8) == 0 && getsockname(fd, $0, &length) == 0 }
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && listen(fd, 8) == 0 && getsockname(fd, $0, &length) == 0
+            }
         }
         #expect(bound)
         let port = UInt16(bigEndian: address.sin_port)
         let (upload, _) = try batch()
         let uploader = ReportUploader(endpoint: "http://127.0.0.1:\(port)/v1/reports", timeout: .milliseconds(500))
-        await #expect(throws: UploadError.timeout) { try await uploader.upload(upload, verificationCode: "ABCDE-FGHJK") }
+        await #expect(throws: UploadError.timeout) {
+            try await uploader.upload(upload, verificationCode: "ABCDE-FGHJK")
+        }
     }
 
     @Test func tracerWarningsAreSealedPerDayWithLevelFive() async throws {
@@ -136,16 +159,21 @@ import Glibc
         let venue = [UInt8](repeating: 0x77, count: 32)
         let day: Int64 = 19_000
         // 22:00 → 02:00 next day: two records.
-        let count = try await publisher.addTracerWarning(locationId: venue, start: day * 86_400 + 22 * 3600, end: day * 86_400 + 26 * 3600)
+        let count = try await publisher.addTracerWarning(
+            locationId: venue, start: day * 86_400 + 22 * 3600, end: day * 86_400 + 26 * 3600)
         #expect(count == 2)
         let published = try #require(try await publisher.publish(now: day * 86_400 + 30 * 3600))
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: root + "/www/" + published.file)))
         let signature = [UInt8](try Data(contentsOf: URL(fileURLWithPath: root + "/www/" + published.signature)))
         let package = try WarningPackage.verified(bytes: bytes, signature: signature, verifier: key.publicKey())
         let keys = try CKPR.deriveKeys(locationId: venue, crypto: crypto)
-        let first = try CKPR.open(package.records.first { (try? CKPR.open($0, day: UInt32(day), keys: keys)) != nil }!, day: UInt32(day), keys: keys)
+        let first = try CKPR.open(
+            package.records.first { (try? CKPR.open($0, day: UInt32(day), keys: keys)) != nil }!, day: UInt32(day),
+            keys: keys)
         #expect(first.transmissionRiskLevel == 5)
         #expect(first.period == 12)
-        await #expect(throws: AcceptError.invalidWarning) { try await publisher.addTracerWarning(locationId: [1], start: 0, end: 1) }
+        await #expect(throws: AcceptError.invalidWarning) {
+            try await publisher.addTracerWarning(locationId: [1], start: 0, end: 1)
+        }
     }
 }

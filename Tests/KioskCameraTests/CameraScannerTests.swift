@@ -30,7 +30,9 @@ import Testing
         await camera.run()
         var events: [CameraEvent] = []
         for await event in camera.events { events.append(event) }
-        let attempt: [CameraEvent] = [.state(.starting), .state(.unavailable(.noCamera(device: "/dev/video-none-here")))]
+        let attempt: [CameraEvent] = [
+            .state(.starting), .state(.unavailable(.noCamera(device: "/dev/video-none-here"))),
+        ]
         #expect(events == attempt + attempt + attempt + attempt)
     }
 

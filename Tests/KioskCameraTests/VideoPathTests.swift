@@ -2,8 +2,8 @@ import Foundation
 import KioskCamera
 import KioskCameraTesting
 import KioskCore
-import Testing
 import KioskSimulation
+import Testing
 
 /// libzbar's real video path (`zbar_video_*` through libv4l2's entry points) driven by the V4L2 stand-in, in a child
 /// process (`kiosk-camera-probe`) started with `LD_PRELOAD`: frame sequences in, JSON event lines out.
@@ -15,7 +15,8 @@ import KioskSimulation
         let directory: URL
         private var count = 0
         init() throws {
-            directory = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-frames-\(UUID().uuidString)")
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "kiosk-frames-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         }
         deinit { try? FileManager.default.removeItem(at: directory) }
@@ -36,12 +37,14 @@ import KioskSimulation
         var states: [String] { events.filter { $0["event"] == "state" }.map { $0["reason"] ?? $0["state"] ?? "" } }
     }
 
-    static func probe(frames: [String], arguments: [String], fault: String? = nil, unplugAfter: Int? = nil,
-                      log: String? = nil) throws -> Probe
-    {
+    static func probe(
+        frames: [String], arguments: [String], fault: String? = nil, unplugAfter: Int? = nil,
+        log: String? = nil
+    ) throws -> Probe {
         let executable = try ChildProcess.productPath("kiosk-camera-probe")
         let environment = try V4L2Shim.environment(frames: frames, fault: fault, unplugAfter: unplugAfter, log: log)
-        let result = try ChildProcess.run(executable, [V4L2Shim.device] + arguments, environment: environment, timeout: 60)
+        let result = try ChildProcess.run(
+            executable, [V4L2Shim.device] + arguments, environment: environment, timeout: 60)
         let events = result.standardOutput.split(separator: "\n").compactMap { line in
             (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: String]
         }
@@ -50,7 +53,8 @@ import KioskSimulation
 
     @Test func framesWithoutACodeGiveNoEvent() throws {
         let frames = try Frames()
-        let blank = try frames.file(TestFrames.blank()), noise = try frames.file(TestFrames.noisy(TestFrames.blank(), amplitude: 60))
+        let blank = try frames.file(TestFrames.blank())
+        let noise = try frames.file(TestFrames.noisy(TestFrames.blank(), amplitude: 60))
         let probe = try Self.probe(frames: [blank, noise, blank, noise, blank], arguments: ["--frames", "5"])
         #expect(probe.result.status == 0 && !probe.result.timedOut, "\(probe.result.standardError)")
         #expect(probe.codes.isEmpty)
@@ -60,20 +64,24 @@ import KioskSimulation
 
     @Test func aCodeHeldFor30FramesIsOneEvent() throws {
         let frames = try Frames()
-        let blank = try frames.file(TestFrames.blank()), code = try frames.file(QRFrame.render(text: Self.venue))
+        let blank = try frames.file(TestFrames.blank())
+        let code = try frames.file(QRFrame.render(text: Self.venue))
         let sequence = [blank, blank] + Array(repeating: code, count: 30) + [blank]
-        let probe = try Self.probe(frames: sequence, arguments: ["--frames", "\(sequence.count)", "--forget-after", "3"])
+        let probe = try Self.probe(
+            frames: sequence, arguments: ["--frames", "\(sequence.count)", "--forget-after", "3"])
         #expect(probe.result.status == 0 && !probe.result.timedOut, "\(probe.result.standardError)")
         #expect(probe.codes == [Self.venue])
     }
 
     @Test func aCodeThatLeavesAndComesBackIsASecondEvent() throws {
         let frames = try Frames()
-        let blank = try frames.file(TestFrames.blank()), code = try frames.file(QRFrame.render(text: "CARD-42"))
+        let blank = try frames.file(TestFrames.blank())
+        let code = try frames.file(QRFrame.render(text: "CARD-42"))
         let other = try frames.file(QRFrame.render(text: "CARD-43"))
         // A one-frame dropout is still the same sighting; three blank frames (forget-after 3) end it.
         let sequence = [code, code, blank, code, code, blank, blank, blank, code, other, other]
-        let probe = try Self.probe(frames: sequence, arguments: ["--frames", "\(sequence.count)", "--forget-after", "3"])
+        let probe = try Self.probe(
+            frames: sequence, arguments: ["--frames", "\(sequence.count)", "--forget-after", "3"])
         #expect(probe.result.status == 0, "\(probe.result.standardError)")
         #expect(probe.codes == ["CARD-42", "CARD-42", "CARD-43"])
     }
@@ -85,7 +93,8 @@ import KioskSimulation
         let blurred = try frames.file(TestFrames.blurred(clean, radius: 1))
         let blank = try frames.file(TestFrames.blank())
         let sequence = [rotated, blank, blank, blank, blurred]
-        let probe = try Self.probe(frames: sequence, arguments: ["--frames", "\(sequence.count)", "--forget-after", "3"])
+        let probe = try Self.probe(
+            frames: sequence, arguments: ["--frames", "\(sequence.count)", "--forget-after", "3"])
         #expect(probe.result.status == 0, "\(probe.result.standardError)")
         #expect(probe.codes == [Self.venue, Self.venue])
     }
@@ -94,8 +103,9 @@ import KioskSimulation
     func unavailableCamerasAreReportedWithBoundedRetries(fault: String, reason: String) throws {
         let frames = try Frames()
         let log = frames.directory.appendingPathComponent("shim.log").path
-        let probe = try Self.probe(frames: [], arguments: ["--frames", "5", "--max-failures", "3", "--backoff-ms", "10"],
-                                   fault: fault, log: log)
+        let probe = try Self.probe(
+            frames: [], arguments: ["--frames", "5", "--max-failures", "3", "--backoff-ms", "10"],
+            fault: fault, log: log)
         #expect(probe.result.status == 0 && !probe.result.timedOut, "\(probe.result.standardError)")
         #expect(probe.states == ["starting", reason, "starting", reason, "starting", reason])
         let unavailable = probe.events.first { $0["reason"] == reason }
@@ -109,8 +119,9 @@ import KioskSimulation
     @Test func unpluggedMidStreamIsReportedAndRetried() throws {
         let frames = try Frames()
         let code = try frames.file(QRFrame.render(text: "CARD-7"))
-        let probe = try Self.probe(frames: [code], arguments: ["--frames", "50", "--max-failures", "2", "--backoff-ms", "10"],
-                                   fault: "unplug", unplugAfter: 4)
+        let probe = try Self.probe(
+            frames: [code], arguments: ["--frames", "50", "--max-failures", "2", "--backoff-ms", "10"],
+            fault: "unplug", unplugAfter: 4)
         #expect(probe.result.status == 0 && !probe.result.timedOut, "\(probe.result.standardError)")
         #expect(probe.codes == ["CARD-7"])
         // Streaming, then unplugged; the retry finds no device any more.

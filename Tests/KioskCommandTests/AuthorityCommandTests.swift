@@ -1,8 +1,8 @@
 import Foundation
 import KioskAuthority
 import KioskCore
-import KioskOpenSSL
 import KioskExchange
+import KioskOpenSSL
 import KioskStore
 import Testing
 
@@ -11,7 +11,8 @@ import Testing
     let crypto = OpenSSLCrypto()
 
     func temporaryRoot() throws -> String {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-authority-\(UUID().uuidString)").path
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-authority-\(UUID().uuidString)")
+            .path
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         return root
     }
@@ -20,7 +21,9 @@ import Testing
     func batch(venue: [UInt8], count: Int = 3) throws -> ReportBatch {
         let keys = try CKPR.deriveKeys(locationId: venue, crypto: crypto)
         let sealed = try (0..<count).map {
-            try CKPR.seal(PresenceReport(startIntervalNumber: 2_940_000 + UInt32($0) * 144, period: 6, transmissionRiskLevel: 6), keys: keys)
+            try CKPR.seal(
+                PresenceReport(startIntervalNumber: 2_940_000 + UInt32($0) * 144, period: 6, transmissionRiskLevel: 6),
+                keys: keys)
         }
         return try ReportBatch.assemble(sealed, crypto: crypto)
     }
@@ -41,7 +44,8 @@ import Testing
     }
 
     /// A CWA venue (from CWA's test vectors) the warning tests name.
-    static let venueCode = "https://e.coronawarn.app?v=1#CAESEwgBEgdGcmlzZXVyGgZCZXJsaW4adggBEmCDAszMTXne1DAA5_YxmhRdd_NZN2VKl9L32Jl9-ZybE4b2eNIrhFOKYU4XAOHq3RPLDxdHTW6ANiO24rCOO4rj06HzcVZy3pel58-L1KSPG-_PneL2BoyZQRz3qlu2hoAaEATXwzyyIshzBHREtsdmc6kiBggBEAUYeA"
+    static let venueCode =
+        "https://e.coronawarn.app?v=1#CAESEwgBEgdGcmlzZXVyGgZCZXJsaW4adggBEmCDAszMTXne1DAA5_YxmhRdd_NZN2VKl9L32Jl9-ZybE4b2eNIrhFOKYU4XAOHq3RPLDxdHTW6ANiO24rCOO4rj06HzcVZy3pel58-L1KSPG-_PneL2BoyZQRz3qlu2hoAaEATXwzyyIshzBHREtsdmc6kiBggBEAUYeA"
 
     /// The newest published package, verified with `key`.
     func published(_ dir: String, key: ECDSAPublicKey) throws -> WarningPackage {
@@ -129,11 +133,15 @@ import Testing
         let day = Int64(Date().timeIntervalSince1970) / 86_400 - 2
         let from = TimeText.date(unixSeconds: day * 86_400) + " 22:00"
         let to = TimeText.date(unixSeconds: (day + 1) * 86_400) + " 01:05"
-        let warned = try CommandRunner.authority(["warn-venue", "--dir", dir, "--code", url, "--from", from, "--to", to])
+        let warned = try CommandRunner.authority([
+            "warn-venue", "--dir", dir, "--code", url, "--from", from, "--to", to,
+        ])
         #expect(warned.status == 0, "stderr: \(warned.stderr)")
         #expect(warned.stdout.contains("2 records"))
-        let byId = try CommandRunner.authority(["warn-venue", "--dir", dir, "--location-id", Hex.encode(venue),
-                                          "--from", String(day * 86_400 + 3600), "--to", String(day * 86_400 + 7200), "--risk", "8"])
+        let byId = try CommandRunner.authority([
+            "warn-venue", "--dir", dir, "--location-id", Hex.encode(venue),
+            "--from", String(day * 86_400 + 3600), "--to", String(day * 86_400 + 7200), "--risk", "8",
+        ])
         #expect(byId.status == 0, "stderr: \(byId.stderr)")
 
         #expect(try CommandRunner.authority(["publish", "--dir", dir]).status == 0)
@@ -149,13 +157,18 @@ import Testing
         #expect(sorted.map(\.transmissionRiskLevel) == [8, 5, 5])
         #expect(sorted.map(\.period) == [6, 12, 7])  // 01:00–02:00; 22:00–24:00; 00:00–01:10
 
-        for bad in [["--from", to, "--to", from], ["--from", "yesterday", "--to", to], ["--location-id", "abcd"], ["--risk", "9"]] {
+        for bad in [
+            ["--from", to, "--to", from], ["--from", "yesterday", "--to", to], ["--location-id", "abcd"],
+            ["--risk", "9"],
+        ] {
             var arguments = ["warn-venue", "--dir", dir, "--code", url, "--from", from, "--to", to]
             if bad.first == "--location-id" { arguments = ["warn-venue", "--dir", dir, "--from", from, "--to", to] }
             let refused = try CommandRunner.run(arguments + bad)
             #expect(refused.status == 64, "accepted \(bad)")
         }
-        let notVenue = try CommandRunner.authority(["warn-venue", "--dir", dir, "--code", "https://example.org/", "--from", from, "--to", to])
+        let notVenue = try CommandRunner.authority([
+            "warn-venue", "--dir", dir, "--code", "https://example.org/", "--from", from, "--to", to,
+        ])
         #expect(notVenue.status == 2)
         #expect(notVenue.stderr.contains("Not a usable venue code"))
     }
@@ -170,26 +183,36 @@ import Testing
         // The same window in both spellings the command takes.
         let from = TimeText.date(unixSeconds: day * 86_400) + " 18:00"
         let to = TimeText.date(unixSeconds: day * 86_400) + "T20:30:00+01:00"
-        let warned = try CommandRunner.authority(["warn-venue-cwa", "--dir", dir, "--code", url, "--from", from, "--to", to, "--publish"])
+        let warned = try CommandRunner.authority([
+            "warn-venue-cwa", "--dir", dir, "--code", url, "--from", from, "--to", to, "--publish",
+        ])
         #expect(warned.status == 0, "stderr: \(warned.stderr)")
         #expect(warned.stdout.contains("Published hour"))
-        let refused = try CommandRunner.authority(["warn-venue-cwa", "--dir", dir, "--code", url, "--from", to, "--to", from])
+        let refused = try CommandRunner.authority([
+            "warn-venue-cwa", "--dir", dir, "--code", url, "--from", to, "--to", from,
+        ])
         #expect(refused.status == 64)
 
-        let server = try CommandRunner.Background(["serve", "--dir", dir, "--port", "0"], executable: "kiosk-authority")
+        let server = try CommandRunner.Background(
+            ["serve", "--dir", dir, "--port", "0"], executable: "kiosk-authority")
         defer { server.stop() }
         let banner = try server.waitForOutput(containing: "Serving on http://127.0.0.1:")
-        let address = try #require(banner.split(separator: "\n").first { $0.contains("Serving on") }?
-            .split(separator: " ").first { $0.hasPrefix("http://") }).dropLast()
+        let address = try #require(
+            banner.split(separator: "\n").first { $0.contains("Serving on") }?
+                .split(separator: " ").first { $0.hasPrefix("http://") }
+        ).dropLast()
         try FileManager.default.createDirectory(atPath: root + "/kiosk", withIntermediateDirectories: false)
-        let client = CWAWarningsClient(baseURL: String(address) + "/cwa/twp/country/DE", verifier: key, stateDirectory: root + "/kiosk")
+        let client = CWAWarningsClient(
+            baseURL: String(address) + "/cwa/twp/country/DE", verifier: key, stateDirectory: root + "/kiosk")
         let report = try await client.sync(interestingHashes: [try crypto.sha256(venue)])
         #expect(report.rejected.isEmpty, "\(report.rejected)")
         #expect(report.hoursFetched == 1)
         #expect(report.recordsKept == 1)
         // 18:00 to 19:30 UTC: nine ten-minute intervals at the default host-warning risk level.
-        let stay = MatchableStay(id: "s", locationId: venue, start: day * 86_400 + 18 * 3600, end: day * 86_400 + 19 * 3600)
-        let result = WarningMatcher.match(stays: [stay], cwa: await client.warnings, now: Int64(Date().timeIntervalSince1970), crypto: crypto)
+        let stay = MatchableStay(
+            id: "s", locationId: venue, start: day * 86_400 + 18 * 3600, end: day * 86_400 + 19 * 3600)
+        let result = WarningMatcher.match(
+            stays: [stay], cwa: await client.warnings, now: Int64(Date().timeIntervalSince1970), crypto: crypto)
         #expect(result.matches.map(\.overlapMinutes) == [60])
         #expect(result.matches.map(\.transmissionRiskLevel) == [TransmissionRisk.hostWarningLevel])
     }
@@ -199,27 +222,38 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: root) }
         let dir = root + "/authority"
         let key = try initialize(dir)
-        let code = try CommandRunner.authority(["issue-code", "--dir", dir]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let kioskCode = try CommandRunner.authority(["issue-code", "--dir", dir]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let code = try CommandRunner.authority(["issue-code", "--dir", dir]).stdout.trimmingCharacters(
+            in: .whitespacesAndNewlines)
+        let kioskCode = try CommandRunner.authority(["issue-code", "--dir", dir]).stdout.trimmingCharacters(
+            in: .whitespacesAndNewlines)
 
-        let server = try CommandRunner.Background(["serve", "--dir", dir, "--port", "0"], executable: "kiosk-authority")
+        let server = try CommandRunner.Background(
+            ["serve", "--dir", dir, "--port", "0"], executable: "kiosk-authority")
         defer { server.stop() }
         let banner = try server.waitForOutput(containing: "Serving on http://127.0.0.1:")
-        let address = try #require(banner.split(separator: "\n").first { $0.contains("Serving on") }?
-            .split(separator: " ").first { $0.hasPrefix("http://") }).dropLast()  // drop the trailing "/"
+        let address = try #require(
+            banner.split(separator: "\n").first { $0.contains("Serving on") }?
+                .split(separator: " ").first { $0.hasPrefix("http://") }
+        ).dropLast()  // drop the trailing "/"
         let uploader = ReportUploader(endpoint: String(address) + "/v1/reports", timeout: .seconds(30))
         let upload = try batch(venue: [UInt8](repeating: 0x44, count: 32))
         try await uploader.upload(upload, verificationCode: code)
         await #expect(throws: UploadError.wrongCode) { try await uploader.upload(upload, verificationCode: code) }
-        await #expect(throws: UploadError.wrongCode) { try await uploader.upload(upload, verificationCode: "ZZZZZ-ZZZZZ") }
+        await #expect(throws: UploadError.wrongCode) {
+            try await uploader.upload(upload, verificationCode: "ZZZZZ-ZZZZZ")
+        }
 
         // The kiosk's console uploads through the same server.
         let kiosk = try ReportCommandTests().makeKiosk()
         defer { kiosk.remove() }
         let now = ReportCommandTests().now
         let reported = try CommandRunner.run(
-            ["report", "--state-dir", kiosk.stateDir, "--card", kiosk.card.printedText, "--authority", String(address), "--now", String(now)],
-            input: ["1", "done", "symptoms", "upload ABCDE-FGHJK", "ok", "yes", "upload \(kioskCode)", "ok", "yes"].joined(separator: "\n") + "\n")
+            [
+                "report", "--state-dir", kiosk.stateDir, "--card", kiosk.card.printedText, "--authority",
+                String(address), "--now", String(now),
+            ],
+            input: ["1", "done", "symptoms", "upload ABCDE-FGHJK", "ok", "yes", "upload \(kioskCode)", "ok", "yes"]
+                .joined(separator: "\n") + "\n")
         #expect(reported.status == 0, "stderr: \(reported.stderr)")
         // The made-up code was refused, and the holder chose to upload again with the right one.
         #expect(reported.stdout.contains(UploadError.wrongCode.description))
@@ -235,8 +269,14 @@ import Testing
         #expect(Set(upload.records).isSubset(of: Set(package.records)))
         let keys = try CKPR.deriveKeys(locationId: ReportCommandTests().venueId, crypto: crypto)
         let fromKiosk = package.records.compactMap { record in
-            ((now / 86_400 - 4)...(now / 86_400)).lazy.compactMap { try? CKPR.open(record, day: UInt32($0), keys: keys) }.first
+            ((now / 86_400 - 4)...(now / 86_400)).lazy.compactMap {
+                try? CKPR.open(record, day: UInt32($0), keys: keys)
+            }.first
         }
-        #expect(fromKiosk == StayPreparation.reports(stayStart: kiosk.stayStart, stayEnd: kiosk.stayEnd, reportTime: now, symptoms: .symptomsWithoutDate))
+        #expect(
+            fromKiosk
+                == StayPreparation.reports(
+                    stayStart: kiosk.stayStart, stayEnd: kiosk.stayEnd, reportTime: now, symptoms: .symptomsWithoutDate)
+        )
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Runs the built `kiosk` binary (it lies next to the test bundle in the build directory) as a subprocess.
@@ -20,7 +21,8 @@ enum CommandRunner {
 
     /// The `kiosk` executable (or another of the package's, by name) beside this test bundle.
     static func binary(_ name: String = "kiosk") throws -> String {
-        let bundle = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let bundle =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         let path = URL(fileURLWithPath: bundle).deletingLastPathComponent().appendingPathComponent(name).path
         guard FileManager.default.isExecutableFile(atPath: path) else { throw Missing(path: path) }
         return path

@@ -1,9 +1,9 @@
 import Foundation
+import KioskCamera
 import KioskCore
 import KioskOpenSSL
-import KioskStore
 import KioskSimulation
-import KioskCamera
+import KioskStore
 import Testing
 
 /// `kiosk report` end to end: the built binary, a store with check-ins made through `CheckInDesk`, answers piped in.
@@ -29,26 +29,35 @@ import Testing
     }
 
     func makeKiosk() throws -> Kiosk {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-report-\(UUID().uuidString)").path
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-report-\(UUID().uuidString)")
+            .path
         try FileManager.default.createDirectory(atPath: root + "/stick", withIntermediateDirectories: true)
         let store = try SQLiteCheckInStore(directory: root + "/state")
         let desk = CheckInDesk(store: store, crypto: crypto)
         let card = try CardSecret.generate(kind: .visitor, crypto: crypto)
-        let venue = StayVenue(locationId: venueId, description: "Bakery Rose", address: "Main Street 1",
-                              autoCheckout: AutoCheckoutRule(maximumStay: 4 * 3600))
+        let venue = StayVenue(
+            locationId: venueId, description: "Bakery Rose", address: "Main Street 1",
+            autoCheckout: AutoCheckoutRule(maximumStay: 4 * 3600))
         let start = (now / 86_400 - 3) * 86_400 + 13 * 3600
         let end = start + 90 * 60
         for time in [start, end] {
-            let outcome = desk.tap(card, at: venue, clock: ClockReading(now: Date(timeIntervalSince1970: TimeInterval(time)), isSynchronized: true))
+            let outcome = desk.tap(
+                card, at: venue,
+                clock: ClockReading(now: Date(timeIntervalSince1970: TimeInterval(time)), isSynchronized: true))
             if case .refused(let why) = outcome { Issue.record("tap refused: \(why)") }
         }
         return Kiosk(root: root, card: card, stayStart: start, stayEnd: end)
     }
 
-    func report(_ kiosk: Kiosk, _ extra: [String] = [], card: Bool = true, answers: [String], endWithNewline: Bool = true) throws -> CommandRunner.Result {
-        var arguments = ["report", "--state-dir", kiosk.stateDir, "--export-dir", kiosk.exportDir, "--now", String(now)]
+    func report(
+        _ kiosk: Kiosk, _ extra: [String] = [], card: Bool = true, answers: [String], endWithNewline: Bool = true
+    ) throws -> CommandRunner.Result {
+        var arguments = [
+            "report", "--state-dir", kiosk.stateDir, "--export-dir", kiosk.exportDir, "--now", String(now),
+        ]
         if card { arguments += ["--card", kiosk.card.printedText] }
-        return try CommandRunner.run(arguments + extra, input: answers.joined(separator: "\n") + (endWithNewline ? "\n" : ""))
+        return try CommandRunner.run(
+            arguments + extra, input: answers.joined(separator: "\n") + (endWithNewline ? "\n" : ""))
     }
 
     /// The reports that should leave for the kiosk's stay with `symptoms`.
@@ -74,7 +83,9 @@ import Testing
         let result = try report(kiosk, answers: ["1", "done", "onset \(onset)", "export", "ok", "yes"])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         // The conversation showed the stay (name and window), the disclosure and the preview before the question.
-        #expect(result.stdout.contains("[ ] 1. Bakery Rose, Main Street 1 — \(TimeText.dateTime(unixSeconds: kiosk.stayStart))–"))
+        #expect(
+            result.stdout.contains(
+                "[ ] 1. Bakery Rose, Main Street 1 — \(TimeText.dateTime(unixSeconds: kiosk.stayStart))–"))
         let disclosure = try #require(result.stdout.range(of: "can reveal who you are"))
         let question = try #require(result.stdout.range(of: "Share these reports? Type yes or no:"))
         #expect(disclosure.upperBound < question.lowerBound)
@@ -84,7 +95,8 @@ import Testing
         let names = kiosk.exported()
         #expect(names.count == 3)
         let batchName = try #require(names.first { $0.hasSuffix(".ckpb") })
-        let batch = try ReportBatch(bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: kiosk.exportDir + "/" + batchName))))
+        let batch = try ReportBatch(
+            bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: kiosk.exportDir + "/" + batchName))))
         let textName = try #require(names.first { $0.hasSuffix(".txt") && !$0.contains("summary") })
         let text = try String(contentsOfFile: kiosk.exportDir + "/" + textName, encoding: .utf8)
         #expect(try ReportBatch(text: text.trimmingCharacters(in: .whitespacesAndNewlines)) == batch)
@@ -93,8 +105,12 @@ import Testing
         #expect(try opened(batch) == expected)
         // The preview the holder saw names exactly that window and level.
         let report = try #require(expected.first)
-        #expect(result.stdout.contains("\(TimeText.day(report.day)) \(TimeText.intervalWindow(report)) UTC, risk level \(report.transmissionRiskLevel) of 8"))
-        let summary = try String(contentsOfFile: kiosk.exportDir + "/" + #require(names.first { $0.contains("summary") }), encoding: .utf8)
+        #expect(
+            result.stdout.contains(
+                "\(TimeText.day(report.day)) \(TimeText.intervalWindow(report)) UTC, risk level \(report.transmissionRiskLevel) of 8"
+            ))
+        let summary = try String(
+            contentsOfFile: kiosk.exportDir + "/" + #require(names.first { $0.contains("summary") }), encoding: .utf8)
         #expect(!summary.contains("Bakery"))
     }
 
@@ -121,18 +137,23 @@ import Testing
     @Test func badAnswersAreAskedAgainWithAMessage() throws {
         let kiosk = try makeKiosk()
         defer { kiosk.remove() }
-        let result = try report(kiosk, card: false, answers: [
-            "KC1-NOT-A-CARD", kiosk.card.printedText,
-            "done", "9", "1", "done",
-            "tomorrow", "week",
-            "print", "export /no/such/stick", "export",
-            "", "ok",
-            "", "perhaps", "yes",
-        ])
+        let result = try report(
+            kiosk, card: false,
+            answers: [
+                "KC1-NOT-A-CARD", kiosk.card.printedText,
+                "done", "9", "1", "done",
+                "tomorrow", "week",
+                "print", "export /no/such/stick", "export",
+                "", "ok",
+                "", "perhaps", "yes",
+            ])
         #expect(result.status == 0, "stderr: \(result.stderr)")
-        for message in ["That card code was not accepted", "Nothing is selected yet", "“9” is not a stay number",
-                        "“tomorrow” is not one of the answers", "No receipt printer is set up", "There is no folder at /no/such/stick",
-                        "Type ok once you have read this", "Please answer yes or no: there is no default."] {
+        for message in [
+            "That card code was not accepted", "Nothing is selected yet", "“9” is not a stay number",
+            "“tomorrow” is not one of the answers", "No receipt printer is set up",
+            "There is no folder at /no/such/stick",
+            "Type ok once you have read this", "Please answer yes or no: there is no default.",
+        ] {
             #expect(result.stdout.contains("! " + message), "missing: \(message)")
         }
         // The typed card code is never echoed in a message.
@@ -145,12 +166,14 @@ import Testing
         defer { kiosk.remove() }
         let printer = kiosk.root + "/printer.bin"
         _ = FileManager.default.createFile(atPath: printer, contents: nil)
-        let result = try report(kiosk, ["--printer", printer], answers: ["1", "done", "symptoms", "print", "ok", "yes"])
+        let result = try report(
+            kiosk, ["--printer", printer], answers: ["1", "done", "symptoms", "print", "ok", "yes"])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: printer)))
         let rendering = try ESCPOSInterpreter.render(bytes, paper: .mm58)
         let scanner = try ZBarImageScanner()
-        let codes = try scanner.scan(GreyImage(width: rendering.width, height: rendering.height, pixels: rendering.pixels))
+        let codes = try scanner.scan(
+            GreyImage(width: rendering.width, height: rendering.height, pixels: rendering.pixels))
         let parts = try codes.map { try ReportBatch(text: $0.text) }
         #expect(parts.flatMap(\.records).count == 8)
         let batch = try ReportBatch(records: parts.flatMap(\.records))
@@ -162,8 +185,9 @@ import Testing
     @Test func aMissingPrinterOffersAnotherWayAndAsksAgain() throws {
         let kiosk = try makeKiosk()
         defer { kiosk.remove() }
-        let result = try report(kiosk, ["--printer", kiosk.root + "/no-printer"],
-                                answers: ["1", "done", "symptoms", "print", "ok", "yes", "export", "ok", "yes"])
+        let result = try report(
+            kiosk, ["--printer", kiosk.root + "/no-printer"],
+            answers: ["1", "done", "symptoms", "print", "ok", "yes", "export", "ok", "yes"])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(result.stdout.contains("The receipt could not be printed"))
         #expect(result.stdout.contains("retry"))

@@ -36,9 +36,10 @@ import Testing
             outputs: [.green: GPIOPin(chip: "gpiochip0", offset: 17), .buzzer: GPIOPin(chip: "gpiochip0", offset: 4)],
             buttons: [.confirm: GPIOPin(chip: "gpiochip0", offset: 17, activeLow: true)],
             debounceMilliseconds: 0)
-        #expect(configuration.problems == [
-            "'confirm' and 'green' are both on gpiochip0 line 17", "the button debounce must be 1 to 500 ms",
-        ])
+        #expect(
+            configuration.problems == [
+                "'confirm' and 'green' are both on gpiochip0 line 17", "the button debounce must be 1 to 500 ms",
+            ])
     }
 
     @Test func configurationRoundTripsThroughJSON() throws {

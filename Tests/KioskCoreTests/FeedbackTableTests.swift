@@ -20,13 +20,17 @@ import Testing
     }
 
     @Test func configurationOverridesOnePatternAndKeepsTheRest() throws {
-        let json = Data("""
+        let json = Data(
+            """
             {"accepted": {"steps": [{"on": ["green"], "ms": 2000}], "hold": ["green"]},
              "refused": {"steps": [{"on": ["red", "buzzer"], "ms": 100}, {"on": [], "ms": 100}], "repeat": 3}}
             """.utf8)
         let table = try FeedbackTable.decode(json: json)
-        #expect(table[.accepted] == FeedbackSequence(steps: [FeedbackStep(on: [.green], milliseconds: 2000)],
-                                                     hold: [.green]))
+        #expect(
+            table[.accepted]
+                == FeedbackSequence(
+                    steps: [FeedbackStep(on: [.green], milliseconds: 2000)],
+                    hold: [.green]))
         #expect(table[.refused].repeatCount == 3)
         #expect(table[.refused].totalMilliseconds == 600)
         #expect(table[.error] == FeedbackTable.default[.error])
@@ -61,29 +65,31 @@ import Testing
         }
         #expect(throws: FeedbackTableError.stepTooLong(.accepted)) {
             try FeedbackTable.default.overriding(with: [
-                .accepted: FeedbackSequence(steps: [FeedbackStep(on: [.buzzer], milliseconds: 60_000)]),
+                .accepted: FeedbackSequence(steps: [FeedbackStep(on: [.buzzer], milliseconds: 60_000)])
             ])
         }
         #expect(throws: FeedbackTableError.patternTooLong(.warningPending)) {
             try FeedbackTable.default.overriding(with: [
-                .warningPending: FeedbackSequence(steps: [FeedbackStep(on: [.amber], milliseconds: 9000)],
-                                                  repeatCount: 4),
+                .warningPending: FeedbackSequence(
+                    steps: [FeedbackStep(on: [.amber], milliseconds: 9000)],
+                    repeatCount: 4)
             ])
         }
         #expect(throws: FeedbackTableError.badRepeatCount(.refused)) {
             try FeedbackTable.default.overriding(with: [
-                .refused: FeedbackSequence(steps: [FeedbackStep(on: [.red], milliseconds: 10)], repeatCount: 0),
+                .refused: FeedbackSequence(steps: [FeedbackStep(on: [.red], milliseconds: 10)], repeatCount: 0)
             ])
         }
     }
 
     @Test func timelineRepeatsMergesAndEndsInTheHoldState() {
-        let sequence = FeedbackSequence(steps: [
-            FeedbackStep(on: [.amber, .buzzer], milliseconds: 100),
-            FeedbackStep(on: [.amber], milliseconds: 50),
-            FeedbackStep(on: [.amber], milliseconds: 50),
-            FeedbackStep(on: [], milliseconds: 0),
-        ], repeatCount: 2, hold: [.amber])
+        let sequence = FeedbackSequence(
+            steps: [
+                FeedbackStep(on: [.amber, .buzzer], milliseconds: 100),
+                FeedbackStep(on: [.amber], milliseconds: 50),
+                FeedbackStep(on: [.amber], milliseconds: 50),
+                FeedbackStep(on: [], milliseconds: 0),
+            ], repeatCount: 2, hold: [.amber])
         let timeline = sequence.timeline
         #expect(timeline.map(\.atMilliseconds) == [0, 100, 200, 300, 400])
         #expect(timeline.map(\.on) == [[.amber, .buzzer], [.amber], [.amber, .buzzer], [.amber], [.amber]])

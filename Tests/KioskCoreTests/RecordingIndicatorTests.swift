@@ -18,7 +18,7 @@ import Testing
 
     @Test func usesTheConfiguredTable() async throws {
         let table = try FeedbackTable.default.overriding(with: [
-            .refused: FeedbackSequence(steps: [FeedbackStep(on: [.red], milliseconds: 10)], hold: [.red]),
+            .refused: FeedbackSequence(steps: [FeedbackStep(on: [.red], milliseconds: 10)], hold: [.red])
         ])
         let indicator = RecordingIndicator(table: table)
         await indicator.show(.refused)

@@ -7,6 +7,8 @@ import Testing
     func iso8601AgreesWithFoundation(seconds: Int64) {
         let formatter = ISO8601DateFormatter()
         formatter.timeZone = TimeZone(identifier: "UTC")
-        #expect(TimeText.iso8601(unixSeconds: seconds) == formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds))))
+        #expect(
+            TimeText.iso8601(unixSeconds: seconds)
+                == formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds))))
     }
 }

@@ -12,8 +12,10 @@ import Testing
     /// A simulated kiosk with `warnings` configured, bound to the test venue, cards 1…3 enrolled; cards 1 and 2
     /// stayed together from `start` + 10 minutes for an hour, card 3 five hours later. Returns the kiosk and the
     /// venue's code.
-    static func visitedKiosk(root: String, warnings: [String: Any],
-                             reports: [String: Any] = ["exportDirectory": NSNull()]) async throws -> (SimulatedKiosk, String) {
+    static func visitedKiosk(
+        root: String, warnings: [String: Any],
+        reports: [String: Any] = ["exportDirectory": NSNull()]
+    ) async throws -> (SimulatedKiosk, String) {
         let configuration: [String: Any] = [
             "warnings": warnings,
             "reports": reports,
@@ -26,15 +28,19 @@ import Testing
         _ = try await kiosk.send(ControlRequest(command: "staff"))
         let bound = try await kiosk.send(ControlRequest(command: "show-code", text: poster.url))
         #expect(bound.ok, "\(bound.lines)")
-        for card in 1 ... 3 {
+        for card in 1...3 {
             let enrolled = try await kiosk.send(ControlRequest(command: "enrol", card: card))
             #expect(enrolled.ok, "\(enrolled.lines)")
         }
         _ = try await kiosk.send(ControlRequest(command: "staff-command", text: "leave"))
         _ = try await kiosk.send(ControlRequest(command: "advance", seconds: 600))
-        for card in [1, 2] { #expect(try await kiosk.send(ControlRequest(command: "tap", card: card)).tapOutcome == "checkedIn") }
+        for card in [1, 2] {
+            #expect(try await kiosk.send(ControlRequest(command: "tap", card: card)).tapOutcome == "checkedIn")
+        }
         _ = try await kiosk.send(ControlRequest(command: "advance", seconds: 3600))
-        for card in [1, 2] { #expect(try await kiosk.send(ControlRequest(command: "tap", card: card)).tapOutcome == "checkedOut") }
+        for card in [1, 2] {
+            #expect(try await kiosk.send(ControlRequest(command: "tap", card: card)).tapOutcome == "checkedOut")
+        }
         _ = try await kiosk.send(ControlRequest(command: "advance", seconds: 4 * 3600))
         #expect(try await kiosk.send(ControlRequest(command: "tap", card: 3)).tapOutcome == "checkedIn")
         _ = try await kiosk.send(ControlRequest(command: "advance", seconds: 3600))
@@ -93,21 +99,28 @@ import Testing
         let authority = root + "/authority"
         let publicKey = try Self.authority(authority)
         let (server, port) = try await Loop.serve(authority)
-        defer { server.terminate(); server.waitUntilExit() }
+        defer {
+            server.terminate()
+            server.waitUntilExit()
+        }
         let start = Date()
         // Only the CWA source is configured.
-        let (kiosk, venue) = try await Self.visitedKiosk(root: root, warnings: [
-            "cwaBaseURL": "http://127.0.0.1:\(port)/cwa/twp/country/DE", "cwaPublicKey": publicKey,
-        ])
+        let (kiosk, venue) = try await Self.visitedKiosk(
+            root: root,
+            warnings: [
+                "cwaBaseURL": "http://127.0.0.1:\(port)/cwa/twp/country/DE", "cwaPublicKey": publicKey,
+            ])
 
         let empty = try await kiosk.send(ControlRequest(command: "sync"))
         #expect(empty.ok, "\(empty.lines)")
         #expect(empty.lines.allSatisfy { $0.hasPrefix("Warnings (CWA)") }, "\(empty.lines)")
 
         // A contact tracer warns about the venue from before the kiosk started until two hours later.
-        let warned = try Loop.authority(["warn-venue-cwa", "--dir", authority, "--code", venue,
-                                     "--from", Loop.text(start.addingTimeInterval(-600)), "--to", Loop.text(start.addingTimeInterval(7200)),
-                                     "--publish"])
+        let warned = try Loop.authority([
+            "warn-venue-cwa", "--dir", authority, "--code", venue,
+            "--from", Loop.text(start.addingTimeInterval(-600)), "--to", Loop.text(start.addingTimeInterval(7200)),
+            "--publish",
+        ])
         #expect(warned.status == 0, "\(warned.output)")
         let sync = try await kiosk.send(ControlRequest(command: "sync"))
         #expect(sync.ok, "\(sync.lines)")
@@ -119,15 +132,19 @@ import Testing
         #expect(try await Self.warned(kiosk, card: 3) == false)
 
         // A CKPW/1 package covering card 3 on a stick: no CKPW/1 key is configured, so it is not read.
-        let tracer = try Loop.authority(["warn-venue", "--dir", authority, "--code", venue,
-                                     "--from", Loop.text(start.addingTimeInterval(-600)), "--to", Loop.text(start.addingTimeInterval(86_400))])
+        let tracer = try Loop.authority([
+            "warn-venue", "--dir", authority, "--code", venue,
+            "--from", Loop.text(start.addingTimeInterval(-600)), "--to", Loop.text(start.addingTimeInterval(86_400)),
+        ])
         #expect(tracer.status == 0, "\(tracer.output)")
         #expect(try Loop.authority(["publish", "--dir", authority]).status == 0)
         let stick = root + "/stick"
         try Self.copy(authority + "/www", to: stick)
         let loaded = try await kiosk.send(ControlRequest(command: "load-warnings", path: stick))
         #expect(!loaded.ok)
-        #expect(loaded.lines.contains { $0.hasPrefix("Warnings (CKPW/1)") && $0.contains("no key is configured") }, "\(loaded.lines)")
+        #expect(
+            loaded.lines.contains { $0.hasPrefix("Warnings (CKPW/1)") && $0.contains("no key is configured") },
+            "\(loaded.lines)")
         #expect(loaded.lines.contains("Warnings (CWA) from the folder: nothing new."), "\(loaded.lines)")
         #expect(try await Self.warned(kiosk, card: 3) == false)
         #expect(kiosk.stop() == 0)
@@ -140,22 +157,33 @@ import Testing
         let publicKey = try Self.authority(authority)
         let start = Date()
         // Both formats configured; the servers are not reachable (the kiosk is offline).
-        let (kiosk, venue) = try await Self.visitedKiosk(root: root, warnings: [
-            "baseURL": "http://127.0.0.1:9/warnings", "publicKey": publicKey,
-            "cwaBaseURL": "http://127.0.0.1:9/cwa/twp/country/DE", "cwaPublicKey": publicKey,
-        ])
-        let window = ["--from", Loop.text(start.addingTimeInterval(-600)), "--to", Loop.text(start.addingTimeInterval(7200))]
-        #expect(try Loop.authority(["warn-venue-cwa", "--dir", authority, "--code", venue, "--publish"] + window).status == 0)
+        let (kiosk, venue) = try await Self.visitedKiosk(
+            root: root,
+            warnings: [
+                "baseURL": "http://127.0.0.1:9/warnings", "publicKey": publicKey,
+                "cwaBaseURL": "http://127.0.0.1:9/cwa/twp/country/DE", "cwaPublicKey": publicKey,
+            ])
+        let window = [
+            "--from", Loop.text(start.addingTimeInterval(-600)), "--to", Loop.text(start.addingTimeInterval(7200)),
+        ]
+        #expect(
+            try Loop.authority(["warn-venue-cwa", "--dir", authority, "--code", venue, "--publish"] + window).status
+                == 0)
         #expect(try Loop.authority(["warn-venue", "--dir", authority, "--code", venue] + window).status == 0)
         #expect(try Loop.authority(["publish", "--dir", authority]).status == 0)
         let www = authority + "/www"
         let zip = try #require(try Self.hourZips(www).first)
-        let package = www + "/" + (try #require(try FileManager.default.contentsOfDirectory(atPath: www).first { $0.hasSuffix(".bin") }))
+        let package =
+            www + "/"
+            + (try #require(try FileManager.default.contentsOfDirectory(atPath: www).first { $0.hasSuffix(".bin") }))
 
         // No stick, an empty stick: a clear message, nothing changes.
         let missing = try await kiosk.send(ControlRequest(command: "load-warnings", path: root + "/no-such-stick"))
         #expect(!missing.ok)
-        #expect(missing.lines == ["Warnings not loaded: \(root)/no-such-stick is not a folder that can be read (is the USB stick plugged in and mounted?)."])
+        #expect(
+            missing.lines == [
+                "Warnings not loaded: \(root)/no-such-stick is not a folder that can be read (is the USB stick plugged in and mounted?)."
+            ])
         let stick = root + "/stick"
         try FileManager.default.createDirectory(atPath: stick, withIntermediateDirectories: true)
         let empty = try await kiosk.send(ControlRequest(command: "load-warnings", path: stick))
@@ -172,8 +200,10 @@ import Testing
         #expect(!tampered.ok)
         #expect(tampered.lines.contains { $0.hasPrefix("Warnings (CKPW/1): refused package 1:") }, "\(tampered.lines)")
         #expect(tampered.lines.contains { $0.hasPrefix("Warnings (CWA): refused hour ") }, "\(tampered.lines)")
-        #expect(tampered.lines.contains("Warnings (CKPW/1) from the folder: 0 package(s) loaded, 0 record(s) kept for this venue."),
-                "\(tampered.lines)")
+        #expect(
+            tampered.lines.contains(
+                "Warnings (CKPW/1) from the folder: 0 package(s) loaded, 0 record(s) kept for this venue."),
+            "\(tampered.lines)")
         #expect(try await Self.warned(kiosk, card: 2) == false)
 
         // The CWA package restored: it is loaded (through `kiosk simulate load-warnings`), and the overlapping card
@@ -181,7 +211,10 @@ import Testing
         try Self.copy(zip, to: stickZip)
         let cwa = try Loop.kiosk(["simulate", "load-warnings", stick, "--state-dir", kiosk.stateDirectory])
         #expect(cwa.status == 1, "\(cwa.output)")
-        #expect(cwa.output.contains("Warnings (CWA) from the folder: 1 hourly package(s) loaded, 1 record(s) kept for this venue."), "\(cwa.output)")
+        #expect(
+            cwa.output.contains(
+                "Warnings (CWA) from the folder: 1 hourly package(s) loaded, 1 record(s) kept for this venue."),
+            "\(cwa.output)")
         #expect(cwa.output.contains("Warnings (CKPW/1): refused package 1:"), "\(cwa.output)")
         #expect(try await Self.warned(kiosk, card: 2))
         #expect(try await Self.warned(kiosk, card: 3) == false)
@@ -204,8 +237,10 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: root) }
         // The shape of a PEM public key, but not a key.
         let configuration: [String: Any] = [
-            "warnings": ["cwaBaseURL": "http://127.0.0.1:9/cwa/twp/country/DE",
-                         "cwaPublicKey": "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----"],
+            "warnings": [
+                "cwaBaseURL": "http://127.0.0.1:9/cwa/twp/country/DE",
+                "cwaPublicKey": "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----",
+            ],
             "metrics": ["listen": NSNull()],
         ]
         let configPath = root + "/kiosk.json"

@@ -1,6 +1,7 @@
 import KioskCore
-@testable import KioskDaemon
 import Testing
+
+@testable import KioskDaemon
 
 @Suite struct CardClaimTests {
     // A claim that outlived its timeout would hang the test past its time limit.
@@ -16,7 +17,7 @@ import Testing
         let claim = CardClaim()
         async let read = claim.next(timeout: .seconds(10))
         var offered = false
-        for _ in 0 ..< 200 where !offered {
+        for _ in 0..<200 where !offered {
             offered = claim.offer(.blank)
             if !offered { try await Task.sleep(for: .milliseconds(5)) }
         }

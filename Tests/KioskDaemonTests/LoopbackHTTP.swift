@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A minimal HTTP/1.1 client over a plain TCP socket, so tests choose every header (`Host`, `Origin`) themselves.
@@ -18,8 +19,10 @@ enum LoopbackHTTP {
 
     /// Sends one request to `127.0.0.1:port` and reads the answer to the end (`Connection: close`). `host` nil: no
     /// `Host` header at all.
-    static func request(port: Int, method: String = "GET", path: String, host: String?,
-                        headers: [String: String] = [:]) async throws -> Answer {
+    static func request(
+        port: Int, method: String = "GET", path: String, host: String?,
+        headers: [String: String] = [:]
+    ) async throws -> Answer {
         var lines = ["\(method) \(path) HTTP/1.1"]
         if let host { lines.append("Host: \(host)") }
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) { lines.append("\(name): \(value)") }
@@ -50,7 +53,9 @@ enum LoopbackHTTP {
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard connected == 0 else { throw Failed(description: "connect to port \(port): errno \(errno)") }
         let bytes = Array(request.utf8)
@@ -66,17 +71,22 @@ enum LoopbackHTTP {
             let count = recv(fd, &buffer, buffer.count, 0)
             if count == 0 { break }
             guard count > 0 else { throw Failed(description: "recv: errno \(errno)") }
-            received += buffer[0 ..< count]
+            received += buffer[0..<count]
         }
         let response = String(decoding: received, as: UTF8.self)
-        guard let split = response.range(of: "\r\n\r\n") else { throw Failed(description: "no HTTP answer: \(response)") }
+        guard let split = response.range(of: "\r\n\r\n") else {
+            throw Failed(description: "no HTTP answer: \(response)")
+        }
         let head = response[..<split.lowerBound].components(separatedBy: "\r\n")
         let statusParts = head.first?.split(separator: " ") ?? []
-        guard statusParts.count >= 2, let status = Int(statusParts[1]) else { throw Failed(description: "bad status line") }
+        guard statusParts.count >= 2, let status = Int(statusParts[1]) else {
+            throw Failed(description: "bad status line")
+        }
         var headers = [String: String]()
         for line in head.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
         }
         var body = String(response[split.upperBound...])
         if headers["transfer-encoding"]?.lowercased() == "chunked" { body = dechunk(body) }
@@ -88,12 +98,14 @@ enum LoopbackHTTP {
         var bytes = Array(text.utf8)[...]
         var body = [UInt8]()
         while let lineEnd = bytes.firstRange(of: [13, 10]) {
-            let sizeText = String(decoding: bytes[..<lineEnd.lowerBound], as: UTF8.self).split(separator: ";").first ?? ""
+            let sizeText =
+                String(decoding: bytes[..<lineEnd.lowerBound], as: UTF8.self).split(separator: ";").first ?? ""
             guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16), size > 0 else { break }
             let start = lineEnd.upperBound
             guard bytes.distance(from: start, to: bytes.endIndex) >= size else { break }
-            body += bytes[start ..< bytes.index(start, offsetBy: size)]
-            bytes = bytes[bytes.index(start, offsetBy: min(size + 2, bytes.distance(from: start, to: bytes.endIndex)))...]
+            body += bytes[start..<bytes.index(start, offsetBy: size)]
+            bytes =
+                bytes[bytes.index(start, offsetBy: min(size + 2, bytes.distance(from: start, to: bytes.endIndex)))...]
         }
         return String(decoding: body, as: UTF8.self)
     }

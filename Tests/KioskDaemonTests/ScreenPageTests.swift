@@ -3,8 +3,9 @@ import KioskCore
 import KioskDaemon
 import KioskOpenSSL
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The page itself, the request rules and what the screen shows, as pure values.
@@ -15,26 +16,29 @@ import Glibc
         var rest = html[...]
         while let start = rest.range(of: "<button") {
             guard let end = rest[start.upperBound...].firstIndex(of: ">") else { break }
-            tags.append(String(rest[start.lowerBound ... end]))
+            tags.append(String(rest[start.lowerBound...end]))
             rest = rest[rest.index(after: end)...]
         }
         return tags
     }
 
     @Test func everyButtonLooksTheSame() {
-        let html = ScreenPage.html(ScreenView(title: "Please read: possible exposure", body: "Press confirm.", kind: "warning"))
+        let html = ScreenPage.html(
+            ScreenView(title: "Please read: possible exposure", body: "Press confirm.", kind: "warning"))
         let tags = Self.buttonTags(html)
         #expect(tags.count == StationButton.allCases.count)
         for button in StationButton.allCases {
             #expect(tags.contains { $0.contains("data-button=\"\(button.rawValue)\"") }, "no button for \(button)")
         }
         // The same markup apart from which button it is: same class, no style or id of its own.
-        let shapes = Set(tags.map { $0.replacingOccurrences(of: #"data-button="[a-z]+""#, with: "", options: .regularExpression) })
+        let shapes = Set(
+            tags.map { $0.replacingOccurrences(of: #"data-button="[a-z]+""#, with: "", options: .regularExpression) })
         #expect(shapes == [#"<button type="button" class="btn" >"#], "\(tags)")
         #expect(!tags.contains { $0.contains("style=") || $0.contains("id=") })
         // The style sheet never singles a button out.
         #expect(!ScreenPage.style.contains("[data-button"))
-        #expect(!ScreenPage.style.contains(".btn:first") && !ScreenPage.style.contains(".btn:last")
+        #expect(
+            !ScreenPage.style.contains(".btn:first") && !ScreenPage.style.contains(".btn:last")
                 && !ScreenPage.style.contains(".btn:nth"))
     }
 
@@ -45,7 +49,9 @@ import Glibc
         #expect(!html.contains("<b>Title"))
         #expect(html.contains("class=\"kind-error\""))
         #expect(!html.contains("src=") && !html.contains("href=") && !html.contains("http"))
-        #expect(html.contains("<script>\(ScreenPage.script)</script>") && html.contains("<style>\(ScreenPage.style)</style>"))
+        #expect(
+            html.contains("<script>\(ScreenPage.script)</script>")
+                && html.contains("<style>\(ScreenPage.style)</style>"))
     }
 
     @Test func policyAllowsExactlyThePagesOwnScriptAndStyle() throws {
@@ -81,28 +87,45 @@ import Glibc
     @Test func aMessageStaysThenTheIdleTextFollowsTheStation() {
         let configuration = StationConfiguration()
         let start = Date(timeIntervalSince1970: 1_700_000_000)
-        let synchronized = { (seconds: TimeInterval) in ClockReading(now: start.addingTimeInterval(seconds), isSynchronized: true) }
+        let synchronized = { (seconds: TimeInterval) in
+            ClockReading(now: start.addingTimeInterval(seconds), isSynchronized: true)
+        }
         var state = ScreenState()
-        #expect(state.view(now: synchronized(0), staffMode: false, venueBound: true, configuration: configuration).kind == "idle")
-        #expect(state.view(now: synchronized(0), staffMode: false, venueBound: false, configuration: configuration).title
+        #expect(
+            state.view(now: synchronized(0), staffMode: false, venueBound: true, configuration: configuration).kind
+                == "idle")
+        #expect(
+            state.view(now: synchronized(0), staffMode: false, venueBound: false, configuration: configuration).title
                 == configuration.texts.notSetUp.title)
         state.show(configuration.texts.checkedIn, at: start)
-        #expect(state.view(now: synchronized(ScreenState.holdTime - 1), staffMode: false, venueBound: true,
-                           configuration: configuration).title == "Checked in")
-        let later = state.view(now: synchronized(ScreenState.holdTime), staffMode: false, venueBound: true,
-                               configuration: configuration)
+        #expect(
+            state.view(
+                now: synchronized(ScreenState.holdTime - 1), staffMode: false, venueBound: true,
+                configuration: configuration
+            ).title == "Checked in")
+        let later = state.view(
+            now: synchronized(ScreenState.holdTime), staffMode: false, venueBound: true,
+            configuration: configuration)
         #expect(later.kind == "idle" && later.title == ScreenState.idle.title)
         // Staff messages stay while staff mode is open.
-        #expect(state.view(now: synchronized(3600), staffMode: true, venueBound: true, configuration: configuration).title
+        #expect(
+            state.view(now: synchronized(3600), staffMode: true, venueBound: true, configuration: configuration).title
                 == "Checked in")
         // A warning stays as long as the station waits for its confirmation.
         state.show(configuration.texts.warning, at: start)
-        #expect(state.view(now: synchronized(configuration.warningDisplayTime - 1), staffMode: false, venueBound: true,
-                           configuration: configuration).kind == "warning")
-        #expect(state.view(now: synchronized(configuration.warningDisplayTime), staffMode: false, venueBound: true,
-                           configuration: configuration).kind == "idle")
+        #expect(
+            state.view(
+                now: synchronized(configuration.warningDisplayTime - 1), staffMode: false, venueBound: true,
+                configuration: configuration
+            ).kind == "warning")
+        #expect(
+            state.view(
+                now: synchronized(configuration.warningDisplayTime), staffMode: false, venueBound: true,
+                configuration: configuration
+            ).kind == "idle")
         let unsynchronized = ClockReading(now: start.addingTimeInterval(3600), isSynchronized: false)
-        #expect(state.view(now: unsynchronized, staffMode: false, venueBound: true, configuration: configuration).title
+        #expect(
+            state.view(now: unsynchronized, staffMode: false, venueBound: true, configuration: configuration).title
                 == configuration.texts.clockNotSet.title)
     }
 }
@@ -115,7 +138,8 @@ import Glibc
     static func port(of kiosk: SimulatedKiosk) async throws -> Int {
         let status = try await kiosk.status()
         guard let address = status.webAddress, let colon = address.lastIndex(of: ":"),
-              let port = Int(address[address.index(after: colon)...]) else { throw NoPage() }
+            let port = Int(address[address.index(after: colon)...])
+        else { throw NoPage() }
         return port
     }
 
@@ -181,14 +205,16 @@ import Glibc
         #expect(asked.titles == ["Wipe the kiosk?"], "\(asked.lines)")
         #expect(try await Self.screen(port: port).title == "Wipe the kiosk?")
 
-        let unknown = try await LoopbackHTTP.request(port: port, method: "POST", path: "/press/sideways",
-                                                     host: "127.0.0.1:\(port)")
+        let unknown = try await LoopbackHTTP.request(
+            port: port, method: "POST", path: "/press/sideways",
+            host: "127.0.0.1:\(port)")
         #expect(unknown.status == 404)
         #expect(try await Self.screen(port: port).title == "Wipe the kiosk?")
 
-        let press = try await LoopbackHTTP.request(port: port, method: "POST", path: "/press/cancel",
-                                                   host: "127.0.0.1:\(port)",
-                                                   headers: ["Origin": "http://127.0.0.1:\(port)"])
+        let press = try await LoopbackHTTP.request(
+            port: port, method: "POST", path: "/press/cancel",
+            host: "127.0.0.1:\(port)",
+            headers: ["Origin": "http://127.0.0.1:\(port)"])
         #expect(press.status == 200)
         #expect(press.headers["cache-control"] == "no-store")
         #expect(try Self.screen(press).title == "Not wiped")
@@ -212,22 +238,25 @@ import Glibc
         }
         let noHost = try await LoopbackHTTP.request(port: port, path: "/screen.json", host: nil)
         #expect(noHost.status == 421 || noHost.status == 400)
-        let foreignPress = try await LoopbackHTTP.request(port: port, method: "POST", path: "/press/confirm",
-                                                          host: "rebind.attacker.example:\(port)")
+        let foreignPress = try await LoopbackHTTP.request(
+            port: port, method: "POST", path: "/press/confirm",
+            host: "rebind.attacker.example:\(port)")
         #expect(foreignPress.status == 421)
 
         // Another origin cannot press: the question stays, nothing is wiped.
-        let crossOrigin = try await LoopbackHTTP.request(port: port, method: "POST", path: "/press/confirm",
-                                                         host: "127.0.0.1:\(port)",
-                                                         headers: ["Origin": "http://attacker.example"])
+        let crossOrigin = try await LoopbackHTTP.request(
+            port: port, method: "POST", path: "/press/confirm",
+            host: "127.0.0.1:\(port)",
+            headers: ["Origin": "http://attacker.example"])
         #expect(crossOrigin.status == 403)
         #expect(crossOrigin.headers["cache-control"] == "no-store")
         #expect(try await Self.screen(port: port).title == "Wipe the kiosk?")
 
         // The same press from the page's own origin goes through.
-        let sameOrigin = try await LoopbackHTTP.request(port: port, method: "POST", path: "/press/confirm",
-                                                        host: "localhost:\(port)",
-                                                        headers: ["Origin": "http://localhost:\(port)"])
+        let sameOrigin = try await LoopbackHTTP.request(
+            port: port, method: "POST", path: "/press/confirm",
+            host: "localhost:\(port)",
+            headers: ["Origin": "http://localhost:\(port)"])
         #expect(sameOrigin.status == 200)
         #expect(try await Self.screen(port: port).title != "Wipe the kiosk?")
         #expect(kiosk.stop() == 0, "\(kiosk.output)")
@@ -278,11 +307,14 @@ import Glibc
         try #"{"web": {"listen": "0.0.0.0:18080"}}"#.write(toFile: config, atomically: true, encoding: .utf8)
         let (fromFile, fileOutput) = try Self.refusedStart(["--config", config], directory: directory + "/a")
         #expect(fromFile == 2, "\(fileOutput)")
-        #expect(fileOutput.contains("web.listen") && fileOutput.contains("set web.allowNonLoopback to true"), "\(fileOutput)")
+        #expect(
+            fileOutput.contains("web.listen") && fileOutput.contains("set web.allowNonLoopback to true"),
+            "\(fileOutput)")
 
         let (fromOption, optionOutput) = try Self.refusedStart(["--web", "0.0.0.0:0"], directory: directory + "/b")
         #expect(fromOption == 2, "\(optionOutput)")
-        #expect(optionOutput.contains("web.listen") && optionOutput.contains("set web.allowNonLoopback to true"),
-                "\(optionOutput)")
+        #expect(
+            optionOutput.contains("web.listen") && optionOutput.contains("set web.allowNonLoopback to true"),
+            "\(optionOutput)")
     }
 }

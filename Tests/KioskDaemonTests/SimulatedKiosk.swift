@@ -1,7 +1,8 @@
 import Foundation
 import KioskDaemon
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A `kiosk run --simulate` process for end-to-end tests, driven through its control socket like `kiosk simulate`.
@@ -22,7 +23,8 @@ final class SimulatedKiosk: @unchecked Sendable {
     /// The `kiosk` executable (or another of the package's, by name) next to the test bundle.
     static func executable(_ name: String = "kiosk") throws -> String {
         var candidates = [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path]
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         candidates.append(root.appendingPathComponent(".build/debug").path)
         for directory in candidates {
             let path = directory + "/" + name
@@ -48,15 +50,17 @@ final class SimulatedKiosk: @unchecked Sendable {
         let output = FileHandle(forWritingAtPath: log)
         process.executableURL = URL(fileURLWithPath: try Self.executable())
         // The screen page on a free port unless a test chooses (several kiosks run side by side).
-        let web = extraArguments.contains("--web") || extraArguments.contains("--config") ? [] : ["--web", "127.0.0.1:0"]
-        process.arguments = ["run", "--simulate", "--state-dir", stateDirectory, "--log-level", "info"] + web + extraArguments
+        let web =
+            extraArguments.contains("--web") || extraArguments.contains("--config") ? [] : ["--web", "127.0.0.1:0"]
+        process.arguments =
+            ["run", "--simulate", "--state-dir", stateDirectory, "--log-level", "info"] + web + extraArguments
         process.standardOutput = output
         process.standardError = output
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }
         try process.run()
-        for _ in 0 ..< 200 {
+        for _ in 0..<200 {
             if let status = try? await send(ControlRequest(command: "status")), status.ok { return }
             guard process.isRunning else { break }
             try await Task.sleep(for: .milliseconds(50))

@@ -7,13 +7,17 @@ import Testing
 @Suite(.serialized) struct SimulatedKioskStartTests {
     /// A CWA venue code URL (seed `seed`).
     static func venueURL(seed: UInt8) -> String {
-        let fields = CWAVenueEncoder.Fields(description: "Community hall", address: "Main street 1", type: 3,
-                                            defaultCheckInLengthInMinutes: 120)
-        return CWAVenueEncoder.url(payload: CWAVenueEncoder.payload(fields, cryptographicSeed: [UInt8](repeating: seed, count: 16)))
+        let fields = CWAVenueEncoder.Fields(
+            description: "Community hall", address: "Main street 1", type: 3,
+            defaultCheckInLengthInMinutes: 120)
+        return CWAVenueEncoder.url(
+            payload: CWAVenueEncoder.payload(fields, cryptographicSeed: [UInt8](repeating: seed, count: 16)))
     }
 
     /// Runs `kiosk run --simulate` expecting it not to start; returns its exit status and output.
-    static func failedStart(stateDirectory: String, environment: [String: String]) throws -> (status: Int32, output: String) {
+    static func failedStart(stateDirectory: String, environment: [String: String]) throws -> (
+        status: Int32, output: String
+    ) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try SimulatedKiosk.executable())
         process.arguments = ["run", "--simulate", "--state-dir", stateDirectory, "--log-level", "info"]
@@ -114,7 +118,8 @@ import Testing
         let other = Self.venueURL(seed: 8)
         let refused = try Self.failedStart(stateDirectory: directory, environment: ["KIOSK_VENUE_CODE": other])
         #expect(refused.status == 2, "\(refused.output)")
-        #expect(refused.output.contains("venue.code") && refused.output.contains("still checked in"), "\(refused.output)")
+        #expect(
+            refused.output.contains("venue.code") && refused.output.contains("still checked in"), "\(refused.output)")
         #expect(!refused.output.contains(other))
 
         // Once the stay has ended by itself, the other venue replaces it.
@@ -133,8 +138,9 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // A venue code URL whose payload is cut short.
         let payload = "CAESEwgBEgdGcmlzZXVy"
-        let result = try Self.failedStart(stateDirectory: directory,
-                                          environment: ["KIOSK_VENUE_CODE": "https://e.coronawarn.app?v=1#" + payload])
+        let result = try Self.failedStart(
+            stateDirectory: directory,
+            environment: ["KIOSK_VENUE_CODE": "https://e.coronawarn.app?v=1#" + payload])
         #expect(result.status == 2, "\(result.output)")
         #expect(result.output.contains("venue.code cannot be bound"), "\(result.output)")
         #expect(!result.output.contains(payload))
@@ -144,8 +150,9 @@ import Testing
 @Suite struct DaemonSettingsFromConfigurationTests {
     @Test(arguments: ["timesyncd", "adjtimex", "auto"])
     func clockSourceAndVenueCodeReachTheDaemon(_ source: String) throws {
-        let configuration = try KioskConfiguration.parse(json: #"{"clock": {"source": "\#(source)"}}"#,
-                                                         environment: ["KIOSK_VENUE_CODE": SimulatedKioskStartTests.venueURL(seed: 3)])
+        let configuration = try KioskConfiguration.parse(
+            json: #"{"clock": {"source": "\#(source)"}}"#,
+            environment: ["KIOSK_VENUE_CODE": SimulatedKioskStartTests.venueURL(seed: 3)])
         let settings = DaemonSettings(configuration, secrets: ConfigurationSecrets(), stateDirectory: "/tmp/unused")
         #expect(settings.clockSource.rawValue == source)
         #expect(settings.venueCode == SimulatedKioskStartTests.venueURL(seed: 3))

@@ -1,5 +1,5 @@
-import GRDB
 import Foundation
+import GRDB
 import KioskCore
 import KioskDaemon
 import KioskPrinter
@@ -10,17 +10,20 @@ import Testing
 @Suite(.serialized) struct SimulatedKioskTests {
     /// A CWA venue code with a 2-hour default stay, shown to the camera as an image.
     static func venuePoster(in directory: String) throws -> (url: String, image: String) {
-        let fields = CWAVenueEncoder.Fields(description: "Community hall", address: "Main street 1", type: 3,
-                                            defaultCheckInLengthInMinutes: 120)
-        let url = CWAVenueEncoder.url(payload: CWAVenueEncoder.payload(fields, cryptographicSeed: [UInt8](repeating: 7, count: 16)))
+        let fields = CWAVenueEncoder.Fields(
+            description: "Community hall", address: "Main street 1", type: 3,
+            defaultCheckInLengthInMinutes: 120)
+        let url = CWAVenueEncoder.url(
+            payload: CWAVenueEncoder.payload(fields, cryptographicSeed: [UInt8](repeating: 7, count: 16)))
         let matrix = try QREncoder.matrix(for: url)
-        let scale = 4, quiet = 4
+        let scale = 4
+        let quiet = 4
         let side = (matrix.size + 2 * quiet) * scale
         var pixels = [UInt8](repeating: 255, count: side * side)
-        for y in 0 ..< matrix.size {
-            for x in 0 ..< matrix.size where matrix[x, y] {
-                for dy in 0 ..< scale {
-                    for dx in 0 ..< scale { pixels[((y + quiet) * scale + dy) * side + (x + quiet) * scale + dx] = 0 }
+        for y in 0..<matrix.size {
+            for x in 0..<matrix.size where matrix[x, y] {
+                for dy in 0..<scale {
+                    for dx in 0..<scale { pixels[((y + quiet) * scale + dy) * side + (x + quiet) * scale + dx] = 0 }
                 }
             }
         }
@@ -39,16 +42,16 @@ import Testing
         }
     }
 
-
     /// Whether any 16-byte piece of `needles` is still in a file of `directory`.
     static func leftovers(_ needles: [[UInt8]], in directory: String) throws -> [String] {
         var found = [String]()
-        for name in try FileManager.default.contentsOfDirectory(atPath: directory) where name.hasPrefix("checkins.sqlite") {
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory)
+        where name.hasPrefix("checkins.sqlite") {
             let contents = [UInt8](try Data(contentsOf: URL(fileURLWithPath: directory + "/" + name)))
             for needle in needles {
                 var offset = 0
                 while offset + 16 <= needle.count {
-                    let piece = Array(needle[offset ..< offset + 16])
+                    let piece = Array(needle[offset..<offset + 16])
                     if contents.firstRange(of: piece) != nil { found.append(name) }
                     offset += 16
                 }
@@ -76,14 +79,14 @@ import Testing
         #expect(status.venueBound && status.venueFormat == "cwa")
 
         // Staff enrols three cards.
-        for card in 1 ... 3 {
+        for card in 1...3 {
             let enrol = try await kiosk.send(ControlRequest(command: "enrol", card: card))
             #expect(enrol.ok && enrol.steps.contains { $0.type == "enrolled" }, "card \(card): \(enrol.lines)")
         }
         _ = try await kiosk.send(ControlRequest(command: "staff-command", text: "leave"))
 
         // Three visitors check in.
-        for card in 1 ... 3 {
+        for card in 1...3 {
             let tap = try await kiosk.send(ControlRequest(command: "tap", card: card))
             #expect(tap.tapOutcome == "checkedIn", "card \(card): \(tap.lines)")
             #expect(tap.patterns.contains("accepted"))
@@ -101,7 +104,7 @@ import Testing
 
         // An hour later two check out; the third forgets.
         _ = try await kiosk.send(ControlRequest(command: "advance", seconds: 3600))
-        for card in 1 ... 2 {
+        for card in 1...2 {
             let tap = try await kiosk.send(ControlRequest(command: "tap", card: card))
             #expect(tap.tapOutcome == "checkedOut", "card \(card): \(tap.lines)")
             #expect(tap.patterns.contains("checkedOut"))
@@ -173,7 +176,7 @@ import Testing
     /// Whoever sees the kiosk ready can stop it: SIGTERM right after the first answer ends it cleanly (exit 0), never
     /// by the signal's default action.
     @Test func sigtermAsSoonAsItAnswersStopsItCleanly() async throws {
-        for _ in 0 ..< 3 {
+        for _ in 0..<3 {
             let directory = try SimulatedKiosk.makeStateDirectory()
             defer { try? FileManager.default.removeItem(atPath: directory) }
             let kiosk = try await SimulatedKiosk(stateDirectory: directory)
@@ -189,12 +192,12 @@ import Testing
         let poster = try Self.venuePoster(in: directory)
         _ = try await kiosk.send(ControlRequest(command: "staff"))
         _ = try await kiosk.send(ControlRequest(command: "show-code", path: poster.image))
-        for card in 1 ... 4 { _ = try await kiosk.send(ControlRequest(command: "enrol", card: card)) }
+        for card in 1...4 { _ = try await kiosk.send(ControlRequest(command: "enrol", card: card)) }
         _ = try await kiosk.send(ControlRequest(command: "staff-command", text: "leave"))
 
         var acknowledgedCheckIns = 0
-        for round in 0 ..< 3 {
-            let killAfter = Int.random(in: 3 ... 12)
+        for round in 0..<3 {
+            let killAfter = Int.random(in: 3...12)
             var taps = 0
             while true {
                 let card = taps % 4 + 1
@@ -203,7 +206,7 @@ import Testing
                     // Kill while this tap is in flight.
                     let current = kiosk
                     let pending = Task { try? await current.send(ControlRequest(command: "tap", card: card)) }
-                    try await Task.sleep(for: .milliseconds(Int.random(in: 0 ... 40)))
+                    try await Task.sleep(for: .milliseconds(Int.random(in: 0...40)))
                     kiosk.killHard()
                     if let late = await pending.value, late.tapOutcome == "checkedIn" { acknowledgedCheckIns += 1 }
                     break
@@ -215,7 +218,9 @@ import Testing
             kiosk = try await SimulatedKiosk(stateDirectory: directory)
             let stored = try await kiosk.status().storedStays ?? -1
             // Each check-in made one stay; a tap that was killed before its answer may or may not be there.
-            #expect(stored >= acknowledgedCheckIns && stored <= acknowledgedCheckIns + 1, "round \(round): \(stored) stored, \(acknowledgedCheckIns) acknowledged")
+            #expect(
+                stored >= acknowledgedCheckIns && stored <= acknowledgedCheckIns + 1,
+                "round \(round): \(stored) stored, \(acknowledgedCheckIns) acknowledged")
             acknowledgedCheckIns = stored
         }
         #expect(kiosk.stop() == 0)

@@ -1,10 +1,11 @@
 import Foundation
+import KioskCamera
 import KioskCore
 import KioskDaemon
-import KioskCamera
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The whole loop, end to end through the real binaries: cards A and B overlap at a venue, C comes later; A reports
@@ -50,7 +51,7 @@ import Glibc
         process.standardError = FileHandle.nullDevice
         try process.run()
         var text = ""
-        for _ in 0 ..< 200 {
+        for _ in 0..<200 {
             let data = pipe.fileHandleForReading.availableData
             text += String(decoding: data, as: UTF8.self)
             if let range = text.range(of: #"127\.0\.0\.1:(\d+)/"#, options: .regularExpression) {
@@ -73,9 +74,13 @@ import Glibc
         #expect(initialized.status == 0)
         let publicKey = initialized.output
         #expect(publicKey.contains("BEGIN PUBLIC KEY"))
-        let code = try Self.authority(["issue-code", "--dir", authority]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let code = try Self.authority(["issue-code", "--dir", authority]).output.trimmingCharacters(
+            in: .whitespacesAndNewlines)
         let (server, port) = try await Self.serve(authority)
-        defer { server.terminate(); server.waitUntilExit() }
+        defer {
+            server.terminate()
+            server.waitUntilExit()
+        }
 
         // The kiosk, configured with the authority's address and key; A (1) and B (2) together for an hour, C (3) later.
         let (kiosk, venueCode) = try await CWAWarningLoopTests.visitedKiosk(
@@ -89,17 +94,24 @@ import Glibc
         // A tests positive and shares the stay.
         switch carry {
         case .upload:
-            let report = try await kiosk.send(ControlRequest(command: "report", card: 1,
-                                                             answers: ["1", "done", "symptoms", "upload \(code)", "ok", "yes"]))
+            let report = try await kiosk.send(
+                ControlRequest(
+                    command: "report", card: 1,
+                    answers: ["1", "done", "symptoms", "upload \(code)", "ok", "yes"]))
             #expect(report.ok, "\(report.lines)")
         case .receipt:
-            let report = try await kiosk.send(ControlRequest(command: "report", card: 1,
-                                                             answers: ["1", "done", "symptoms", "print", "ok", "yes"]))
+            let report = try await kiosk.send(
+                ControlRequest(
+                    command: "report", card: 1,
+                    answers: ["1", "done", "symptoms", "print", "ok", "yes"]))
             #expect(report.ok, "\(report.lines)")
             // The test centre scans the receipt's QR codes.
             let receipts = try await kiosk.send(ControlRequest(command: "receipts"))
-            let png = try #require(receipts.lines.last { $0.hasPrefix("Receipt ") }.map { String($0.split(separator: " ").last!) })
-            let texts = try ZBarImageScanner().scan(try ImageLoader.load(path: png)).map(\.text).filter { $0.hasPrefix("CKPB1:") }
+            let png = try #require(
+                receipts.lines.last { $0.hasPrefix("Receipt ") }.map { String($0.split(separator: " ").last!) })
+            let texts = try ZBarImageScanner().scan(try ImageLoader.load(path: png)).map(\.text).filter {
+                $0.hasPrefix("CKPB1:")
+            }
             #expect(!texts.isEmpty)
             let accepted = try Self.authority(["accept", "--dir", authority] + texts)
             #expect(accepted.status == 0, "\(accepted.output)")
@@ -121,12 +133,16 @@ import Glibc
         #expect(!tapA.patterns.contains("warningPending"), "\(tapA.lines)")
 
         // A package with a bad signature: refused, reported, nothing changes.
-        let tracer = try Self.authority(["warn-venue", "--dir", authority, "--code", venueCode,
-                                     "--from", Self.text(Date().addingTimeInterval(-86_400)), "--to", Self.text(Date().addingTimeInterval(86_400 * 2))])
+        let tracer = try Self.authority([
+            "warn-venue", "--dir", authority, "--code", venueCode,
+            "--from", Self.text(Date().addingTimeInterval(-86_400)), "--to",
+            Self.text(Date().addingTimeInterval(86_400 * 2)),
+        ])
         #expect(tracer.status == 0, "\(tracer.output)")
         #expect(try Self.authority(["publish", "--dir", authority]).status == 0)
         let www = authority + "/www"
-        let newest = try FileManager.default.contentsOfDirectory(atPath: www).filter { $0.hasSuffix(".bin") }.sorted().last
+        let newest = try FileManager.default.contentsOfDirectory(atPath: www).filter { $0.hasSuffix(".bin") }.sorted()
+            .last
         let file = www + "/" + (try #require(newest))
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
         bytes[bytes.count - 1] ^= 0x01

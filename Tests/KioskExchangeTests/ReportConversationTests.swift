@@ -1,7 +1,7 @@
 import Foundation
 import KioskCore
-import KioskOpenSSL
 import KioskExchange
+import KioskOpenSSL
 import KioskSimulation
 import Synchronization
 import Testing
@@ -16,10 +16,13 @@ import Testing
 
     var stays: [ReportableStay] {
         [
-            ReportableStay(id: "b1", venueName: "Bakery, Main Street 1", locationId: bakery, start: now - 86_400, end: now - 86_400 + 3600),
+            ReportableStay(
+                id: "b1", venueName: "Bakery, Main Street 1", locationId: bakery, start: now - 86_400,
+                end: now - 86_400 + 3600),
             // Crosses midnight UTC two days ago: two reports.
-            ReportableStay(id: "l1", venueName: "Library", locationId: library,
-                           start: (now / 86_400 - 2) * 86_400 - 3600, end: (now / 86_400 - 2) * 86_400 + 3600),
+            ReportableStay(
+                id: "l1", venueName: "Library", locationId: library,
+                start: (now / 86_400 - 2) * 86_400 - 3600, end: (now / 86_400 - 2) * 86_400 + 3600),
         ]
     }
 
@@ -34,7 +37,8 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         var conversation = self.conversation(delivery: ReportDelivery(exportDirectory: directory.path))
-        let (ending, prompts) = await conversation.run(card: card, answers: ["1 2", "done", onsetText, "export", "ok", "yes"])
+        let (ending, prompts) = await conversation.run(
+            card: card, answers: ["1 2", "done", onsetText, "export", "ok", "yes"])
 
         #expect(prompts.map(\.kind) == [.staySelection, .staySelection, .symptoms, .output, .disclosure, .consent])
         #expect(prompts.allSatisfy { $0.problem == nil })
@@ -54,7 +58,8 @@ import Testing
         #expect(ending.outcome == .delivered(.export, reportCount: 3))
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
         let batchName = try #require(names.first { $0.hasSuffix(".ckpb") })
-        let batch = try ReportBatch(bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: directory.path + "/" + batchName))))
+        let batch = try ReportBatch(
+            bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: directory.path + "/" + batchName))))
         var opened = [PresenceReport]()
         for venue in [bakery, library] {
             let keys = try CKPR.deriveKeys(locationId: venue, crypto: crypto)
@@ -74,15 +79,16 @@ import Testing
         let delivery = RecordingDelivery(exportDirectory: directory.path)
         var conversation = self.conversation(delivery: delivery)
         let answers = [
-            "", "7", "x", "done",                          // selection: empty, out of range, not a number, nothing selected
+            "", "7", "x", "done",  // selection: empty, out of range, not a number, nothing selected
             "1", "done",
             "", "onset 2099-01-01", "onset 2021-02-30", "onset", "banana",  // symptoms
             "none",
-            "", "fax", "print", "upload ABCDE-FGHJK", "export /nonexistent/stick",  // output: nothing printer, no authority
+            // output: nothing printer, no authority
+            "", "fax", "print", "upload ABCDE-FGHJK", "export /nonexistent/stick",
             "export",
-            "", "sure",                                    // disclosure
+            "", "sure",  // disclosure
             "ok",
-            "", "maybe",                                   // consent: no default
+            "", "maybe",  // consent: no default
             "no",
         ]
         let (ending, prompts) = await conversation.run(card: card, answers: answers)
@@ -134,20 +140,30 @@ import Testing
     @Test func aFailedUploadOffersOtherWaysAndAsksAgainBeforeEachSubmission() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let delivery = RecordingDelivery(exportDirectory: directory.path, canUpload: true, failures: [.upload(.unreachable), .upload(.unreachable)])
+        let delivery = RecordingDelivery(
+            exportDirectory: directory.path, canUpload: true, failures: [.upload(.unreachable), .upload(.unreachable)])
         var conversation = self.conversation(delivery: delivery)
-        let (ending, prompts) = await conversation.run(card: card, answers: [
-            "2", "done", "skip", "upload", "abc", "ABCDE-FGHJK", "ok", "yes",  // fails: unreachable
-            "retry", "ok", "yes",                                             // fails again
-            "fax", "export", "ok", "yes",                                     // another way
-        ])
+        let (ending, prompts) = await conversation.run(
+            card: card,
+            answers: [
+                "2", "done", "skip", "upload", "abc", "ABCDE-FGHJK", "ok", "yes",  // fails: unreachable
+                "retry", "ok", "yes",  // fails again
+                "fax", "export", "ok", "yes",  // another way
+            ])
         #expect(ending.outcome == .delivered(.export, reportCount: 2))
-        #expect(delivery.deliveries.map(\.output) == [.upload(verificationCode: "ABCDE-FGHJK"), .upload(verificationCode: "ABCDE-FGHJK"), .export])
+        #expect(
+            delivery.deliveries.map(\.output) == [
+                .upload(verificationCode: "ABCDE-FGHJK"), .upload(verificationCode: "ABCDE-FGHJK"), .export,
+            ])
         // The same reports each time.
-        #expect(Set(delivery.deliveries.map { $0.reports })  .count == 1)
+        #expect(Set(delivery.deliveries.map { $0.reports }).count == 1)
         let kinds = prompts.map(\.kind)
-        #expect(kinds == [.staySelection, .staySelection, .symptoms, .output, .verificationCode, .verificationCode, .disclosure, .consent,
-                          .afterFailure, .disclosure, .consent, .afterFailure, .afterFailure, .disclosure, .consent])
+        #expect(
+            kinds == [
+                .staySelection, .staySelection, .symptoms, .output, .verificationCode, .verificationCode, .disclosure,
+                .consent,
+                .afterFailure, .disclosure, .consent, .afterFailure, .afterFailure, .disclosure, .consent,
+            ])
         let failure = try #require(prompts.first { $0.kind == .afterFailure })
         #expect(failure.lines.first == UploadError.unreachable.description)
         #expect(failure.choices.map(\.answer).contains("retry"))
@@ -160,13 +176,17 @@ import Testing
         let loads = Mutex(0)
         let staff = try CardSecret(kind: .staff, entropy: [UInt8](repeating: 9, count: 16))
         let listed = stays
-        var conversation = ReportConversation(now: now, delivery: RecordingDelivery(exportDirectory: nil), crypto: crypto) { _ throws(StayLoadError) in
+        var conversation = ReportConversation(
+            now: now, delivery: RecordingDelivery(exportDirectory: nil), crypto: crypto
+        ) { _ throws(StayLoadError) in
             loads.withLock { $0 += 1 }
             return listed
         }
         var typo = Array(card.printedText)
         typo[5] = typo[5] == "A" ? "B" : "A"
-        let (ending, prompts) = await conversation.run(answers: ["", "hello", String(typo), staff.printedText, card.printedText.lowercased(), "q"])
+        let (ending, prompts) = await conversation.run(answers: [
+            "", "hello", String(typo), staff.printedText, card.printedText.lowercased(), "q",
+        ])
         #expect(ending.outcome == .aborted)
         #expect(prompts.map(\.kind) == [.cardCode, .cardCode, .cardCode, .cardCode, .cardCode, .staySelection])
         #expect(prompts[2].problem?.contains("not a kiosk card code") == true)
@@ -183,14 +203,17 @@ import Testing
         #expect(ending.outcome == .nothingToReport)
         #expect(prompts.isEmpty)
 
-        let short = ReportableStay(id: "s", venueName: "Kiosk", locationId: bakery, start: now - 3600, end: now - 3600 + 5 * 60)
+        let short = ReportableStay(
+            id: "s", venueName: "Kiosk", locationId: bakery, start: now - 3600, end: now - 3600 + 5 * 60)
         var tooShort = conversation(delivery: RecordingDelivery(exportDirectory: "/tmp"), stays: [short])
         let (shortEnding, _) = await tooShort.run(card: card, answers: ["1", "done", "none", "export"])
         #expect(shortEnding.outcome == .nothingToReport)
     }
 
     @Test func storeTroubleEndsWithItsMessage() async throws {
-        var conversation = ReportConversation(now: now, delivery: RecordingDelivery(exportDirectory: nil), crypto: crypto) { _ throws(StayLoadError) in
+        var conversation = ReportConversation(
+            now: now, delivery: RecordingDelivery(exportDirectory: nil), crypto: crypto
+        ) { _ throws(StayLoadError) in
             throw StayLoadError("Check-ins are paused: the store is damaged.")
         }
         let (ending, _) = await conversation.run(card: card, answers: [])
@@ -220,9 +243,12 @@ final class RecordingDelivery: ReportDelivering, Sendable {
 
     var deliveries: [Delivery] { state.withLock { $0.deliveries } }
 
-    func deliver(_ batch: ReportBatch, preview: Preview, exportDirectory: String?) async throws(DeliveryError) -> String {
+    func deliver(_ batch: ReportBatch, preview: Preview, exportDirectory: String?) async throws(DeliveryError) -> String
+    {
         let failure: DeliveryError? = state.withLock { state in
-            state.deliveries.append(Delivery(output: preview.output, reports: preview.sealingPlan.map(\.report), records: batch.records.count))
+            state.deliveries.append(
+                Delivery(
+                    output: preview.output, reports: preview.sealingPlan.map(\.report), records: batch.records.count))
             return state.failures.isEmpty ? nil : state.failures.removeFirst()
         }
         if let failure { throw failure }

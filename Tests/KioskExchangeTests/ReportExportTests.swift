@@ -1,7 +1,7 @@
 import Foundation
 import KioskCore
-import KioskOpenSSL
 import KioskExchange
+import KioskOpenSSL
 import KioskSimulation
 import Testing
 
@@ -14,10 +14,14 @@ import Testing
     let library = [UInt8](repeating: 0x1B, count: 32)
 
     func consentedPreview(output: ReportOutput) throws -> Preview {
-        try ConsentWalkthrough.consentedPreview(stays: [
-            ReportableStay(id: "1", venueName: "Bakery", locationId: bakery, start: now - 86_400, end: now - 86_400 + 3600),
-            ReportableStay(id: "2", venueName: "Library", locationId: library, start: (now / 86_400 - 2) * 86_400 - 3600, end: (now / 86_400 - 2) * 86_400 + 3600),
-        ], now: now, symptoms: .symptomOnset(day: now / 86_400 - 2), output: output)
+        try ConsentWalkthrough.consentedPreview(
+            stays: [
+                ReportableStay(
+                    id: "1", venueName: "Bakery", locationId: bakery, start: now - 86_400, end: now - 86_400 + 3600),
+                ReportableStay(
+                    id: "2", venueName: "Library", locationId: library, start: (now / 86_400 - 2) * 86_400 - 3600,
+                    end: (now / 86_400 - 2) * 86_400 + 3600),
+            ], now: now, symptoms: .symptomOnset(day: now / 86_400 - 2), output: output)
     }
 
     @Test func exportedBatchOpensWithOnlyTheLocationId() throws {
@@ -25,7 +29,8 @@ import Testing
         defer { directory.remove() }
         let preview = try consentedPreview(output: .export)
         let batch = try ReportSealer.batch(for: preview, crypto: crypto)
-        let written = try ReportExporter(directory: directory.path).export(batch: batch, preview: preview, stamp: "20210306-030640")
+        let written = try ReportExporter(directory: directory.path).export(
+            batch: batch, preview: preview, stamp: "20210306-030640")
 
         // Another kiosk reads the file from the stick.
         let fileBytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: directory.path + "/" + written.batchFile)))
@@ -39,7 +44,9 @@ import Testing
             let keys = try CKPR.deriveKeys(locationId: venue, crypto: crypto)
             for record in read.records {
                 for day in (now / 86_400 - 3)...(now / 86_400) {
-                    if let report = try? CKPR.open(record, day: UInt32(day), keys: keys) { opened[venue, default: []].append(report) }
+                    if let report = try? CKPR.open(record, day: UInt32(day), keys: keys) {
+                        opened[venue, default: []].append(report)
+                    }
                 }
             }
         }
@@ -85,7 +92,9 @@ import Testing
         defer { directory.remove() }
         #expect(directory.mountTmpfs(kilobytes: 64, readOnly: true))
         defer { directory.unmount() }
-        #expect(throws: ExportError.readOnly) { try AtomicFile.write([1, 2, 3], named: "batch.ckpb", in: directory.path) }
+        #expect(throws: ExportError.readOnly) {
+            try AtomicFile.write([1, 2, 3], named: "batch.ckpb", in: directory.path)
+        }
     }
 
     @Test func rewritingReplacesTheWholeFile() throws {

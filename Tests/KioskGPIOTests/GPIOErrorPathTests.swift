@@ -1,9 +1,10 @@
 import Glibc
 import KioskCore
-@testable import KioskGPIO
 import Logging
 import SystemPackage
 import Testing
+
+@testable import KioskGPIO
 
 /// The error paths of the libgpiod owners against the real libgpiod on a machine without any GPIO chip (the build and
 /// CI machines). The working paths run against gpio-sim in the QEMU test (Tests/scripts/40-gpio-qemu.sh).
@@ -82,7 +83,9 @@ enum FileManagerLite {
         defer { closedir(directory) }
         var chips: [String] = []
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
             if name.hasPrefix("gpiochip") { chips.append(name) }
         }
         return chips

@@ -1,9 +1,10 @@
 import KioskCore
-@testable import KioskGPIO
 import Logging
 import Synchronization
 import SystemPackage
 import Testing
+
+@testable import KioskGPIO
 
 /// The indicator's playing logic with recording line drivers (the real lines are exercised under QEMU by
 /// Tests/scripts/40-gpio-qemu.sh): the order of output states, playing beside the caller, replacing, clearing, and a
@@ -49,10 +50,11 @@ import Testing
             FeedbackStep(on: [.green, .buzzer], milliseconds: 5),
             FeedbackStep(on: [.green], milliseconds: 5),
         ]),
-        .warningPending: FeedbackSequence(steps: [
-            FeedbackStep(on: [.amber, .buzzer], milliseconds: 400),
-            FeedbackStep(on: [.amber], milliseconds: 400),
-        ], hold: [.amber]),
+        .warningPending: FeedbackSequence(
+            steps: [
+                FeedbackStep(on: [.amber, .buzzer], milliseconds: 400),
+                FeedbackStep(on: [.amber], milliseconds: 400),
+            ], hold: [.amber]),
     ])
 
     @Test func playsTheStepsInOrderAndEndsDark() async {
@@ -132,9 +134,11 @@ import Testing
     @Test func aBrokenLineDoesNotStopTheOthers() async {
         let board = Board()
         board.broken.withLock { $0 = [.buzzer] }
-        let indicator = Self.indicator(board, table: try! FeedbackTable.default.overriding(with: [
-            .refused: FeedbackSequence(steps: [FeedbackStep(on: [.red, .buzzer], milliseconds: 1)], hold: [.red]),
-        ]))
+        let indicator = Self.indicator(
+            board,
+            table: try! FeedbackTable.default.overriding(with: [
+                .refused: FeedbackSequence(steps: [FeedbackStep(on: [.red, .buzzer], milliseconds: 1)], hold: [.red])
+            ]))
         await indicator.show(.refused)
         await indicator.waitUntilPlayed()
         #expect(board.lit.withLock { $0 } == [.red])

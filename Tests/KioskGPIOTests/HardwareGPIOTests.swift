@@ -22,8 +22,9 @@ struct HardwareGPIOTests {
 
     @Test func playsEveryPattern() async throws {
         let configuration = try HardwareTests.configuration()
-        let indicator = try GPIOIndicator(pins: configuration.outputs, table: try configuration.feedbackTable(),
-                                          logger: Logger(label: "kiosk-hardware-test"))
+        let indicator = try GPIOIndicator(
+            pins: configuration.outputs, table: try configuration.feedbackTable(),
+            logger: Logger(label: "kiosk-hardware-test"))
         for pattern in IndicatorPattern.allCases {
             await indicator.show(pattern)
             await indicator.waitUntilPlayed()

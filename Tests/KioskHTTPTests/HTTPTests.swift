@@ -12,7 +12,8 @@ import Testing
 @Suite struct HTTPTests {
     @Test func aGetReturnsStatusBodyAndHeadersAndSendsTheRequestHeaders() async throws {
         let server = try LoopbackServer { _ in
-            .answer(status: "200 OK", headers: ["ETag: \"v7\"", "Content-Type: application/json"], body: Array("{}".utf8))
+            .answer(
+                status: "200 OK", headers: ["ETag: \"v7\"", "Content-Type: application/json"], body: Array("{}".utf8))
         }
         defer { server.stop() }
         let response = try await HTTP.send(
@@ -32,10 +33,13 @@ import Testing
         defer { server.stop() }
         let body = (0..<5000).map { UInt8($0 % 251) }
         let response = try await HTTP.send(
-            HTTPRequest(.post, url: server.url("/v1/reports"),
-                        headers: [(name: "Content-Type", value: "application/x-ckpb"),
-                                  (name: "X-Verification-Code", value: "ABCDEFGHJK")],
-                        body: body),
+            HTTPRequest(
+                .post, url: server.url("/v1/reports"),
+                headers: [
+                    (name: "Content-Type", value: "application/x-ckpb"),
+                    (name: "X-Verification-Code", value: "ABCDEFGHJK"),
+                ],
+                body: body),
             limit: 1024, timeout: .seconds(10))
         #expect(response.status == 201)
         let request = try #require(server.requests.first)
@@ -57,7 +61,8 @@ import Testing
     @Test(arguments: [true, false])
     func aBodyLongerThanTheLimitIsRefusedWhetherAnnouncedOrNot(announced: Bool) async throws {
         let server = try LoopbackServer { _ in
-            .answer(status: "200 OK", headers: [], body: [UInt8](repeating: 7, count: 200_000), announceLength: announced)
+            .answer(
+                status: "200 OK", headers: [], body: [UInt8](repeating: 7, count: 200_000), announceLength: announced)
         }
         defer { server.stop() }
         await #expect(throws: HTTPFailure.oversized) {
@@ -169,7 +174,10 @@ private final class LoopbackServer: @unchecked Sendable {
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) }
         }
-        guard bound == 0, listen(listener, 8) == 0 else { close(listener); throw POSIXError(.EADDRINUSE) }
+        guard bound == 0, listen(listener, 8) == 0 else {
+            close(listener)
+            throw POSIXError(.EADDRINUSE)
+        }
         _ = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
         }
@@ -226,7 +234,8 @@ private final class LoopbackServer: @unchecked Sendable {
         }
         let end = headEnd()! + 4
         let head = String(decoding: bytes[0..<end], as: UTF8.self)
-        let length = head.split(separator: "\r\n")
+        let length =
+            head.split(separator: "\r\n")
             .first { $0.lowercased().hasPrefix("content-length:") }
             .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
         while bytes.count < end + length {
@@ -240,7 +249,9 @@ private final class LoopbackServer: @unchecked Sendable {
     private static func send(_ connection: Int32, _ bytes: [UInt8]) {
         var sent = 0
         while sent < bytes.count {
-            let count = bytes[sent...].withUnsafeBytes { Glibc.send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let count = bytes[sent...].withUnsafeBytes {
+                Glibc.send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             guard count > 0 else { return }
             sent += count
         }

@@ -20,7 +20,12 @@ final class EmulatedTagLink: TagLink {
         guard present else { throw NFCError(code: .radioTransmission) }
         var tear = false
         if tag.isWrite(command), let remaining = writesBeforeTear {
-            if remaining == 0 { tear = true; writesBeforeTear = nil } else { writesBeforeTear = remaining - 1 }
+            if remaining == 0 {
+                tear = true
+                writesBeforeTear = nil
+            } else {
+                writesBeforeTear = remaining - 1
+            }
         }
         let answer = tag.handle(command, tearWrite: tear)
         if tear { present = false }

@@ -8,7 +8,7 @@ import Testing
 @Suite struct KioskCardAccessTests {
     let access = KioskCardAccess(cardKey: [UInt8](repeating: 0x42, count: 32), crypto: OpenSSLCrypto())
     let uid: [UInt8] = [0x04, 0x10, 0x20, 0x30, 0x40, 0x50, 0x60]
-    let content = CardContent(kind: .visitor, secret: (1 ... 32).map { UInt8($0) })
+    let content = CardContent(kind: .visitor, secret: (1...32).map { UInt8($0) })
 
     @Test(arguments: TagModel.allCases)
     func enrolsAndReadsBack(_ model: TagModel) throws {
@@ -27,7 +27,9 @@ import Testing
         let other = KioskCardAccess(cardKey: [UInt8](repeating: 0x43, count: 32), crypto: OpenSSLCrypto())
         #expect(try other.read(link.target, over: link) == .notAKioskCard(.otherPassword))
         link.replace()
-        #expect(throws: CardEnrolmentError.protectedByAnotherPassword) { try other.enrol(content, on: link.target, over: link) }
+        #expect(throws: CardEnrolmentError.protectedByAnotherPassword) {
+            try other.enrol(content, on: link.target, over: link)
+        }
     }
 
     @Test func reEnrolsWithNewSecret() throws {
@@ -45,8 +47,9 @@ import Testing
         tag.setPage(4, to: [0x03, 0x0C, 0xD1, 0x01])  // an NDEF message
         let link = EmulatedTagLink(tag)
         #expect(try access.read(link.target, over: link) == .notAKioskCard(.otherContent))
-        #expect(try access.read(NFCTarget(atqa: [0, 4], sak: 0x20, uid: [1, 2, 3, 4], ats: [0x78]), over: link)
-            == .notAKioskCard(.unsupportedCardType))
+        #expect(
+            try access.read(NFCTarget(atqa: [0, 4], sak: 0x20, uid: [1, 2, 3, 4], ats: [0x78]), over: link)
+                == .notAKioskCard(.unsupportedCardType))
     }
 
     /// A card pulled away at every possible write, fresh and re-enrolled: it never reads as a valid card with

@@ -11,7 +11,7 @@ import Testing
 @Suite(.serialized) struct LibNFCIntegrationTests {
     let uid: [UInt8] = [0x04, 0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0xF6]
     let access = KioskCardAccess(cardKey: [UInt8](repeating: 0x5C, count: 32), crypto: OpenSSLCrypto())
-    let content = CardContent(kind: .visitor, secret: (0 ..< 24).map { UInt8(truncatingIfNeeded: $0 * 13) })
+    let content = CardContent(kind: .visitor, secret: (0..<24).map { UInt8(truncatingIfNeeded: $0 * 13) })
 
     /// A running emulator with `card`, and libnfc's connection string for it.
     func emulator(_ card: EmulatedCard?) throws -> PN532PseudoTerminal {
@@ -28,7 +28,8 @@ import Testing
         #expect(try device.firmwareVersion().contains("PN532 v1.6"))
         #expect(try device.poll(count: 1, period: 1) == nil)
         let log = terminal.emulator.withChip { $0.commandLog }
-        #expect(log.contains(0x14) && log.contains(0x02) && log.contains(0x60))  // SAMConfiguration, firmware, InAutoPoll
+        // SAMConfiguration, firmware, InAutoPoll
+        #expect(log.contains(0x14) && log.contains(0x02) && log.contains(0x60))
     }
 
     @Test func portIsLockedExclusively() throws {
@@ -36,7 +37,9 @@ import Testing
         let device = try NFCDevice(connection: connection(terminal))
         #expect(throws: NFCError(code: .portBusy)) { try NFCDevice(connection: connection(terminal)) }
         #expect(throws: NFCError(code: .invalidConnectionString)) { try NFCDevice(connection: "pn532_uart") }
-        #expect(throws: NFCError(code: .portUnavailable(ENOENT))) { try NFCDevice(connection: "pn532_uart:/dev/no-such-reader") }
+        #expect(throws: NFCError(code: .portUnavailable(ENOENT))) {
+            try NFCDevice(connection: "pn532_uart:/dev/no-such-reader")
+        }
         _ = device
     }
 
@@ -68,7 +71,10 @@ import Testing
         try access.enrol(content, on: again, over: device)
         let third = try #require(try device.reselect())
         #expect(try access.read(third, over: device) == .kioskCard(content))
-        guard case .tag(let tag) = terminal.emulator.card else { Issue.record("card gone"); return }
+        guard case .tag(let tag) = terminal.emulator.card else {
+            Issue.record("card gone")
+            return
+        }
         #expect(tag.auth0 == 4)
     }
 
@@ -145,7 +151,10 @@ import Testing
         let finished = Mutex(false)
         let aborter = Thread {
             while !terminal.emulator.withChip({ $0.isWaitingForCard }) { usleep(1000) }
-            while !done.withLock({ $0 }) { handle.abort(); usleep(5000) }
+            while !done.withLock({ $0 }) {
+                handle.abort()
+                usleep(5000)
+            }
             finished.withLock { $0 = true }
         }
         aborter.start()
@@ -163,8 +172,9 @@ import Testing
 
     /// A reader over the emulator's serial line, polling; the caller stops it.
     func startedReader(_ terminal: PN532PseudoTerminal) -> NFCReader<OpenSSLCrypto> {
-        let reader = NFCReader(connection: connection(terminal), access: access, logger: Logger(label: "test"),
-                               removalCheckInterval: .milliseconds(10))
+        let reader = NFCReader(
+            connection: connection(terminal), access: access, logger: Logger(label: "test"),
+            removalCheckInterval: .milliseconds(10))
         reader.start()
         return reader
     }
@@ -231,7 +241,8 @@ import Testing
     }
 
     @Test func readerReportsMissingPort() async throws {
-        let reader = NFCReader(connection: "pn532_uart:/dev/no-such-reader", access: access, logger: Logger(label: "test"))
+        let reader = NFCReader(
+            connection: "pn532_uart:/dev/no-such-reader", access: access, logger: Logger(label: "test"))
         reader.start()
         var events = reader.events.makeAsyncIterator()
         #expect(await events.next() == .readerUnavailable(NFCError(code: .portUnavailable(ENOENT))))

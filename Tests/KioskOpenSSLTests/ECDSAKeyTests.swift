@@ -47,6 +47,8 @@ import Testing
     @Test func refusesGarbageKeys() {
         #expect(throws: OpenSSLError.self) { try ECDSAPublicKey(pem: "not a key") }
         #expect(throws: OpenSSLError.self) { try ECDSAPublicKey(der: [1, 2, 3]) }
-        #expect(throws: OpenSSLError.self) { try ECDSAPrivateKey(pem: "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n") }
+        #expect(throws: OpenSSLError.self) {
+            try ECDSAPrivateKey(pem: "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n")
+        }
     }
 }

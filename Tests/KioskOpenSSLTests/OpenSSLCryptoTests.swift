@@ -9,10 +9,12 @@ import Testing
     private func bytes(_ hex: String) -> [UInt8] { Hex.decode(hex)! }
 
     @Test func sha256OfABC() throws {
-        #expect(Hex.encode(try crypto.sha256(Array("abc".utf8)))
-            == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
-        #expect(Hex.encode(try crypto.sha256([]))
-            == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(
+            Hex.encode(try crypto.sha256(Array("abc".utf8)))
+                == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(
+            Hex.encode(try crypto.sha256([]))
+                == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
     }
 
     /// RFC 4231 test case 2.
@@ -31,15 +33,21 @@ import Testing
         let okm1 = try crypto.hkdfSHA256(
             inputKeyMaterial: bytes("0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b"),
             salt: bytes("000102030405060708090a0b0c"), info: bytes("f0f1f2f3f4f5f6f7f8f9"), length: 42)
-        #expect(Hex.encode(okm1) == "3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf34007208d5b887185865")
+        #expect(
+            Hex.encode(okm1) == "3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf34007208d5b887185865")
         let okm3 = try crypto.hkdfSHA256(
             inputKeyMaterial: bytes("0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b"), salt: [], info: [], length: 42)
-        #expect(Hex.encode(okm3) == "8da4e775a563c18f715f802a063c5a31b8a11f5c5ee1879ec3454e5f3c738d2d9d201395faa4b61a96c8")
+        #expect(
+            Hex.encode(okm3) == "8da4e775a563c18f715f802a063c5a31b8a11f5c5ee1879ec3454e5f3c738d2d9d201395faa4b61a96c8")
     }
 
     @Test func hkdfRejectsImpossibleLength() {
-        #expect(throws: CryptoError.self) { try crypto.hkdfSHA256(inputKeyMaterial: [1], salt: [], info: [], length: 0) }
-        #expect(throws: CryptoError.self) { try crypto.hkdfSHA256(inputKeyMaterial: [1], salt: [], info: [], length: 255 * 32 + 1) }
+        #expect(throws: CryptoError.self) {
+            try crypto.hkdfSHA256(inputKeyMaterial: [1], salt: [], info: [], length: 0)
+        }
+        #expect(throws: CryptoError.self) {
+            try crypto.hkdfSHA256(inputKeyMaterial: [1], salt: [], info: [], length: 255 * 32 + 1)
+        }
     }
 
     /// NIST SP 800-38A F.5.1 (CTR-AES128.Encrypt), first two blocks.
@@ -57,7 +65,8 @@ import Testing
         let key = [UInt8](repeating: 7, count: 16)
         let ivAtEdge = [UInt8](repeating: 0xff, count: 16)
         let twoBlocks = try crypto.aesCTR(key: key, iv: ivAtEdge, data: [UInt8](repeating: 0, count: 32))
-        let secondFromZero = try crypto.aesCTR(key: key, iv: [UInt8](repeating: 0, count: 16), data: [UInt8](repeating: 0, count: 16))
+        let secondFromZero = try crypto.aesCTR(
+            key: key, iv: [UInt8](repeating: 0, count: 16), data: [UInt8](repeating: 0, count: 16))
         #expect(Array(twoBlocks[16...]) == secondFromZero)
     }
 
@@ -73,14 +82,18 @@ import Testing
         var broken = sealed
         broken[31] ^= 0x01
         #expect(throws: CryptoError.self) { try crypto.aes256CBCDecrypt(key: key, iv: iv, ciphertext: broken) }
-        #expect(throws: CryptoError.decryptionFailed) { try crypto.aes256CBCDecrypt(key: key, iv: iv, ciphertext: [1, 2, 3]) }
+        #expect(throws: CryptoError.decryptionFailed) {
+            try crypto.aes256CBCDecrypt(key: key, iv: iv, ciphertext: [1, 2, 3])
+        }
     }
 
     @Test func gcmRoundTripAndTamperDetection() throws {
         let key = try crypto.randomBytes(count: 32)
         let nonce = try crypto.randomBytes(count: 12)
-        let sealed = try crypto.aes256GCMSeal(key: key, nonce: nonce, plaintext: Array("stay".utf8), additionalData: [9])
-        #expect(try crypto.aes256GCMOpen(key: key, nonce: nonce, sealed: sealed, additionalData: [9]) == Array("stay".utf8))
+        let sealed = try crypto.aes256GCMSeal(
+            key: key, nonce: nonce, plaintext: Array("stay".utf8), additionalData: [9])
+        #expect(
+            try crypto.aes256GCMOpen(key: key, nonce: nonce, sealed: sealed, additionalData: [9]) == Array("stay".utf8))
         var tampered = sealed
         tampered[0] ^= 0x80
         #expect(throws: CryptoError.authenticationFailed) {
@@ -93,8 +106,9 @@ import Testing
 
     /// NIST GCM test case 14 (AES-256, zero key, zero IV, one zero block).
     @Test func gcmKnownAnswer() throws {
-        let sealed = try crypto.aes256GCMSeal(key: [UInt8](repeating: 0, count: 32), nonce: [UInt8](repeating: 0, count: 12),
-                                              plaintext: [UInt8](repeating: 0, count: 16), additionalData: [])
+        let sealed = try crypto.aes256GCMSeal(
+            key: [UInt8](repeating: 0, count: 32), nonce: [UInt8](repeating: 0, count: 12),
+            plaintext: [UInt8](repeating: 0, count: 16), additionalData: [])
         #expect(Hex.encode(sealed) == "cea7403d4d606b6e074ec5d3baf39d18d0d1c8a799996bf0265b98b5d48ab919")
     }
 
@@ -120,8 +134,14 @@ import Testing
     }
 
     @Test func wrongKeyAndIVLengthsAreRejected() {
-        #expect(throws: CryptoError.self) { try crypto.aesCTR(key: [1], iv: [UInt8](repeating: 0, count: 16), data: [1]) }
-        #expect(throws: CryptoError.self) { try crypto.aesCTR(key: [UInt8](repeating: 0, count: 16), iv: [1], data: [1]) }
-        #expect(throws: CryptoError.self) { try crypto.aes256CBCEncrypt(key: [1], iv: [UInt8](repeating: 0, count: 16), plaintext: [1]) }
+        #expect(throws: CryptoError.self) {
+            try crypto.aesCTR(key: [1], iv: [UInt8](repeating: 0, count: 16), data: [1])
+        }
+        #expect(throws: CryptoError.self) {
+            try crypto.aesCTR(key: [UInt8](repeating: 0, count: 16), iv: [1], data: [1])
+        }
+        #expect(throws: CryptoError.self) {
+            try crypto.aes256CBCEncrypt(key: [1], iv: [UInt8](repeating: 0, count: 16), plaintext: [1])
+        }
     }
 }

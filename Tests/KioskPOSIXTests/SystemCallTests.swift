@@ -50,7 +50,10 @@ import Testing
         var calls = 0
         var byte: UInt8 = 0
         // Reading from the write end of a pipe fails with EBADF (an `Int`, ssize_t, result).
-        let count = SystemCall.retrying { calls += 1; return read(pipe.write, &byte, 1) }
+        let count = SystemCall.retrying {
+            calls += 1
+            return read(pipe.write, &byte, 1)
+        }
         let readErrno = errno
         #expect(count == -1)
         #expect(readErrno == EBADF)
@@ -58,7 +61,10 @@ import Testing
 
         // A pipe cannot be synced: EINVAL (an `Int32`, int, result).
         calls = 0
-        let synced = SystemCall.retrying { calls += 1; return fsync(pipe.read) }
+        let synced = SystemCall.retrying {
+            calls += 1
+            return fsync(pipe.read)
+        }
         let syncErrno = errno
         #expect(synced == -1)
         #expect(syncErrno == EINVAL)
@@ -93,7 +99,10 @@ import Testing
         var calls = 0
         var buffer = [UInt8](repeating: 0, count: 8)
         let count = buffer.withUnsafeMutableBytes { bytes in
-            SystemCall.retrying { calls += 1; return read(pipe.read, bytes.baseAddress, bytes.count) }
+            SystemCall.retrying {
+                calls += 1
+                return read(pipe.read, bytes.baseAddress, bytes.count)
+            }
         }
         #expect(count == 3)
         #expect(Array(buffer.prefix(3)) == message)

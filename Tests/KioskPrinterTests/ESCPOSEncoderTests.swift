@@ -1,7 +1,7 @@
 import KioskCore
+import KioskPrinter
 import KioskSimulation
 import Testing
-import KioskPrinter
 
 @Suite struct ESCPOSEncoderTests {
     @Test func textWithAlignmentAndEmphasisIsTheEpsonCommandSequence() {
@@ -11,15 +11,16 @@ import KioskPrinter
         encoder.text("ok")
         encoder.feed(lines: 2)
         encoder.cut()
-        #expect(encoder.bytes == [
-            0x1B, 0x40,  // ESC @
-            0x1B, 0x61, 0x01, 0x1B, 0x45, 0x01,  // ESC a 1, ESC E 1
-            0x4B, 0x69, 0x6F, 0x73, 0x6B, 0x0A,  // "Kiosk" LF
-            0x1B, 0x45, 0x00, 0x1B, 0x61, 0x00,  // ESC E 0, ESC a 0
-            0x1B, 0x61, 0x00, 0x6F, 0x6B, 0x0A,  // ESC a 0 "ok" LF
-            0x1B, 0x64, 0x02,  // ESC d 2
-            0x1D, 0x56, 0x42, 0x03,  // GS V 66 3
-        ])
+        #expect(
+            encoder.bytes == [
+                0x1B, 0x40,  // ESC @
+                0x1B, 0x61, 0x01, 0x1B, 0x45, 0x01,  // ESC a 1, ESC E 1
+                0x4B, 0x69, 0x6F, 0x73, 0x6B, 0x0A,  // "Kiosk" LF
+                0x1B, 0x45, 0x00, 0x1B, 0x61, 0x00,  // ESC E 0, ESC a 0
+                0x1B, 0x61, 0x00, 0x6F, 0x6B, 0x0A,  // ESC a 0 "ok" LF
+                0x1B, 0x64, 0x02,  // ESC d 2
+                0x1D, 0x56, 0x42, 0x03,  // GS V 66 3
+            ])
     }
 
     @Test func nonASCIIAndControlCharactersNeverReachThePrinter() {
@@ -35,8 +36,9 @@ import KioskPrinter
         encoder.text(words + "\n" + String(repeating: "x", count: paper.columns + 5))
         let rendering = try ESCPOSInterpreter.render(encoder.bytes, paper: paper)
         #expect(rendering.lines.allSatisfy { $0.text.count <= paper.columns })
-        #expect(rendering.lines.map(\.text).joined(separator: " ") == words + " "
-            + String(repeating: "x", count: paper.columns) + " xxxxx")
+        #expect(
+            rendering.lines.map(\.text).joined(separator: " ") == words + " "
+                + String(repeating: "x", count: paper.columns) + " xxxxx")
     }
 
     @Test func rasterImageIsGSv0WithPackedRows() throws {
@@ -46,12 +48,13 @@ import KioskPrinter
         bitmap[1, 1] = true
         var encoder = ESCPOSEncoder(paper: .mm58)
         try encoder.image(bitmap, alignment: .left)
-        #expect(encoder.bytes == [
-            0x1B, 0x61, 0x00,
-            0x1D, 0x76, 0x30, 0x00, 0x02, 0x00, 0x02, 0x00,  // GS v 0 m=0, 2 bytes wide, 2 rows
-            0x80, 0x40,  // row 0: dot 0, dot 9
-            0x40, 0x00,  // row 1: dot 1
-        ])
+        #expect(
+            encoder.bytes == [
+                0x1B, 0x61, 0x00,
+                0x1D, 0x76, 0x30, 0x00, 0x02, 0x00, 0x02, 0x00,  // GS v 0 m=0, 2 bytes wide, 2 rows
+                0x80, 0x40,  // row 0: dot 0, dot 9
+                0x40, 0x00,  // row 1: dot 1
+            ])
     }
 
     @Test func tallImagesGoOutInBands() throws {
@@ -89,9 +92,11 @@ import KioskPrinter
 @Suite struct QRMatrixRasterTests {
     static let finderOnly: QRMatrix = {
         var modules = [Bool](repeating: false, count: 21 * 21)
-        for y in 0..<7 { for x in 0..<7 where x == 0 || y == 0 || x == 6 || y == 6 || (2...4 ~= x && 2...4 ~= y) {
-            modules[y * 21 + x] = true
-        } }
+        for y in 0..<7 {
+            for x in 0..<7 where x == 0 || y == 0 || x == 6 || y == 6 || (2...4 ~= x && 2...4 ~= y) {
+                modules[y * 21 + x] = true
+            }
+        }
         return QRMatrix(size: 21, modules: modules)
     }()
 
@@ -132,8 +137,10 @@ import KioskPrinter
     }
 
     @Test func answerBytesRoundTrip() {
-        for status in [PrinterStatus(), PrinterStatus(paperOut: true), PrinterStatus(coverOpen: true, paperLow: true),
-                       PrinterStatus(failed: true)] {
+        for status in [
+            PrinterStatus(), PrinterStatus(paperOut: true), PrinterStatus(coverOpen: true, paperLow: true),
+            PrinterStatus(failed: true),
+        ] {
             let bytes = status.answerBytes
             #expect(PrinterStatus(offlineCause: bytes[0], paperSensor: bytes[1]) == status)
         }
@@ -163,10 +170,11 @@ import KioskPrinter
         encoder.text("c d")
         encoder.cut()
         let rendering = try ESCPOSInterpreter.render(encoder.bytes, paper: .mm58)
-        #expect(rendering.lines == [
-            .init(text: "AB", alignment: .right, emphasized: true),
-            .init(text: "c d", alignment: .left, emphasized: false),
-        ])
+        #expect(
+            rendering.lines == [
+                .init(text: "AB", alignment: .right, emphasized: true),
+                .init(text: "c d", alignment: .left, emphasized: false),
+            ])
         #expect(rendering.cuts == 1)
         #expect(rendering.initializations == 1)
         // "AB" right-aligned and emphasised: black blocks in the last two cells of the first line.

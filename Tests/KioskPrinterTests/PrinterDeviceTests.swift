@@ -117,8 +117,10 @@ import Testing
     }
 
     @Test func coverOpenAndFaultAreTheirOwnErrors() async throws {
-        for (status, expected) in [(PrinterStatus(coverOpen: true), PrinterError.coverOpen(path: "")),
-                                   (PrinterStatus(failed: true), PrinterError.printerFault(path: ""))] {
+        for (status, expected) in [
+            (PrinterStatus(coverOpen: true), PrinterError.coverOpen(path: "")),
+            (PrinterStatus(failed: true), PrinterError.printerFault(path: "")),
+        ] {
             let printer = try FakeSerialPrinter(.answer(status))
             defer { printer.stop() }
             let error = #expect(throws: PrinterError.self) {

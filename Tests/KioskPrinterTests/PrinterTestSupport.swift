@@ -1,8 +1,8 @@
 import Foundation
 import Glibc
 import KioskCore
-import Synchronization
 import KioskPrinter
+import Synchronization
 
 /// A fresh temporary directory for one test, removed by `remove()`.
 struct TemporaryDirectory {

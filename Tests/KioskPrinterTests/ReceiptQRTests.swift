@@ -7,7 +7,8 @@ import Testing
 /// Receipts with QR codes made by libqrencode, encoded as ESC/POS, rendered back by the test interpreter and read
 /// with the real libzbar: what a visitor's phone or a health authority's scanner would see on paper.
 @Suite struct ReceiptQRTests {
-    static let reportURL = "https://e.coronawarn.app?v=1#CAESEwgBEgdGcmlzZXVyGgZCZXJsaW4adggBEmCDAszMTXne1DAA5_YxmhRdd_"
+    static let reportURL =
+        "https://e.coronawarn.app?v=1#CAESEwgBEgdGcmlzZXVyGgZCZXJsaW4adggBEmCDAszMTXne1DAA5_YxmhRdd_"
         + "NZN2VKl9L32Jl9-ZybE4b2eNIrhFOKYU4XAOHq3RPLDxdHTW6ANiO24rCOO4rj06HzcVZy3pel58-L1KSPG-_PneL2BoyZQRz3qlu2ho"
         + "AaEATXwzyyIshzBHREtsdmc6kiBggBEAUYeA"
 
@@ -34,7 +35,8 @@ import Testing
         #expect(rendering.rasterBands >= 1)
         #expect(rendering.cuts == 1)
         #expect(rendering.lines.first == .init(text: "Check-in kiosk", alignment: .center, emphasized: true))
-        let decoded = ZBarDecoder.decodeQRCodes(width: rendering.width, height: rendering.height, grey: rendering.pixels)
+        let decoded = ZBarDecoder.decodeQRCodes(
+            width: rendering.width, height: rendering.height, grey: rendering.pixels)
         #expect(decoded == [payload])
         // Kept for a look at the receipt: the test's temporary directory, never the repository.
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-receipt-\(paper.rawValue).pgm")
@@ -45,16 +47,19 @@ import Testing
         let payload: [UInt8] = (0..<120).map { UInt8(($0 * 37 + 200) & 0xFF) }
         let bytes = try Self.receipt(paper: .mm58, payloads: [payload])
         let rendering = try ESCPOSInterpreter.render(bytes, paper: .mm58)
-        #expect(ZBarDecoder.decodeQRCodes(width: rendering.width, height: rendering.height, grey: rendering.pixels)
-            == [payload])
+        #expect(
+            ZBarDecoder.decodeQRCodes(width: rendering.width, height: rendering.height, grey: rendering.pixels)
+                == [payload])
     }
 
     @Test func twoCodesOnOneReceiptBothDecode() throws {
         let first = Array("kiosk-report-1:\(String(repeating: "a", count: 40))".utf8)
         let second = Array("kiosk-report-2:\(String(repeating: "b", count: 40))".utf8)
-        let rendering = try ESCPOSInterpreter.render(try Self.receipt(paper: .mm80, payloads: [first, second]),
-                                                     paper: .mm80)
-        let decoded = ZBarDecoder.decodeQRCodes(width: rendering.width, height: rendering.height, grey: rendering.pixels)
+        let rendering = try ESCPOSInterpreter.render(
+            try Self.receipt(paper: .mm80, payloads: [first, second]),
+            paper: .mm80)
+        let decoded = ZBarDecoder.decodeQRCodes(
+            width: rendering.width, height: rendering.height, grey: rendering.pixels)
         #expect(Set(decoded) == Set([first, second]))
     }
 
@@ -106,8 +111,9 @@ import Testing
         #expect(rendering.cuts == 1)
         #expect(rendering.lines.first?.text == "Kiosk printer test")
         #expect(rendering.lines.contains { $0.text.contains("\(paper.dots) dots") })
-        #expect(ZBarDecoder.decodeQRCodes(width: rendering.width, height: rendering.height, grey: rendering.pixels)
-            == [Array("KIOSK PRINTER TEST".utf8)])
+        #expect(
+            ZBarDecoder.decodeQRCodes(width: rendering.width, height: rendering.height, grey: rendering.pixels)
+                == [Array("KIOSK PRINTER TEST".utf8)])
         // The ruler reaches the last dot of the printable width.
         let rulerTop = rendering.lines.count * ESCPOSInterpreter.lineHeight
         #expect(rendering.pixels[rulerTop * rendering.width + (paper.dots - 8)] == 0)

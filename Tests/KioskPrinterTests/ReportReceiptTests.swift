@@ -14,9 +14,13 @@ import Testing
         for index in 0..<count {
             let start: Int64 = now - Int64(index + 1) * 20_000
             let locationId = [UInt8](repeating: UInt8(index + 1), count: 32)
-            stays.append(ReportableStay(id: String(index), venueName: "Bakery No \(index)", locationId: locationId, start: start, end: start + 3600))
+            stays.append(
+                ReportableStay(
+                    id: String(index), venueName: "Bakery No \(index)", locationId: locationId, start: start,
+                    end: start + 3600))
         }
-        return try ConsentWalkthrough.consentedPreview(stays: stays, now: now, symptoms: .symptomsWithoutDate, output: .print)
+        return try ConsentWalkthrough.consentedPreview(
+            stays: stays, now: now, symptoms: .symptomsWithoutDate, output: .print)
     }
 
     @Test(arguments: [(1, PaperWidth.mm58), (12, PaperWidth.mm58), (12, PaperWidth.mm80)])
@@ -25,7 +29,8 @@ import Testing
         let batch = try ReportSealer.batch(for: preview, crypto: crypto)
         let bytes = try ReportReceipt.escpos(batch: batch, preview: preview, paper: paper)
         let rendering = try ESCPOSInterpreter.render(bytes, paper: paper)
-        let decoded = ZBarDecoder.decodeQRCodes(width: rendering.width, height: rendering.height, grey: rendering.pixels)
+        let decoded = ZBarDecoder.decodeQRCodes(
+            width: rendering.width, height: rendering.height, grey: rendering.pixels)
         let parts = try decoded.map { try ReportBatch(text: String(decoding: $0, as: UTF8.self)) }
         #expect(parts.count == (batch.records.count + ReportReceipt.recordsPerCode - 1) / ReportReceipt.recordsPerCode)
         #expect(Set(parts.flatMap(\.records)) == Set(batch.records))

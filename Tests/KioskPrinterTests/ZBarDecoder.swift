@@ -4,7 +4,8 @@ import KioskCamera
 enum ZBarDecoder {
     static func decodeQRCodes(width: Int, height: Int, grey: [UInt8]) -> [[UInt8]] {
         guard let scanner = try? ZBarImageScanner(),
-              let codes = try? scanner.scan(GreyImage(width: width, height: height, pixels: grey)) else { return [] }
+            let codes = try? scanner.scan(GreyImage(width: width, height: height, pixels: grey))
+        else { return [] }
         return codes.map(\.bytes)
     }
 }

@@ -2,9 +2,9 @@ import Foundation
 import KioskCamera
 import KioskCameraTesting
 import KioskCore
-import Testing
-import KioskSimulation
 import KioskPrinter
+import KioskSimulation
+import Testing
 
 @Suite struct FrameFeedCameraTests {
     static let venue = "https://e.coronawarn.app?v=1#CAESJQgBEgpBZ2VudHVyIE1ZGhNBbSBCYWhuaG9mIDEsIEJlcmxpbg"
@@ -24,13 +24,15 @@ import KioskPrinter
     @Test func tooLongTextIsAClearError() {
         #expect(throws: QRFrameError.self) { try QRFrame.render(text: String(repeating: "x", count: 5000)) }
         #expect(throws: QRFrameError.tooLarge(modules: 177)) {
-            try QRFrame.render(QRMatrix(size: 177, modules: Array(repeating: false, count: 177 * 177)), width: 320, height: 240)
+            try QRFrame.render(
+                QRMatrix(size: 177, modules: Array(repeating: false, count: 177 * 177)), width: 320, height: 240)
         }
     }
 
     @Test func pushedFramesAreDeduplicated() throws {
         let camera = FrameFeedCamera(framesToForget: 3)
-        let code = try QRFrame.render(text: "CODE-1"), blank = TestFrames.blank()
+        let code = try QRFrame.render(text: "CODE-1")
+        let blank = TestFrames.blank()
         #expect(try camera.push(blank).isEmpty)
         #expect(try camera.push(code) == ["CODE-1"])
         for _ in 0..<30 { #expect(try camera.push(code).isEmpty) }

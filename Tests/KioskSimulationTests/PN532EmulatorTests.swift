@@ -14,7 +14,7 @@ import Testing
         var parser = PN532FrameParser()
         let data = [0xD4, 0x40, 0x01] + [UInt8](repeating: 0x5A, count: 300)
         let frame = PN532Frame.encode(data)
-        #expect(Array(frame[0 ..< 5]) == [0x00, 0x00, 0xFF, 0xFF, 0xFF])
+        #expect(Array(frame[0..<5]) == [0x00, 0x00, 0xFF, 0xFF, 0xFF])
         var frames: [PN532HostFrame] = []
         for byte in frame { frames += parser.feed([byte]) }
         #expect(frames == [.information(data)])
@@ -77,7 +77,10 @@ import Testing
         #expect(chip.tick(now: .now).isEmpty)
         chip.place(.blank(.ntag215, uid: uid))
         var parser = PN532FrameParser()
-        #expect(parser.feed(chip.tick(now: .now)) == [.information([0xD5, 0x61, 0x01, 0x10, 0x0C, 0x01, 0x00, 0x44, 0x00, 0x07] + uid)])
+        #expect(
+            parser.feed(chip.tick(now: .now)) == [
+                .information([0xD5, 0x61, 0x01, 0x10, 0x0C, 0x01, 0x00, 0x44, 0x00, 0x07] + uid)
+            ])
     }
 }
 
@@ -103,7 +106,9 @@ import Testing
         #expect(tag.handle([0xA2, 41, 4, 0, 0, 4]) == .ack)  // AUTH0 = 4
         #expect(tag.handle([0x30, 4]) == .nak(0))
         tag.select()
-        if case .data(let bytes) = tag.handle([0x30, 0]) { #expect(bytes.count == 16) } else {
+        if case .data(let bytes) = tag.handle([0x30, 0]) {
+            #expect(bytes.count == 16)
+        } else {
             Issue.record("pages below AUTH0 stay readable")
         }
         #expect(tag.handle([0xA2, 5, 9, 9, 9, 9]) == .nak(0))

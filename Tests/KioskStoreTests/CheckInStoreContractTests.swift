@@ -1,8 +1,8 @@
 import Foundation
 import KioskCore
 import KioskOpenSSL
-import KioskStore
 import KioskSimulation
+import KioskStore
 import Testing
 
 /// One contract, two stores: whatever the core relies on holds for the in-memory fake and for SQLite alike.
@@ -21,14 +21,17 @@ import Testing
     }
 
     static func row(_ id: UInt8, handle: UInt8, day: Int64, payload: UInt8 = 0) -> StoredStay {
-        StoredStay(id: [UInt8](repeating: id, count: 16), handle: [UInt8](repeating: handle, count: 32),
-                   sealed: [UInt8](repeating: payload, count: 40), expiryDay: day)
+        StoredStay(
+            id: [UInt8](repeating: id, count: 16), handle: [UInt8](repeating: handle, count: 32),
+            sealed: [UInt8](repeating: payload, count: 40), expiryDay: day)
     }
 
     @Test(arguments: Kind.allCases) func commitThenReadBack(kind: Kind) throws {
         let (store, cleanUp) = try Self.make(kind)
         defer { cleanUp() }
-        let a = Self.row(1, handle: 0xa, day: 100), b = Self.row(2, handle: 0xa, day: 101), c = Self.row(3, handle: 0xc, day: 100)
+        let a = Self.row(1, handle: 0xa, day: 100)
+        let b = Self.row(2, handle: 0xa, day: 101)
+        let c = Self.row(3, handle: 0xc, day: 100)
         try store.commit(handle: a.handle, upserts: [a, b], deletions: [])
         try store.commit(handle: c.handle, upserts: [c], deletions: [])
         #expect(Set(try store.stays(handle: a.handle).map(\.id)) == [a.id, b.id])
@@ -82,7 +85,8 @@ import Testing
     @Test(arguments: Kind.allCases) func handleSaltIsCreatedOnceAndKept(kind: Kind) throws {
         let (store, cleanUp) = try Self.make(kind)
         defer { cleanUp() }
-        let first = [UInt8](repeating: 1, count: 32), second = [UInt8](repeating: 2, count: 32)
+        let first = [UInt8](repeating: 1, count: 32)
+        let second = [UInt8](repeating: 2, count: 32)
         #expect(try store.handleSalt(orStore: first) == first)
         #expect(try store.handleSalt(orStore: second) == first)
     }
@@ -106,7 +110,8 @@ import Testing
         let clock = ManualClockSource(now: Date(timeIntervalSince1970: 1_790_000_000))
         let card = try CardSecret.generate(kind: .visitor, crypto: crypto)
         guard case .checkedIn(let id, _, _) = desk.tap(card, at: testVenue, clock: clock.read()) else {
-            Issue.record("no check-in"); return
+            Issue.record("no check-in")
+            return
         }
         clock.advance(by: 900)
         #expect(desk.tap(card, at: testVenue, clock: clock.read()) == .checkedOut(id))

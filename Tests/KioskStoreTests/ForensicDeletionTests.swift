@@ -1,8 +1,8 @@
 import Foundation
 import KioskCore
 import KioskOpenSSL
-import KioskStore
 import KioskSimulation
+import KioskStore
 import Testing
 
 /// Write stays, delete them (one stay, all of a card, expiry, wipe), then scan every file of the state directory
@@ -81,7 +81,9 @@ import Testing
         #expect(left.isEmpty, "deleted bytes remain: \(left)")
         #expect(try store.integrityCheck())
         if deletion != .wipe {
-            #expect(try desk.stays(of: bystander, clock: ClockReading(now: clock.read().now, isSynchronized: false)).count == 2)
+            #expect(
+                try desk.stays(of: bystander, clock: ClockReading(now: clock.read().now, isSynchronized: false)).count
+                    == 2)
         }
         let names = try directory.files().keys.sorted()
         #expect(names.contains(SQLiteCheckInStore.fileName))

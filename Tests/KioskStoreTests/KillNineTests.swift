@@ -1,8 +1,8 @@
 import Foundation
 import KioskCore
 import KioskOpenSSL
-import KioskStore
 import KioskSimulation
+import KioskStore
 import Testing
 
 /// A real process taps cards in a burst and prints "ACK" after each durable commit; the test SIGKILLs it at random
@@ -12,7 +12,8 @@ import Testing
     /// The helper executable, built next to the test bundle by `swift build --build-tests`.
     static func helperPath() throws -> String {
         var candidates = [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path]
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         candidates.append(root.appendingPathComponent(".build/debug").path)
         for directory in candidates {
             let path = directory + "/kiosk-store-stress"
@@ -49,7 +50,8 @@ import Testing
             // Poll the output for the first ACK, with a deadline (a loaded machine starts processes slowly).
             let deadline = Date().addingTimeInterval(60)
             while process.isRunning, Date() < deadline,
-                  !((try? String(contentsOfFile: output, encoding: .utf8))?.contains("ACK") ?? false) {
+                !((try? String(contentsOfFile: output, encoding: .utf8))?.contains("ACK") ?? false)
+            {
                 usleep(2_000)
             }
         }
@@ -71,7 +73,11 @@ import Testing
             if parts.count == 2, parts[0] == "CARD" {
                 run.cards.append(try CardSecret(printedText: String(parts[1])))
             } else if parts.count == 3, parts[0] == "ACK", parts[2].count == 32 {
-                if parts[1] == "in" { run.checkedIn.append(String(parts[2])) } else { run.checkedOut.append(String(parts[2])) }
+                if parts[1] == "in" {
+                    run.checkedIn.append(String(parts[2]))
+                } else {
+                    run.checkedOut.append(String(parts[2]))
+                }
             }
         }
         return run
@@ -90,7 +96,8 @@ import Testing
             // Most runs die during the burst; every fifth at a random moment from start-up on.
             let early = run % 5 == 0
             let delay = Double.random(in: early ? 0.0...0.4 : 0.0...0.3, using: &generator)
-            let result = try Self.runAndKill(helper: helper, directory: directory.path, delay: delay, afterFirstAck: !early)
+            let result = try Self.runAndKill(
+                helper: helper, directory: directory.path, delay: delay, afterFirstAck: !early)
             #expect(!result.exitedByItself, "run \(run): the helper stopped before the kill")
             if !result.checkedIn.isEmpty { killedMidBurst += 1 }
             acknowledged += result.checkedIn.count + result.checkedOut.count

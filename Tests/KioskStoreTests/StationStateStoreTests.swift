@@ -1,16 +1,17 @@
 import Foundation
 import KioskCore
 import KioskOpenSSL
-import KioskStore
 import KioskSimulation
+import KioskStore
 import Testing
 
 /// The station state in the kiosk's database: saved durably, read back after reopening, kept by a wipe of the stays.
 @Suite struct StationStateStoreTests {
     static let state = StationState(
-        venue: BoundVenue(format: "cwa", locationId: [UInt8](repeating: 7, count: 32), description: "Bakery",
-                          address: "Main St 1", maximumStay: 7200, eventEnd: nil, fingerprint: "0A1B-2C3D",
-                          cwaFields: nil, posterURL: nil),
+        venue: BoundVenue(
+            format: "cwa", locationId: [UInt8](repeating: 7, count: 32), description: "Bakery",
+            address: "Main St 1", maximumStay: 7200, eventEnd: nil, fingerprint: "0A1B-2C3D",
+            cwaFields: nil, posterURL: nil),
         openCheckInEnds: [Date(timeIntervalSince1970: 1_772_452_800)],
         warnings: [WarningRecord(tag: [1, 2, 3], expiryDay: 20_530, slipPrinted: true)])
 
@@ -23,8 +24,11 @@ import Testing
         let desk = CheckInDesk(store: store!, crypto: OpenSSLCrypto())
         let venue = Self.state.venue!.stayVenue
         let clock = ClockReading(now: Date(timeIntervalSince1970: 1_772_445_600), isSynchronized: true)
-        guard case .checkedIn = desk.tap(try CardSecret.generate(kind: .visitor, crypto: OpenSSLCrypto()), at: venue,
-                                         clock: clock) else {
+        guard
+            case .checkedIn = desk.tap(
+                try CardSecret.generate(kind: .visitor, crypto: OpenSSLCrypto()), at: venue,
+                clock: clock)
+        else {
             Issue.record("tap not stored")
             return
         }

@@ -1,8 +1,8 @@
 import Foundation
 import KioskCore
 import KioskOpenSSL
-import KioskStore
 import KioskSimulation
+import KioskStore
 import Testing
 
 /// Full disk, read-only file system or file, damaged file: a clear error, nothing acknowledged is lost, new
@@ -16,7 +16,10 @@ import Testing
         var stored = [CardSecret]()
         for index in 0..<limit {
             let card = try CardSecret.generate(kind: .visitor, crypto: crypto)
-            switch desk.tap(card, at: testVenue, clock: ClockReading(now: start.addingTimeInterval(Double(index)), isSynchronized: true)) {
+            switch desk.tap(
+                card, at: testVenue,
+                clock: ClockReading(now: start.addingTimeInterval(Double(index)), isSynchronized: true))
+            {
             case .checkedIn: stored.append(card)
             case .refused(let reason): return (stored, reason)
             default: Issue.record("unexpected outcome")
@@ -41,7 +44,8 @@ import Testing
         #expect(refusal?.description.contains("storage is full") == true)
         #expect(stored.count > 5)
         // Still refusing while full, even for a small row that might fit a page.
-        #expect(try fill(CheckInDesk(store: store, crypto: crypto), limit: 1).refusal == .storeUnavailable(.storageFull))
+        #expect(
+            try fill(CheckInDesk(store: store, crypto: crypto), limit: 1).refusal == .storeUnavailable(.storageFull))
         try expectAllPresent(stored, in: store)
         #expect(try store.integrityCheck())
         try store.close()
@@ -132,7 +136,9 @@ import Testing
         defer { chmod(directory.path, 0o700) }
         do {
             let readOnly = try SQLiteCheckInStore(directory: directory.path)
-            #expect(try fill(CheckInDesk(store: readOnly, crypto: crypto), limit: 1).refusal == .storeUnavailable(.readOnly))
+            #expect(
+                try fill(CheckInDesk(store: readOnly, crypto: crypto), limit: 1).refusal == .storeUnavailable(.readOnly)
+            )
         } catch let error as StoreError {
             #expect(error == .readOnly || error == .cannotOpen, "got \(error)")
         }

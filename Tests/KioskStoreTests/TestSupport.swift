@@ -1,8 +1,8 @@
 import Foundation
 import KioskCore
 import KioskOpenSSL
-import KioskStore
 import KioskSimulation
+import KioskStore
 
 /// A fresh directory under the system temporary directory, removed by `remove()`.
 struct TemporaryDirectory {
@@ -71,5 +71,6 @@ enum Mounting {
     }
 }
 
-let testVenue = StayVenue(locationId: [UInt8](repeating: 0x42, count: 32), description: "Town Hall",
-                          address: "Market Square 2", autoCheckout: AutoCheckoutRule(maximumStay: 7200))
+let testVenue = StayVenue(
+    locationId: [UInt8](repeating: 0x42, count: 32), description: "Town Hall",
+    address: "Market Square 2", autoCheckout: AutoCheckoutRule(maximumStay: 7200))

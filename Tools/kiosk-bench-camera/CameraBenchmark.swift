@@ -27,10 +27,14 @@ struct CameraBenchmark {
         var iterations = 300
         var arguments = Array(CommandLine.arguments.dropFirst())
         while arguments.count >= 2 {
-            let option = arguments.removeFirst(), value = arguments.removeFirst()
+            let option = arguments.removeFirst()
+            let value = arguments.removeFirst()
             if option == "--iterations", let count = Int(value), count > 0 { iterations = count }
         }
-        let clean = try QRFrame.render(text: "https://e.coronawarn.app?v=1#CAESJQgBEgpBZ2VudHVyIE1ZGhNBbSBCYWhuaG9mIDEsIEJlcmxpbhp2CAESYIMBPzV9JXXpRwbS")
+        let clean = try QRFrame.render(
+            text:
+                "https://e.coronawarn.app?v=1#CAESJQgBEgpBZ2VudHVyIE1ZGhNBbSBCYWhuaG9mIDEsIEJlcmxpbhp2CAESYIMBPzV9JXXpRwbS"
+        )
         let frames: [(String, GreyImage)] = [
             ("clean code", clean),
             ("rotated 20° + blur", TestFrames.blurred(TestFrames.rotated(clean, degrees: 20), radius: 1)),
@@ -44,12 +48,17 @@ struct CameraBenchmark {
         let clock = ContinuousClock()
 
         print("kiosk-bench-camera: \(iterations) iterations × \(frames.count) frames, 640×480 grey")
-        print("| frame | C libzbar mean / p50 / p99 (ms) | Swift pipeline mean / p50 / p99 (ms) | ratio of means | ratio of p50 |")
+        print(
+            "| frame | C libzbar mean / p50 / p99 (ms) | Swift pipeline mean / p50 / p99 (ms) | ratio of means | ratio of p50 |"
+        )
         print("|---|---|---|---|---|")
-        var totalC = 0.0, totalSwift = 0.0
+        var totalC = 0.0
+        var totalSwift = 0.0
         for (name, frame) in frames {
-            var c = Series(), swift = Series()
-            var swiftLength = 0, cLength = 0
+            var c = Series()
+            var swift = Series()
+            var swiftLength = 0
+            var cLength = 0
             for round in 0..<(iterations + 10) {
                 let warmUp = round < 10
                 for runSwift in round.isMultiple(of: 2) ? [false, true] : [true, false] {
@@ -74,9 +83,11 @@ struct CameraBenchmark {
             totalC += c.mean
             totalSwift += swift.mean
             func f(_ value: Double) -> String { String(format: "%.3f", value) }
-            print("| \(name) (\(cLength) bytes) | \(f(c.mean)) / \(f(c.percentile(0.5))) / \(f(c.percentile(0.99))) | "
-                + "\(f(swift.mean)) / \(f(swift.percentile(0.5))) / \(f(swift.percentile(0.99))) | "
-                + "\(String(format: "%.3f", swift.mean / c.mean))× | \(String(format: "%.3f", swift.percentile(0.5) / c.percentile(0.5)))× |")
+            print(
+                "| \(name) (\(cLength) bytes) | \(f(c.mean)) / \(f(c.percentile(0.5))) / \(f(c.percentile(0.99))) | "
+                    + "\(f(swift.mean)) / \(f(swift.percentile(0.5))) / \(f(swift.percentile(0.99))) | "
+                    + "\(String(format: "%.3f", swift.mean / c.mean))× | \(String(format: "%.3f", swift.percentile(0.5) / c.percentile(0.5)))× |"
+            )
         }
         print("overall ratio of means (Swift / C): \(String(format: "%.3f", totalSwift / totalC))×")
     }

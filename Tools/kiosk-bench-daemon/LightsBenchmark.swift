@@ -30,8 +30,10 @@ enum LightsBenchmark {
         let sqlite = try SQLiteCheckInStore(directory: directory)
         let store = TimedStore(sqlite)
         let lines = FreeLines()
-        let lights = AskedIndicator(GPIOIndicator(drivers: lines.drivers, table: .default, clock: ContinuousClock(),
-                                                  logger: logger), waiting: waitingForLights)
+        let lights = AskedIndicator(
+            GPIOIndicator(
+                drivers: lines.drivers, table: .default, clock: ContinuousClock(),
+                logger: logger), waiting: waitingForLights)
         let clock = ManualClockSource(now: Date())
         let runner = try StationRunner(
             configuration: StationConfiguration(staffCode: "KIOSK-STAFF:BENCH"),
@@ -42,11 +44,15 @@ enum LightsBenchmark {
 
         // Set up: staff mode, bind a venue, leave; then let the set-up's lights play out.
         _ = await loop.handle(.codeScanned("KIOSK-STAFF:BENCH"))
-        let fields = CWAVenueEncoder.Fields(description: "Bench hall", address: "Street 1", type: 3, defaultCheckInLengthInMinutes: 60)
-        _ = await loop.handle(.codeScanned(CWAVenueEncoder.url(payload: CWAVenueEncoder.payload(fields, cryptographicSeed: [UInt8](repeating: 1, count: 16)))))
+        let fields = CWAVenueEncoder.Fields(
+            description: "Bench hall", address: "Street 1", type: 3, defaultCheckInLengthInMinutes: 60)
+        _ = await loop.handle(
+            .codeScanned(
+                CWAVenueEncoder.url(
+                    payload: CWAVenueEncoder.payload(fields, cryptographicSeed: [UInt8](repeating: 1, count: 16)))))
         _ = await loop.handle(.staffCommand(.leave))
         try await Task.sleep(for: .seconds(3))
-        let cards = try (0 ..< taps).map { _ in try CardSecret.generate(kind: .visitor, crypto: crypto) }
+        let cards = try (0..<taps).map { _ in try CardSecret.generate(kind: .visitor, crypto: crypto) }
         store.reset()
         lights.reset()
         lines.reset()
@@ -60,8 +66,9 @@ enum LightsBenchmark {
             }
             return result
         }
-        print("Lights benchmark: \(taps) taps, one every \(interval), real-timed patterns (accepted: \(FeedbackTable.default[.accepted].duration))"
-            + (waitingForLights ? ", the station waiting for each pattern to play out (as before the fix)" : ""))
+        print(
+            "Lights benchmark: \(taps) taps, one every \(interval), real-timed patterns (accepted: \(FeedbackTable.default[.accepted].duration))"
+                + (waitingForLights ? ", the station waiting for each pattern to play out (as before the fix)" : ""))
         var placed = [ContinuousClock.Instant]()
         placed.reserveCapacity(taps)
         let first = ContinuousClock.now + .milliseconds(50)
@@ -81,13 +88,17 @@ enum LightsBenchmark {
         let asked = lights.times()
         let changes = lines.times()
         guard stored.count == taps, asked.count == taps, handled.count == taps else {
-            print("Not every tap was stored and lit: \(stored.count) stored, \(asked.count) lights, \(handled.count) reports")
+            print(
+                "Not every tap was stored and lit: \(stored.count) stored, \(asked.count) lights, \(handled.count) reports"
+            )
             return
         }
         var outcomes = [String: Int]()
         for (_, report) in handled {
             for step in report.steps {
-                if case .tapRecorded(let outcome) = step { outcomes["\(outcome)".prefix(while: { $0 != "(" }).description, default: 0] += 1 }
+                if case .tapRecorded(let outcome) = step {
+                    outcomes["\(outcome)".prefix(while: { $0 != "(" }).description, default: 0] += 1
+                }
             }
         }
         // The light started when the first line was set after the station asked for it.
@@ -99,15 +110,25 @@ enum LightsBenchmark {
         }
         func report(_ name: String, _ ends: [ContinuousClock.Instant]) {
             let latencies = zip(placed, ends).map { $1 - $0 }.sorted()
-            func at(_ p: Double) -> Double { latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))].fractionalMilliseconds }
-            print(String(format: "  %@  p50 %8.2f ms   p90 %8.2f ms   p99 %8.2f ms   max %8.2f ms", name.padding(toLength: 30, withPad: " ", startingAt: 0), at(0.5), at(0.9), at(0.99), at(1.0)))
+            func at(_ p: Double) -> Double {
+                latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))].fractionalMilliseconds
+            }
+            print(
+                String(
+                    format: "  %@  p50 %8.2f ms   p90 %8.2f ms   p99 %8.2f ms   max %8.2f ms",
+                    name.padding(toLength: 30, withPad: " ", startingAt: 0), at(0.5), at(0.9), at(0.99), at(1.0)))
         }
         report("placed → durably stored", stored)
         report("placed → light asked", asked)
         report("placed → light started", started)
         report("placed → tap's event handled", handled.map(\.0))
-        print("  outcomes: \(outcomes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))")
-        print(String(format: "  whole run: %.1f s for %d taps", ((handled.last?.0 ?? first) - first).fractionalMilliseconds / 1000, taps))
+        print(
+            "  outcomes: \(outcomes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))"
+        )
+        print(
+            String(
+                format: "  whole run: %.1f s for %d taps",
+                ((handled.last?.0 ?? first) - first).fractionalMilliseconds / 1000, taps))
     }
 }
 

@@ -18,7 +18,8 @@ struct NFCBenchmark {
         var baudRate: Int?
         var arguments = Array(CommandLine.arguments.dropFirst())
         while arguments.count >= 2 {
-            let option = arguments.removeFirst(), value = arguments.removeFirst()
+            let option = arguments.removeFirst()
+            let value = arguments.removeFirst()
             switch option {
             case "--placements": placements = Int(value) ?? placements
             case "--stops": stops = Int(value) ?? stops
@@ -32,7 +33,8 @@ struct NFCBenchmark {
         let content = CardContent(kind: .visitor, secret: try crypto.randomBytes(count: 32))
         let uid: [UInt8] = [0x04, 0x5A, 0x17, 0x22, 0x91, 0x6C, 0x80]
 
-        let terminal = try PN532PseudoTerminal(emulator: PN532Emulator(card: .blank(model, uid: uid)), baudRate: baudRate)
+        let terminal = try PN532PseudoTerminal(
+            emulator: PN532Emulator(card: .blank(model, uid: uid)), baudRate: baudRate)
         terminal.start()
         let connection = "pn532_uart:\(terminal.slavePath)"
 
@@ -47,15 +49,16 @@ struct NFCBenchmark {
         }
         guard let card = terminal.emulator.removeCard() else { throw NFCError(code: .targetReleased) }
 
-        let reader = NFCReader(connection: connection, access: access, logger: Logger(label: "bench"),
-                               removalCheckInterval: .milliseconds(2))
+        let reader = NFCReader(
+            connection: connection, access: access, logger: Logger(label: "bench"),
+            removalCheckInterval: .milliseconds(2))
         reader.start()
         var events = reader.events.makeAsyncIterator()
         var latencies: [Duration] = []
         latencies.reserveCapacity(placements)
         // Let the reader open the device and start polling before the first placement.
         while !terminal.emulator.withChip({ $0.isWaitingForCard }) { try await Task.sleep(for: .milliseconds(1)) }
-        for _ in 0 ..< placements {
+        for _ in 0..<placements {
             let placed = ContinuousClock.now
             terminal.emulator.place(card)
             guard case .card(.kioskCard(let read))? = await events.next(), read == content else {
@@ -71,7 +74,7 @@ struct NFCBenchmark {
 
         // Shutdown promptness: stop() while the reader is blocked in a poll.
         var stopTimes: [Duration] = []
-        for _ in 0 ..< stops {
+        for _ in 0..<stops {
             let reader = NFCReader(connection: connection, access: access, logger: Logger(label: "bench"))
             reader.start()
             while !terminal.emulator.withChip({ $0.isWaitingForCard }) { try await Task.sleep(for: .milliseconds(1)) }
@@ -96,7 +99,10 @@ struct NFCBenchmark {
         guard !ms.isEmpty else { return }
         func pick(_ q: Double) -> Double { ms[min(ms.count - 1, Int((Double(ms.count) * q).rounded(.up)) - 1)] }
         let mean = ms.reduce(0, +) / Double(ms.count)
-        print("\(name): " + String(format: "n=%d p50=%.2f ms p90=%.2f ms p99=%.2f ms max=%.2f ms mean=%.2f ms",
-                                   ms.count, pick(0.5), pick(0.9), pick(0.99), ms.last!, mean))
+        print(
+            "\(name): "
+                + String(
+                    format: "n=%d p50=%.2f ms p90=%.2f ms p99=%.2f ms max=%.2f ms mean=%.2f ms",
+                    ms.count, pick(0.5), pick(0.9), pick(0.99), ms.last!, mean))
     }
 }

@@ -31,7 +31,8 @@ struct CWABench: ParsableCommand {
         for index in 0..<stays {
             let day = today - Int64(index % 10)
             let start = day * 86_400 + Int64((index / 10) % 20) * 1800 + 8 * 3600
-            localStays.append(MatchableStay(id: String(index), locationId: venueIds[index % venues], start: start, end: start + 3600))
+            localStays.append(
+                MatchableStay(id: String(index), locationId: venueIds[index % venues], start: start, end: start + 3600))
         }
         print("preparing \(warnings) warnings and \(reports) protected reports …")
         var warningList = [CWATraceWarning]()
@@ -39,22 +40,31 @@ struct CWABench: ParsableCommand {
         for index in 0..<warnings {
             let relevantOne = index < relevant
             let stay = localStays[(index * 7919) % localStays.count]
-            warningList.append(CWATraceWarning(
-                locationIdHash: relevantOne ? try crypto.sha256(stay.locationId) : try crypto.randomBytes(count: 32),
-                startIntervalNumber: UInt32(stay.start / 600), period: 3, transmissionRiskLevel: 5))
+            warningList.append(
+                CWATraceWarning(
+                    locationIdHash: relevantOne
+                        ? try crypto.sha256(stay.locationId) : try crypto.randomBytes(count: 32),
+                    startIntervalNumber: UInt32(stay.start / 600), period: 3, transmissionRiskLevel: 5))
         }
         for index in 0..<reports {
             if index < relevant {
                 let stay = localStays[(index * 104_729) % localStays.count]
-                let record = CWAProtectedReport.Record(startIntervalNumber: UInt32(stay.start / 600), period: 3, transmissionRiskLevel: 7)
-                reportList.append(try CWAProtectedReport.seal(record, locationId: stay.locationId, iv: try crypto.randomBytes(count: 16), crypto: crypto))
+                let record = CWAProtectedReport.Record(
+                    startIntervalNumber: UInt32(stay.start / 600), period: 3, transmissionRiskLevel: 7)
+                reportList.append(
+                    try CWAProtectedReport.seal(
+                        record, locationId: stay.locationId, iv: try crypto.randomBytes(count: 16), crypto: crypto))
             } else {
-                reportList.append(CWAProtectedReport(locationIdHash: try crypto.randomBytes(count: 32), iv: try crypto.randomBytes(count: 16),
-                                                     encryptedCheckInRecord: try crypto.randomBytes(count: 16), mac: try crypto.randomBytes(count: 32)))
+                reportList.append(
+                    CWAProtectedReport(
+                        locationIdHash: try crypto.randomBytes(count: 32), iv: try crypto.randomBytes(count: 16),
+                        encryptedCheckInRecord: try crypto.randomBytes(count: 16),
+                        mac: try crypto.randomBytes(count: 32)))
             }
         }
-        let package = CWATraceWarningPackage(hour: UInt32(today * 24), region: "DE", timeIntervalWarnings: warningList,
-                                             checkInProtectedReports: reportList)
+        let package = CWATraceWarningPackage(
+            hour: UInt32(today * 24), region: "DE", timeIntervalWarnings: warningList,
+            checkInProtectedReports: reportList)
         let export = package.export
         let signer = try ECDSAPrivateKey()
         let list = CWATraceWarningPackage.signatureList(signature: try signer.signature(for: export))

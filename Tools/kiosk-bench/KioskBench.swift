@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 import KioskCore
 import KioskOpenSSL
-import KioskStore
 import KioskSimulation
+import KioskStore
 
 /// Benchmarks (not tests): timings are measured here and recorded in BENCHMARKS.md, never asserted.
 @main
@@ -36,8 +36,9 @@ struct StoreBench: ParsableCommand {
         let crypto = OpenSSLCrypto()
         let store = try SQLiteCheckInStore(directory: directory)
         let desk = CheckInDesk(store: store, crypto: crypto)
-        let venue = StayVenue(locationId: try crypto.randomBytes(count: 32), description: "Benchmark venue",
-                              address: "1 Test Street", autoCheckout: AutoCheckoutRule(maximumStay: 3 * 3600))
+        let venue = StayVenue(
+            locationId: try crypto.randomBytes(count: 32), description: "Benchmark venue",
+            address: "1 Test Street", autoCheckout: AutoCheckoutRule(maximumStay: 3 * 3600))
         var cardList = [CardSecret]()
         for _ in 0..<cards { cardList.append(try CardSecret.generate(kind: .visitor, crypto: crypto)) }
 
@@ -66,8 +67,9 @@ struct StoreBench: ParsableCommand {
         commitTimes.reserveCapacity(taps)
         let handle = try crypto.randomBytes(count: 32)
         for _ in 0..<taps {
-            let row = StoredStay(id: try crypto.randomBytes(count: 16), handle: handle,
-                                 sealed: try crypto.randomBytes(count: 120), expiryDay: 30_000)
+            let row = StoredStay(
+                id: try crypto.randomBytes(count: 16), handle: handle,
+                sealed: try crypto.randomBytes(count: 120), expiryDay: 30_000)
             commitTimes.append(clock.measure { _ = try? store.commit(handle: handle, upserts: [row], deletions: []) })
         }
         let counts = try store.counts()
@@ -79,9 +81,10 @@ struct StoreBench: ParsableCommand {
         for index in 0..<taps {
             now = now.addingTimeInterval(60)
             let card = cardList[index % cards]
-            memoryTimes.append(clock.measure {
-                _ = memoryDesk.tap(card, at: venue, clock: ClockReading(now: now, isSynchronized: true))
-            })
+            memoryTimes.append(
+                clock.measure {
+                    _ = memoryDesk.tap(card, at: venue, clock: ClockReading(now: now, isSynchronized: true))
+                })
         }
 
         print("kiosk-bench store: \(taps) taps by \(cards) cards, \(stored) stored; \(counts.stays) rows at the end")
@@ -92,8 +95,11 @@ struct StoreBench: ParsableCommand {
 
     static func summary(_ label: String, _ samples: [Duration]) -> String {
         let sorted = samples.map(\.fractionalMilliseconds).sorted()
-        func percentile(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int((p * Double(sorted.count)).rounded(.up)) - 1)] }
-        return String(format: "%@: n=%d p50=%.3f ms p90=%.3f ms p99=%.3f ms max=%.3f ms",
-                      label, sorted.count, percentile(0.50), percentile(0.90), percentile(0.99), sorted.last ?? 0)
+        func percentile(_ p: Double) -> Double {
+            sorted[min(sorted.count - 1, Int((p * Double(sorted.count)).rounded(.up)) - 1)]
+        }
+        return String(
+            format: "%@: n=%d p50=%.3f ms p90=%.3f ms p99=%.3f ms max=%.3f ms",
+            label, sorted.count, percentile(0.50), percentile(0.90), percentile(0.99), sorted.last ?? 0)
     }
 }

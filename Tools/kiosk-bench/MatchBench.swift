@@ -33,7 +33,8 @@ struct MatchBench: ParsableCommand {
         for index in 0..<stays {
             let day = days.lowerBound + Int64(index % days.count)
             let start = day * 86_400 + Int64((index / days.count) % 20) * 1800 + 8 * 3600
-            localStays.append(MatchableStay(id: String(index), locationId: venueIds[index % venues], start: start, end: start + 3600))
+            localStays.append(
+                MatchableStay(id: String(index), locationId: venueIds[index % venues], start: start, end: start + 3600))
         }
 
         // The feed: `relevant` real reports about the kiosk's venues, the rest random 74-byte records.
@@ -43,7 +44,8 @@ struct MatchBench: ParsableCommand {
         for index in 0..<relevant {
             let stay = localStays[(index * 7919) % localStays.count]
             let keys = try CKPR.deriveKeys(locationId: stay.locationId, crypto: crypto)
-            let report = PresenceReport(startIntervalNumber: UInt32(stay.start / 600), period: 3, transmissionRiskLevel: 7)
+            let report = PresenceReport(
+                startIntervalNumber: UInt32(stay.start / 600), period: 3, transmissionRiskLevel: 7)
             feed.append(try CKPR.seal(report, keys: keys))
         }
         let noise = try crypto.randomBytes(count: (records - relevant) * CKPR.recordLength)
@@ -57,13 +59,16 @@ struct MatchBench: ParsableCommand {
         let clock = ContinuousClock()
         var interesting = Set<[UInt8]>()
         let tagTime = try clock.measure {
-            for venue in venueIds { interesting.formUnion(try WarningMatcher.tags(locationId: venue, days: days, crypto: crypto)) }
+            for venue in venueIds {
+                interesting.formUnion(try WarningMatcher.tags(locationId: venue, days: days, crypto: crypto))
+            }
         }
         var index = WarningIndex()
         let keepTime = clock.measure { index.add(feed, keepingTags: interesting) }
         var indexed: ExposureResult?
         let matchTime = clock.measure {
-            indexed = WarningMatcher.match(stays: localStays, index: index, now: today * 86_400 + 43_200, crypto: crypto)
+            indexed = WarningMatcher.match(
+                stays: localStays, index: index, now: today * 86_400 + 43_200, crypto: crypto)
         }
         let matches = indexed?.matches ?? []
 
@@ -77,7 +82,8 @@ struct MatchBench: ParsableCommand {
                     let tag = try CKPR.tag(day: UInt32(day), keys: keys)
                     for record in feed where record.prefix(CKPR.tagLength).elementsEqual(tag) {
                         if let report = try? CKPR.openAfterTagMatch(record, day: UInt32(day), keys: keys),
-                           WarningMatcher.overlapMinutes(stayStart: stay.start, stayEnd: stay.end, report: report) > 0 {
+                            WarningMatcher.overlapMinutes(stayStart: stay.start, stayEnd: stay.end, report: report) > 0
+                        {
                             baselineMatches += 1
                         }
                     }
@@ -87,7 +93,8 @@ struct MatchBench: ParsableCommand {
         let indexedOnSample = matches.filter { Int($0.stayId)! < baselineStays }.count
         let baselinePerStay = seconds(baselineTime) / Double(sample.count)
         let indexedTotal = seconds(tagTime) + seconds(keepTime) + seconds(matchTime)
-        print("""
+        print(
+            """
             records: \(records) (relevant \(relevant)), stays: \(stays), venues: \(venues)
             indexed: tags \(ms(tagTime)) ms, keep \(ms(keepTime)) ms (kept \(index.count)), match \(ms(matchTime)) ms \
             → total \(String(format: "%.3f", indexedTotal)) s, \(matches.count) matches

@@ -19,8 +19,11 @@ struct SealBench: ParsableCommand {
         var selection = [ReportableStay]()
         for index in 0..<stays {
             let start = now - Int64(index % 14 + 1) * 86_400 + Int64(index % 5) * 7200
-            selection.append(ReportableStay(id: String(index), venueName: "v\(index % 12)", locationId: try crypto.sha256(Array("venue \(index % 12)".utf8)),
-                                            start: start, end: start + 5400))
+            selection.append(
+                ReportableStay(
+                    id: String(index), venueName: "v\(index % 12)",
+                    locationId: try crypto.sha256(Array("venue \(index % 12)".utf8)),
+                    start: start, end: start + 5400))
         }
         var timings = [Duration]()
         var payloadTimings = [Duration]()
@@ -37,12 +40,15 @@ struct SealBench: ParsableCommand {
             guard case .consented(let preview) = flow.state else { throw ValidationError("no consent") }
             var batch: ReportBatch?
             timings.append(try clock.measure { batch = try ReportSealer.batch(for: preview, crypto: crypto) })
-            payloadTimings.append(try clock.measure { _ = try CWAProtectedReport.submissionPayload(for: preview, crypto: crypto) })
+            payloadTimings.append(
+                try clock.measure { _ = try CWAProtectedReport.submissionPayload(for: preview, crypto: crypto) })
             recordCount = batch?.records.count ?? 0
         }
         func describe(_ values: [Duration]) -> String {
             let sorted = values.map(\.fractionalMilliseconds).sorted()
-            return String(format: "p50 %.3f ms, p99 %.3f ms", sorted[sorted.count / 2], sorted[min(sorted.count - 1, sorted.count * 99 / 100)])
+            return String(
+                format: "p50 %.3f ms, p99 %.3f ms", sorted[sorted.count / 2],
+                sorted[min(sorted.count - 1, sorted.count * 99 / 100)])
         }
         print("\(stays) stays → \(recordCount) records in the batch; \(repetitions) repetitions")
         print("seal + batch (CKPR/1 + CKPB/1): \(describe(timings))")

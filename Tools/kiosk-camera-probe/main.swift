@@ -18,7 +18,9 @@ func fail(_ message: String) -> Never {
 
 var arguments = Array(CommandLine.arguments.dropFirst())
 guard let device = arguments.first, !device.hasPrefix("--") else {
-    fail("usage: kiosk-camera-probe DEVICE [--frames N] [--forget-after N] [--max-failures N] [--backoff-ms N] [--timeout-s N]")
+    fail(
+        "usage: kiosk-camera-probe DEVICE [--frames N] [--forget-after N] [--max-failures N] [--backoff-ms N] [--timeout-s N]"
+    )
 }
 arguments.removeFirst()
 var options: [String: Int] = [:]
@@ -40,7 +42,8 @@ let configuration = CameraScanner.Configuration(
     maximumConsecutiveFailures: options["--max-failures"],
     frameLimit: options["--frames"]
 )
-let camera = CameraScanner(configuration: configuration, logger: Logger(label: "kiosk.camera", factory: { _ in SwiftLogNoOpLogHandler() }))
+let camera = CameraScanner(
+    configuration: configuration, logger: Logger(label: "kiosk.camera", factory: { _ in SwiftLogNoOpLogHandler() }))
 
 func line(_ object: [String: String]) {
     let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
@@ -53,7 +56,8 @@ let timeout = Task {
     try await Task.sleep(for: .seconds(timeoutSeconds))
     runner.cancel()
 }
-var codes = 0, failures = 0
+var codes = 0
+var failures = 0
 for await event in camera.events {
     switch event {
     case .code(let text):
@@ -63,7 +67,10 @@ for await event in camera.events {
     case .state(.running): line(["event": "state", "state": "running"])
     case .state(.unavailable(let reason)):
         failures += 1
-        line(["event": "state", "state": "unavailable", "reason": reason.name, "message": reason.message, "fix": reason.fix])
+        line([
+            "event": "state", "state": "unavailable", "reason": reason.name, "message": reason.message,
+            "fix": reason.fix,
+        ])
     }
 }
 timeout.cancel()

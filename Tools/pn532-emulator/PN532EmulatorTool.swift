@@ -1,7 +1,8 @@
-import KioskSimulation
 import KioskCore
+import KioskSimulation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Test-support executable: a PN532 on a pseudo-terminal, controlled by lines on standard input.
@@ -28,7 +29,9 @@ struct PN532EmulatorTool {
             arguments.removeFirst()
             switch option {
             case "--link": link = value
-            case "--card": model = value; placeCard = true
+            case "--card":
+                model = value
+                placeCard = true
             case "--uid":
                 guard let bytes = Hex.decode(value) else { fail("--uid needs hex digits") }
                 uid = bytes
@@ -61,16 +64,27 @@ struct PN532EmulatorTool {
             switch command {
             case "place":
                 let uid = words.count > 2 ? (Hex.decode(words[2]) ?? uid) : uid
-                guard words.count > 1, let card = makeCard(words[1], uid: uid) else { say("error unknown card"); continue }
+                guard words.count > 1, let card = makeCard(words[1], uid: uid) else {
+                    say("error unknown card")
+                    continue
+                }
                 emulator.place(card)
                 say("ok placed")
             case "remove":
                 emulator.removeCard()
                 say("ok removed")
-            case "tear": emulator.inject(.tearAfterWrites(number ?? 0)); say("ok")
-            case "remove-after": emulator.inject(.removeCardAfterCommands(number ?? 0)); say("ok")
-            case "corrupt": emulator.inject(.corruptReplies(number ?? 1)); say("ok")
-            case "ignore": emulator.inject(.ignoreCommands(number ?? 1)); say("ok")
+            case "tear":
+                emulator.inject(.tearAfterWrites(number ?? 0))
+                say("ok")
+            case "remove-after":
+                emulator.inject(.removeCardAfterCommands(number ?? 0))
+                say("ok")
+            case "corrupt":
+                emulator.inject(.corruptReplies(number ?? 1))
+                say("ok")
+            case "ignore":
+                emulator.inject(.ignoreCommands(number ?? 1))
+                say("ok")
             case "quit":
                 terminal.stop()
                 return

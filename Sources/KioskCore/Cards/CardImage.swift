@@ -62,7 +62,7 @@ public enum CardImage {
     public static let commitPage = firstPage + pageCount - 1
     public static let magic: [UInt8] = [0x4B, 0x43]
     public static let layoutVersion: UInt8 = 1
-    public static let secretLengths = 16 ... 32
+    public static let secretLengths = 16...32
 
     /// The 44 bytes of pages 4–14 for `content` on the card with `uid`.
     public static func encode(_ content: CardContent, uid: [UInt8]) throws(CardLayoutError) -> [UInt8] {
@@ -83,16 +83,16 @@ public enum CardImage {
         guard bytes.count >= byteCount else { return .foreign }
         let image = Array(bytes.prefix(byteCount))
         if image.allSatisfy({ $0 == 0 }) { return .blank }
-        guard Array(image[0 ..< 2]) == magic else { return .foreign }
+        guard Array(image[0..<2]) == magic else { return .foreign }
         // Version 0 is never written: it is what a page 4 torn over zeroed memory holds.
         guard image[2] != 0 else { return .incomplete }
         guard image[2] == layoutVersion else { return .unsupportedLayout(version: image[2]) }
-        let stored = image[40 ..< 44].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-        guard stored != 0, stored == CRC32.checksum(uid + image[0 ..< 40]) else { return .incomplete }
+        let stored = image[40..<44].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        guard stored != 0, stored == CRC32.checksum(uid + image[0..<40]) else { return .incomplete }
         let length = Int(image[4])
         guard let kind = CardKind(rawValue: image[3]), secretLengths.contains(length),
-              image[8 + length ..< 40].allSatisfy({ $0 == 0 })
+            image[8 + length..<40].allSatisfy({ $0 == 0 })
         else { return .incomplete }
-        return .enrolled(CardContent(kind: kind, secret: Array(image[8 ..< 8 + length])))
+        return .enrolled(CardContent(kind: kind, secret: Array(image[8..<8 + length])))
     }
 }

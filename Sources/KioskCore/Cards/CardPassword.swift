@@ -11,8 +11,8 @@ public struct CardPassword: Sendable {
     /// HKDF-SHA256 with the card key as input key material and the UID as info; 6 bytes: PWD then PACK.
     public init(cardKey: [UInt8], uid: [UInt8], crypto: some CryptoProvider) throws(CryptoError) {
         var derived = try crypto.hkdfSHA256(inputKeyMaterial: cardKey, salt: Self.salt, info: uid, length: 6)
-        password = Array(derived[0 ..< 4])
-        acknowledge = Array(derived[4 ..< 6])
+        password = Array(derived[0..<4])
+        acknowledge = Array(derived[4..<6])
         crypto.wipe(&derived)
     }
 
@@ -42,8 +42,10 @@ public enum CardEnrolment {
     /// - Then the commit page is zeroed ("not committed"), pages 4–13 written, and the commit page written last.
     ///
     /// `cfg0` and `cfg1` are the current configuration pages (their other bytes are kept).
-    public static func steps(image: [UInt8], password: CardPassword, configPage: Int, cfg0: [UInt8], cfg1: [UInt8],
-                             alreadyProtected: Bool) -> [CardEnrolmentStep] {
+    public static func steps(
+        image: [UInt8], password: CardPassword, configPage: Int, cfg0: [UInt8], cfg1: [UInt8],
+        alreadyProtected: Bool
+    ) -> [CardEnrolmentStep] {
         precondition(image.count == CardImage.byteCount && cfg0.count == 4 && cfg1.count == 4)
         var steps: [CardEnrolmentStep] = []
         if alreadyProtected {
@@ -51,16 +53,16 @@ public enum CardEnrolment {
         } else {
             steps.append(.write(page: configPage + 2, bytes: password.password))
             steps.append(.write(page: configPage + 3, bytes: password.acknowledge + [0, 0]))
-            steps.append(.write(page: configPage + 1, bytes: [cfg1[0] & 0x78 | 0x80] + cfg1[1 ..< 4]))
-            steps.append(.write(page: configPage, bytes: Array(cfg0[0 ..< 3]) + [UInt8(CardImage.firstPage)]))
+            steps.append(.write(page: configPage + 1, bytes: [cfg1[0] & 0x78 | 0x80] + cfg1[1..<4]))
+            steps.append(.write(page: configPage, bytes: Array(cfg0[0..<3]) + [UInt8(CardImage.firstPage)]))
             steps.append(.authenticate)
         }
         steps.append(.write(page: CardImage.commitPage, bytes: [0, 0, 0, 0]))
-        for index in 0 ..< CardImage.pageCount - 1 {
-            steps.append(.write(page: CardImage.firstPage + index, bytes: Array(image[index * 4 ..< index * 4 + 4])))
+        for index in 0..<CardImage.pageCount - 1 {
+            steps.append(.write(page: CardImage.firstPage + index, bytes: Array(image[index * 4..<index * 4 + 4])))
         }
         let commit = (CardImage.pageCount - 1) * 4
-        steps.append(.write(page: CardImage.commitPage, bytes: Array(image[commit ..< commit + 4])))
+        steps.append(.write(page: CardImage.commitPage, bytes: Array(image[commit..<commit + 4])))
         return steps
     }
 }

@@ -47,7 +47,8 @@ public struct AutoCheckoutRule: Sendable, Equatable {
             return AutoCheckoutRule(maximumStay: TimeInterval(length * 60), eventEnd: eventEnd ?? cwaEventEnd)
         }
         if cwaEventStart != nil || cwaEventEnd != nil {
-            let length = CWAAutoCheckoutLength.android(defaultCheckInLengthInMinutes: nil, start: cwaEventStart, end: cwaEventEnd)
+            let length = CWAAutoCheckoutLength.android(
+                defaultCheckInLengthInMinutes: nil, start: cwaEventStart, end: cwaEventEnd)
             return AutoCheckoutRule(maximumStay: TimeInterval(length * 60), eventEnd: eventEnd ?? cwaEventEnd)
         }
         if let delay = swissCovidAutomaticCheckoutDelayMs, delay > 0 {
@@ -76,7 +77,9 @@ public enum CWAAutoCheckoutLength {
 
     /// iOS `suggestedCheckoutLengthInMinutes`: the default length if positive, else the event length if both times
     /// are positive (0 minutes → 15), else 15; rounded up to a multiple of 15 and capped at 1425.
-    public static func iOS(defaultCheckInLengthInMinutes: UInt32?, startEpochSeconds: UInt64?, endEpochSeconds: UInt64?) -> Int {
+    public static func iOS(defaultCheckInLengthInMinutes: UInt32?, startEpochSeconds: UInt64?, endEpochSeconds: UInt64?)
+        -> Int
+    {
         var duration = minimumMinutes
         if let minutes = defaultCheckInLengthInMinutes, minutes > 0 {
             duration = Int(minutes)

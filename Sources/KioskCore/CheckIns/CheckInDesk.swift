@@ -36,7 +36,8 @@ public struct CheckInDesk: Sendable {
             stays = try openStays(keys: keys)
             let newID: StayID
             do { newID = try StayID.random(using: crypto) } catch { throw TapRefusal.cryptoFailure }
-            let decision = CheckInLifecycle.tap(stays: stays, at: venue, now: clock.now, newStayID: newID, policy: policy)
+            let decision = CheckInLifecycle.tap(
+                stays: stays, at: venue, now: clock.now, newStayID: newID, policy: policy)
             if !decision.upserts.isEmpty || !decision.deletions.isEmpty {
                 try commit(decision.upserts, deletions: decision.deletions, keys: keys)
                 let replaced = Set(decision.upserts.map(\.id)).union(decision.deletions)
@@ -72,10 +73,12 @@ public struct CheckInDesk: Sendable {
         let now = clock.now
         return try openStays(keys: keys).sorted { $0.start > $1.start }.map { stay in
             let end = stay.end(asOf: now) ?? now
-            let place = stay.venueAddress.isEmpty ? stay.venueDescription : "\(stay.venueDescription), \(stay.venueAddress)"
-            return ReportableStay(id: stay.id.hex, venueName: place, locationId: stay.locationId,
-                                  start: Int64(stay.start.timeIntervalSince1970.rounded(.down)),
-                                  end: Int64(end.timeIntervalSince1970.rounded(.down)))
+            let place =
+                stay.venueAddress.isEmpty ? stay.venueDescription : "\(stay.venueDescription), \(stay.venueAddress)"
+            return ReportableStay(
+                id: stay.id.hex, venueName: place, locationId: stay.locationId,
+                start: Int64(stay.start.timeIntervalSince1970.rounded(.down)),
+                end: Int64(end.timeIntervalSince1970.rounded(.down)))
         }
     }
 
@@ -124,7 +127,9 @@ public struct CheckInDesk: Sendable {
     @discardableResult
     public func expire(clock: ClockReading) throws(TapRefusal) -> Int {
         guard clock.isSynchronized else { throw .clockNotSynchronized }
-        do { return try store.expire(today: RetentionPolicy.dayNumber(clock.now)) } catch { throw .storeUnavailable(error) }
+        do { return try store.expire(today: RetentionPolicy.dayNumber(clock.now)) } catch {
+            throw .storeUnavailable(error)
+        }
     }
 
     /// The card's keys on this kiosk (see `CardKeys`: the kiosk's handle salt is part of the derivation).
@@ -154,8 +159,10 @@ public struct CheckInDesk: Sendable {
         for stay in upserts {
             let sealed: [UInt8]
             do { sealed = try StaySealing.seal(stay, keys: keys, crypto: crypto) } catch { throw .cryptoFailure }
-            rows.append(StoredStay(id: stay.id.bytes, handle: keys.handle, sealed: sealed,
-                                   expiryDay: policy.retention.expiryDay(forStayEndingAt: stay.endBound)))
+            rows.append(
+                StoredStay(
+                    id: stay.id.bytes, handle: keys.handle, sealed: sealed,
+                    expiryDay: policy.retention.expiryDay(forStayEndingAt: stay.endBound)))
         }
         do {
             try store.commit(handle: keys.handle, upserts: rows, deletions: deletions.map(\.bytes))

@@ -18,8 +18,10 @@ public enum CheckInLifecycle {
         public var deletions: [StayID]
     }
 
-    public static func tap(stays: [Stay], at venue: StayVenue, now: Date, newStayID: StayID,
-                           policy: CheckInPolicy = .default) -> Decision {
+    public static func tap(
+        stays: [Stay], at venue: StayVenue, now: Date, newStayID: StayID,
+        policy: CheckInPolicy = .default
+    ) -> Decision {
         let kept = stays.filter { policy.retention.isWithinRetention($0, now: now) }
         let deletions = stays.filter { !policy.retention.isWithinRetention($0, now: now) }.map(\.id)
 
@@ -53,15 +55,19 @@ public enum CheckInLifecycle {
         let today = RetentionPolicy.dayNumber(now)
         let checkInsToday = kept.filter { RetentionPolicy.dayNumber($0.start) == today }.count
         guard checkInsToday < policy.dailyLimit else {
-            return Decision(outcome: .refused(.dailyLimitReached(limit: policy.dailyLimit)),
-                            upserts: endedElsewhere, deletions: deletions)
+            return Decision(
+                outcome: .refused(.dailyLimitReached(limit: policy.dailyLimit)),
+                upserts: endedElsewhere, deletions: deletions)
         }
-        let stay = Stay(id: newStayID, locationId: venue.locationId, venueDescription: venue.description,
-                        venueAddress: venue.address, start: now,
-                        latestEnd: venue.autoCheckout.latestEnd(forStayStartingAt: now))
-        return Decision(outcome: .checkedIn(stay.id, automaticCheckout: stay.latestEnd,
-                                            endedStayElsewhere: !endedElsewhere.isEmpty),
-                        upserts: endedElsewhere + [stay], deletions: deletions)
+        let stay = Stay(
+            id: newStayID, locationId: venue.locationId, venueDescription: venue.description,
+            venueAddress: venue.address, start: now,
+            latestEnd: venue.autoCheckout.latestEnd(forStayStartingAt: now))
+        return Decision(
+            outcome: .checkedIn(
+                stay.id, automaticCheckout: stay.latestEnd,
+                endedStayElsewhere: !endedElsewhere.isEmpty),
+            upserts: endedElsewhere + [stay], deletions: deletions)
     }
 }
 

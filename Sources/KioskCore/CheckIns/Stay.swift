@@ -17,8 +17,10 @@ public struct Stay: Sendable, Equatable, Identifiable {
     /// shown to them.
     public var reported = false
 
-    public init(id: StayID, locationId: [UInt8], venueDescription: String, venueAddress: String,
-                start: Date, latestEnd: Date, checkedOut: Date? = nil) {
+    public init(
+        id: StayID, locationId: [UInt8], venueDescription: String, venueAddress: String,
+        start: Date, latestEnd: Date, checkedOut: Date? = nil
+    ) {
         self.id = id
         self.locationId = locationId
         self.venueDescription = venueDescription

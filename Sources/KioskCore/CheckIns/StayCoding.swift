@@ -29,12 +29,12 @@ enum StayCoding {
     static func decode(_ bytes: [UInt8], id: StayID) -> Stay? {
         var reader = Reader(bytes: bytes)
         guard reader.byte() == version,
-              let locationId = reader.blob(),
-              let description = reader.blob(),
-              let address = reader.blob(),
-              let start = reader.time(),
-              let latestEnd = reader.time(),
-              let flag = reader.byte()
+            let locationId = reader.blob(),
+            let description = reader.blob(),
+            let address = reader.blob(),
+            let start = reader.time(),
+            let latestEnd = reader.time(),
+            let flag = reader.byte()
         else { return nil }
         var checkedOut: Date?
         if flag == 1 {
@@ -49,10 +49,11 @@ enum StayCoding {
             reported = true
         }
         guard reader.isAtEnd else { return nil }
-        var stay = Stay(id: id, locationId: locationId,
-                        venueDescription: String(decoding: description, as: UTF8.self),
-                        venueAddress: String(decoding: address, as: UTF8.self),
-                        start: start, latestEnd: latestEnd, checkedOut: checkedOut)
+        var stay = Stay(
+            id: id, locationId: locationId,
+            venueDescription: String(decoding: description, as: UTF8.self),
+            venueAddress: String(decoding: address, as: UTF8.self),
+            start: start, latestEnd: latestEnd, checkedOut: checkedOut)
         stay.reported = reported
         return stay
     }

@@ -10,17 +10,20 @@ enum StaySealing {
         let nonce = try crypto.randomBytes(count: 12)
         var plaintext = StayCoding.encode(stay)
         defer { crypto.wipe(&plaintext) }
-        let sealed = try crypto.aes256GCMSeal(key: keys.recordKey, nonce: nonce, plaintext: plaintext,
-                                              additionalData: aad(handle: keys.handle, id: stay.id))
+        let sealed = try crypto.aes256GCMSeal(
+            key: keys.recordKey, nonce: nonce, plaintext: plaintext,
+            additionalData: aad(handle: keys.handle, id: stay.id))
         return nonce + sealed
     }
 
     /// The stay, or nil if the row does not authenticate under these keys or does not parse.
     static func open(_ sealed: [UInt8], id: StayID, keys: CardKeys, crypto: some CryptoProvider) -> Stay? {
         guard sealed.count >= 12 + 16 else { return nil }
-        guard var plaintext = try? crypto.aes256GCMOpen(key: keys.recordKey, nonce: Array(sealed.prefix(12)),
-                                                        sealed: Array(sealed.dropFirst(12)),
-                                                        additionalData: aad(handle: keys.handle, id: id))
+        guard
+            var plaintext = try? crypto.aes256GCMOpen(
+                key: keys.recordKey, nonce: Array(sealed.prefix(12)),
+                sealed: Array(sealed.dropFirst(12)),
+                additionalData: aad(handle: keys.handle, id: id))
         else { return nil }
         defer { crypto.wipe(&plaintext) }
         return StayCoding.decode(plaintext, id: id)

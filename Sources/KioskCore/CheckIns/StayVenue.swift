@@ -1,4 +1,3 @@
-
 /// What a stay needs to know about the venue the kiosk is bound to. Built by the daemon from a parsed venue code.
 public struct StayVenue: Sendable, Equatable {
     /// The venue's 32-byte location id (CWA `locationId`, CrowdNotifier/CLEA equivalent). Never logged.

@@ -66,7 +66,10 @@ struct ObjectReader {
         switch value(key) {
         case nil: return fallback
         case .integer(let value)?:
-            guard let exact = Int(exactly: value) else { number = Int.max; break }
+            guard let exact = Int(exactly: value) else {
+                number = Int.max
+                break
+            }
             number = exact
         case .number(let value)?:
             log.add(keyPath(key), "expected a whole number, got \(value)")
@@ -94,12 +97,16 @@ struct ObjectReader {
     }
 
     /// One of `choices` (by raw value).
-    mutating func choice<T: RawRepresentable & CaseIterable>(_ key: String, default fallback: T) -> T where T.RawValue == String {
+    mutating func choice<T: RawRepresentable & CaseIterable>(_ key: String, default fallback: T) -> T
+    where T.RawValue == String {
         switch value(key) {
         case nil: return fallback
         case .string(let text)?:
             if let value = T(rawValue: text) { return value }
-            log.add(keyPath(key), "expected one of \(T.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")), got \(JSONValue.quoted(text))")
+            log.add(
+                keyPath(key),
+                "expected one of \(T.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")), got \(JSONValue.quoted(text))"
+            )
             return fallback
         case let other?:
             log.add(keyPath(key), "expected a string, got \(other.typeName)")
@@ -129,8 +136,11 @@ struct ObjectReader {
         let known = self.known.filter { seen.insert($0).inserted }
         for key in members.keys.sorted() where !known.contains(key) {
             var message = "unknown key"
-            if let near = Self.nearest(to: key, in: known) { message += " (did you mean \"\(near)\"?)" }
-            else { message += " (known here: \(known.joined(separator: ", ")))" }
+            if let near = Self.nearest(to: key, in: known) {
+                message += " (did you mean \"\(near)\"?)"
+            } else {
+                message += " (known here: \(known.joined(separator: ", ")))"
+            }
             log.add(keyPath(key), message)
         }
     }

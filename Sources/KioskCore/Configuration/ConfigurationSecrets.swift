@@ -10,8 +10,10 @@ public struct ConfigurationSecrets: Sendable, CustomStringConvertible, CustomDeb
     /// The PEM public key that signs CWA warning packages.
     public var cwaPublicKeyPEM: String?
 
-    public init(staffCode: [UInt8]? = nil, uploadToken: [UInt8]? = nil, authorityPublicKeyPEM: String? = nil,
-                cwaPublicKeyPEM: String? = nil) {
+    public init(
+        staffCode: [UInt8]? = nil, uploadToken: [UInt8]? = nil, authorityPublicKeyPEM: String? = nil,
+        cwaPublicKeyPEM: String? = nil
+    ) {
         self.staffCode = staffCode
         self.uploadToken = uploadToken
         self.authorityPublicKeyPEM = authorityPublicKeyPEM
@@ -57,15 +59,19 @@ extension KioskConfiguration {
     /// The credentials the daemon must read at start, given what is switched on.
     public var neededCredentials: [CredentialNeed] {
         var needs: [CredentialNeed] = []
-        if let name = staff.codeCredential { needs.append(CredentialNeed(name: name, neededBy: "staff.codeCredential", kind: .staffCode)) }
+        if let name = staff.codeCredential {
+            needs.append(CredentialNeed(name: name, neededBy: "staff.codeCredential", kind: .staffCode))
+        }
         if reports.uploadURL != nil, let name = reports.uploadTokenCredential {
             needs.append(CredentialNeed(name: name, neededBy: "reports.uploadTokenCredential", kind: .uploadToken))
         }
         if warnings.baseURL != nil, !warnings.publicKey.contains("-----BEGIN") {
-            needs.append(CredentialNeed(name: warnings.publicKey, neededBy: "warnings.publicKey", kind: .authorityPublicKey))
+            needs.append(
+                CredentialNeed(name: warnings.publicKey, neededBy: "warnings.publicKey", kind: .authorityPublicKey))
         }
         if warnings.cwaBaseURL != nil, !warnings.cwaPublicKey.contains("-----BEGIN") {
-            needs.append(CredentialNeed(name: warnings.cwaPublicKey, neededBy: "warnings.cwaPublicKey", kind: .cwaPublicKey))
+            needs.append(
+                CredentialNeed(name: warnings.cwaPublicKey, neededBy: "warnings.cwaPublicKey", kind: .cwaPublicKey))
         }
         return needs
     }
@@ -78,8 +84,12 @@ extension KioskConfiguration {
     /// they are.
     public func secrets(lookup: (String) -> CredentialLookup) throws(ConfigurationError) -> ConfigurationSecrets {
         var secrets = ConfigurationSecrets()
-        if warnings.baseURL != nil, warnings.publicKey.contains("-----BEGIN") { secrets.authorityPublicKeyPEM = warnings.publicKey }
-        if warnings.cwaBaseURL != nil, warnings.cwaPublicKey.contains("-----BEGIN") { secrets.cwaPublicKeyPEM = warnings.cwaPublicKey }
+        if warnings.baseURL != nil, warnings.publicKey.contains("-----BEGIN") {
+            secrets.authorityPublicKeyPEM = warnings.publicKey
+        }
+        if warnings.cwaBaseURL != nil, warnings.cwaPublicKey.contains("-----BEGIN") {
+            secrets.cwaPublicKeyPEM = warnings.cwaPublicKey
+        }
         var problems: [ConfigurationProblem] = []
         for need in neededCredentials {
             let path = "credential \(need.name)"
@@ -87,13 +97,24 @@ extension KioskConfiguration {
             switch lookup(need.name) {
             case .found(let found): bytes = found
             case .missing:
-                problems.append(ConfigurationProblem(path: path, message: "missing (needed by \(need.neededBy)); systemd: LoadCredential=\(need.name):/etc/kiosk/credentials/\(need.name)"))
+                problems.append(
+                    ConfigurationProblem(
+                        path: path,
+                        message:
+                            "missing (needed by \(need.neededBy)); systemd: LoadCredential=\(need.name):/etc/kiosk/credentials/\(need.name)"
+                    ))
                 continue
             case .noCredentialsDirectory:
-                problems.append(ConfigurationProblem(path: path, message: "cannot be read (needed by \(need.neededBy)): $CREDENTIALS_DIRECTORY is not set; run under systemd with LoadCredential=, or name a directory"))
+                problems.append(
+                    ConfigurationProblem(
+                        path: path,
+                        message:
+                            "cannot be read (needed by \(need.neededBy)): $CREDENTIALS_DIRECTORY is not set; run under systemd with LoadCredential=, or name a directory"
+                    ))
                 continue
             case .unreadable(let reason):
-                problems.append(ConfigurationProblem(path: path, message: "cannot be read (needed by \(need.neededBy)): \(reason)"))
+                problems.append(
+                    ConfigurationProblem(path: path, message: "cannot be read (needed by \(need.neededBy)): \(reason)"))
                 continue
             }
             if need.kind == .staffCode || need.kind == .uploadToken {
@@ -103,15 +124,22 @@ extension KioskConfiguration {
             switch need.kind {
             case .staffCode:
                 if bytes.count < Self.minimumStaffCodeLength || bytes.count > 512 {
-                    problems.append(ConfigurationProblem(path: path, message: "must be \(Self.minimumStaffCodeLength) to 512 characters, has \(bytes.count)"))
+                    problems.append(
+                        ConfigurationProblem(
+                            path: path,
+                            message: "must be \(Self.minimumStaffCodeLength) to 512 characters, has \(bytes.count)"))
                 } else if bytes.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
-                    problems.append(ConfigurationProblem(path: path, message: "must be one line of text without control characters"))
+                    problems.append(
+                        ConfigurationProblem(path: path, message: "must be one line of text without control characters")
+                    )
                 } else {
                     secrets.staffCode = bytes
                 }
             case .uploadToken:
                 if bytes.isEmpty || bytes.count > 4096 || bytes.contains(where: { $0 <= 0x20 || $0 >= 0x7F }) {
-                    problems.append(ConfigurationProblem(path: path, message: "must be 1 to 4096 visible ASCII characters without spaces"))
+                    problems.append(
+                        ConfigurationProblem(
+                            path: path, message: "must be 1 to 4096 visible ASCII characters without spaces"))
                 } else {
                     secrets.uploadToken = bytes
                 }

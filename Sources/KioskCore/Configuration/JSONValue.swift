@@ -104,9 +104,10 @@ extension JSONValue {
             if members.isEmpty { return "{}" }
             let inner = indent + "  "
             let keys = order.filter { members[$0] != nil } + members.keys.filter { !order.contains($0) }.sorted()
-            return "{\n" + keys.map { key in
-                inner + Self.quoted(key) + ": " + members[key]!.rendered(order: order, indent: inner)
-            }.joined(separator: ",\n") + "\n" + indent + "}"
+            return "{\n"
+                + keys.map { key in
+                    inner + Self.quoted(key) + ": " + members[key]!.rendered(order: order, indent: inner)
+                }.joined(separator: ",\n") + "\n" + indent + "}"
         }
     }
 
@@ -120,7 +121,8 @@ extension JSONValue {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             case _ where scalar.value < 0x20:
-                out += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
+                out +=
+                    "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
                     + String(scalar.value, radix: 16)
             default: out.unicodeScalars.append(scalar)
             }

@@ -24,7 +24,8 @@ extension KioskConfiguration {
         /// camelCase names as `_`, in capitals (`checkIns.dailyLimit` → `KIOSK_CHECK_INS_DAILY_LIMIT`,
         /// `warnings.baseURL` → `KIOSK_WARNINGS_BASE_URL`).
         public var variable: String {
-            "KIOSK_" + ([section, key].compactMap { $0 }.map(KioskConfiguration.screamingSnakeCase).joined(separator: "_"))
+            "KIOSK_"
+                + ([section, key].compactMap { $0 }.map(KioskConfiguration.screamingSnakeCase).joined(separator: "_"))
         }
     }
 
@@ -35,27 +36,52 @@ extension KioskConfiguration {
             entries.map { OverridableKey(section: section, key: $0.0, kind: $0.1) }
         }
         return keys(nil, [("stateDirectory", .string), ("logLevel", .string)])
-            + keys("nfc", [("connection", .string), ("pollTimeoutMilliseconds", .integer), ("removalCheckMilliseconds", .integer)])
-            + keys("camera", [("device", .string), ("width", .integer), ("height", .integer), ("framesUntilGone", .integer)])
+            + keys(
+                "nfc",
+                [
+                    ("connection", .string), ("pollTimeoutMilliseconds", .integer),
+                    ("removalCheckMilliseconds", .integer),
+                ])
+            + keys(
+                "camera",
+                [("device", .string), ("width", .integer), ("height", .integer), ("framesUntilGone", .integer)])
             + keys("lightsAndButtons", [("debounceMilliseconds", .integer)])
-            + keys("receiptPrinter", [("path", .string), ("paper", .string), ("bidirectional", .bool), ("baudRate", .integer),
-                                      ("writeTimeoutMilliseconds", .integer)])
-            + keys("checkIns", [("dailyLimit", .integer), ("debounceSeconds", .integer), ("defaultStayMinutes", .integer),
-                                ("retentionDays", .integer)])
+            + keys(
+                "receiptPrinter",
+                [
+                    ("path", .string), ("paper", .string), ("bidirectional", .bool), ("baudRate", .integer),
+                    ("writeTimeoutMilliseconds", .integer),
+                ])
+            + keys(
+                "checkIns",
+                [
+                    ("dailyLimit", .integer), ("debounceSeconds", .integer), ("defaultStayMinutes", .integer),
+                    ("retentionDays", .integer),
+                ])
             + keys("staff", [("modeTimeoutSeconds", .integer), ("codeCredential", .optionalString)])
             + keys("venue", [("code", .optionalString)])
-            + keys("reports", [("exportDirectory", .optionalString), ("uploadURL", .optionalString),
-                               ("uploadTimeoutSeconds", .integer), ("uploadTokenCredential", .optionalString)])
-            + keys("warnings", [("baseURL", .optionalString), ("cwaBaseURL", .optionalString), ("syncIntervalMinutes", .integer),
-                                ("publicKey", .string), ("cwaPublicKey", .string), ("message", .string)])
+            + keys(
+                "reports",
+                [
+                    ("exportDirectory", .optionalString), ("uploadURL", .optionalString),
+                    ("uploadTimeoutSeconds", .integer), ("uploadTokenCredential", .optionalString),
+                ])
+            + keys(
+                "warnings",
+                [
+                    ("baseURL", .optionalString), ("cwaBaseURL", .optionalString), ("syncIntervalMinutes", .integer),
+                    ("publicKey", .string), ("cwaPublicKey", .string), ("message", .string),
+                ])
             + keys("clock", [("source", .string)])
             + keys("metrics", [("listen", .optionalString), ("allowNonLoopback", .bool)])
             + keys("web", [("listen", .optionalString), ("allowNonLoopback", .bool)])
     }()
 
     /// The sections, in the documented order.
-    public static let sections = ["nfc", "camera", "lightsAndButtons", "receiptPrinter", "checkIns", "staff", "venue",
-                                  "reports", "warnings", "clock", "metrics", "web"]
+    public static let sections = [
+        "nfc", "camera", "lightsAndButtons", "receiptPrinter", "checkIns", "staff", "venue",
+        "reports", "warnings", "clock", "metrics", "web",
+    ]
 
     /// `checkIns` → `CHECK_INS`, `baseURL` → `BASE_URL`.
     static func screamingSnakeCase(_ name: String) -> String {
@@ -72,7 +98,9 @@ extension KioskConfiguration {
     /// Writes the values of `environment`'s `KIOSK_…` variables into `members` (creating a section that is absent
     /// or `null`), and reports variables that look like configuration (`KIOSK_<SECTION>_…`) but name no key.
     /// Returns the key paths set, each with its variable, so that later problems can name the variable too.
-    static func applyEnvironment(_ environment: [String: String], to members: inout [String: JSONValue], log: ProblemLog) -> [String: String] {
+    static func applyEnvironment(
+        _ environment: [String: String], to members: inout [String: JSONValue], log: ProblemLog
+    ) -> [String: String] {
         var overridden: [String: String] = [:]
         let byVariable = Dictionary(uniqueKeysWithValues: overridableKeys.map { ($0.variable, $0) })
         for (variable, text) in environment.sorted(by: { $0.key < $1.key }) where variable.hasPrefix("KIOSK_") {

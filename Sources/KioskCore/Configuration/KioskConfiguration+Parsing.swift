@@ -3,21 +3,29 @@ import Foundation
 extension KioskConfiguration {
     /// Reads a configuration file's text, with `environment`'s `KIOSK_<SECTION>_<KEY>` variables applied over it
     /// (see `environmentVariables`), and checks it. Throws every problem at once, each naming its key by full path.
-    public static func parse(json text: String, environment: [String: String] = [:]) throws(ConfigurationError) -> KioskConfiguration {
+    public static func parse(json text: String, environment: [String: String] = [:]) throws(ConfigurationError)
+        -> KioskConfiguration
+    {
         let document: JSONValue
         do {
             document = try JSONValue.parse(text)
         } catch {
-            throw ConfigurationError(problems: [ConfigurationProblem(path: "", message: "the file is not valid JSON: \(error.detail)")])
+            throw ConfigurationError(problems: [
+                ConfigurationProblem(path: "", message: "the file is not valid JSON: \(error.detail)")
+            ])
         }
         return try parse(document: document, environment: environment)
     }
 
     /// As `parse(json:environment:)`, from a parsed document.
-    public static func parse(document: JSONValue, environment: [String: String] = [:]) throws(ConfigurationError) -> KioskConfiguration {
+    public static func parse(document: JSONValue, environment: [String: String] = [:]) throws(ConfigurationError)
+        -> KioskConfiguration
+    {
         let log = ProblemLog()
         guard case .object(var members) = document else {
-            throw ConfigurationError(problems: [ConfigurationProblem(path: "", message: "expected a JSON object at the top, got \(document.typeName)")])
+            throw ConfigurationError(problems: [
+                ConfigurationProblem(path: "", message: "expected a JSON object at the top, got \(document.typeName)")
+            ])
         }
         let overridden = applyEnvironment(environment, to: &members, log: log)
         let configuration = read(ObjectReader(path: "", members: members, log: log))
@@ -67,9 +75,12 @@ extension KioskConfiguration {
         }
         if case .present(var reader) = top.section("staff") {
             var staff = Staff()
-            staff.modeTimeoutSeconds = reader.integer("modeTimeoutSeconds", default: staff.modeTimeoutSeconds, range: 10...3600, unit: "seconds")
+            staff.modeTimeoutSeconds = reader.integer(
+                "modeTimeoutSeconds", default: staff.modeTimeoutSeconds, range: 10...3600, unit: "seconds")
             staff.codeCredential = reader.optionalString("codeCredential", default: staff.codeCredential)
-            if let name = staff.codeCredential { checkCredentialName(name, at: reader.keyPath("codeCredential"), log: log) }
+            if let name = staff.codeCredential {
+                checkCredentialName(name, at: reader.keyPath("codeCredential"), log: log)
+            }
             configuration.staff = staff
             reader.finish()
         }
@@ -78,7 +89,9 @@ extension KioskConfiguration {
             if let code {
                 // The code identifies the venue: describe, never quote.
                 if !code.lowercased().hasPrefix("https://") || !code.contains("#") {
-                    log.add(reader.keyPath("code"), "expected a venue code URL (https://…#…); bind the venue at the kiosk instead if unsure")
+                    log.add(
+                        reader.keyPath("code"),
+                        "expected a venue code URL (https://…#…); bind the venue at the kiosk instead if unsure")
                 }
             }
             configuration.venue.code = code
@@ -108,7 +121,8 @@ extension KioskConfiguration {
             configuration.web.allowNonLoopback = allow
             reader.finish()
         }
-        for key in ["lightsAndButtons", "checkIns", "staff", "venue", "reports", "warnings", "clock", "metrics", "web"] {
+        for key in ["lightsAndButtons", "checkIns", "staff", "venue", "reports", "warnings", "clock", "metrics", "web"]
+        {
             if top.members[key] == .null { log.add(key, "cannot be null (leave the section out for its defaults)") }
         }
         top.finish()
@@ -121,8 +135,10 @@ extension KioskConfiguration {
         var nfc = NFC()
         nfc.connection = reader.string("connection", default: nfc.connection)
         if let problem = connectionProblem(nfc.connection) { reader.log.add(reader.keyPath("connection"), problem) }
-        nfc.pollTimeoutMilliseconds = reader.integer("pollTimeoutMilliseconds", default: nfc.pollTimeoutMilliseconds, range: 50...5000, unit: "ms")
-        nfc.removalCheckMilliseconds = reader.integer("removalCheckMilliseconds", default: nfc.removalCheckMilliseconds, range: 20...1000, unit: "ms")
+        nfc.pollTimeoutMilliseconds = reader.integer(
+            "pollTimeoutMilliseconds", default: nfc.pollTimeoutMilliseconds, range: 50...5000, unit: "ms")
+        nfc.removalCheckMilliseconds = reader.integer(
+            "removalCheckMilliseconds", default: nfc.removalCheckMilliseconds, range: 20...1000, unit: "ms")
         return nfc
     }
 
@@ -135,11 +151,13 @@ extension KioskConfiguration {
             return "expected \"driver:port\", got \(JSONValue.quoted(connection))"
         }
         guard NFC.drivers.contains(driver) else {
-            return "expected \"driver:port\" with a libnfc driver (\(NFC.drivers.joined(separator: ", "))), got \(JSONValue.quoted(connection))"
+            return
+                "expected \"driver:port\" with a libnfc driver (\(NFC.drivers.joined(separator: ", "))), got \(JSONValue.quoted(connection))"
         }
         if NFC.driversNeedingPort.contains(driver) {
             guard port.hasPrefix("/") else {
-                return "expected \"driver:port\" with a device path as port (\(driver):/dev/…), got \(JSONValue.quoted(connection))"
+                return
+                    "expected \"driver:port\" with a device path as port (\(driver):/dev/…), got \(JSONValue.quoted(connection))"
             }
             // pn532_uart and friends accept a speed after the path: pn532_uart:/dev/ttyS0:115200.
             let pieces = port.split(separator: ":", omittingEmptySubsequences: false)
@@ -156,20 +174,28 @@ extension KioskConfiguration {
         checkAbsolutePath(camera.device, at: reader.keyPath("device"), log: reader.log)
         camera.width = reader.integer("width", default: camera.width, range: 160...1920, unit: "pixels")
         camera.height = reader.integer("height", default: camera.height, range: 120...1080, unit: "pixels")
-        camera.framesUntilGone = reader.integer("framesUntilGone", default: camera.framesUntilGone, range: 1...300, unit: "frames")
+        camera.framesUntilGone = reader.integer(
+            "framesUntilGone", default: camera.framesUntilGone, range: 1...300, unit: "frames")
         return camera
     }
 
     private static func readCheckIns(_ reader: inout ObjectReader) -> CheckIns {
         var checkIns = CheckIns()
-        checkIns.dailyLimit = reader.integer("dailyLimit", default: checkIns.dailyLimit, range: 1...100, unit: "check-ins")
-        checkIns.debounceSeconds = reader.integer("debounceSeconds", default: checkIns.debounceSeconds, range: 0...3600, unit: "seconds")
-        checkIns.defaultStayMinutes = reader.integer("defaultStayMinutes", default: checkIns.defaultStayMinutes, range: 15...1440, unit: "minutes")
+        checkIns.dailyLimit = reader.integer(
+            "dailyLimit", default: checkIns.dailyLimit, range: 1...100, unit: "check-ins")
+        checkIns.debounceSeconds = reader.integer(
+            "debounceSeconds", default: checkIns.debounceSeconds, range: 0...3600, unit: "seconds")
+        checkIns.defaultStayMinutes = reader.integer(
+            "defaultStayMinutes", default: checkIns.defaultStayMinutes, range: 15...1440, unit: "minutes")
         if case .integer(let days)? = reader.members["retentionDays"], days > Int64(CheckIns.maximumRetentionDays) {
             _ = reader.value("retentionDays")
-            reader.log.add(reader.keyPath("retentionDays"), "must be at most 14 days: stays are deleted 14 days after they end, got \(days)")
+            reader.log.add(
+                reader.keyPath("retentionDays"),
+                "must be at most 14 days: stays are deleted 14 days after they end, got \(days)")
         } else {
-            checkIns.retentionDays = reader.integer("retentionDays", default: checkIns.retentionDays, range: 1...CheckIns.maximumRetentionDays, unit: "days")
+            checkIns.retentionDays = reader.integer(
+                "retentionDays", default: checkIns.retentionDays, range: 1...CheckIns.maximumRetentionDays, unit: "days"
+            )
         }
         return checkIns
     }
@@ -177,16 +203,21 @@ extension KioskConfiguration {
     private static func readReports(_ reader: inout ObjectReader) -> Reports {
         var reports = Reports()
         reports.exportDirectory = reader.optionalString("exportDirectory", default: reports.exportDirectory)
-        if let directory = reports.exportDirectory { checkAbsolutePath(directory, at: reader.keyPath("exportDirectory"), log: reader.log) }
+        if let directory = reports.exportDirectory {
+            checkAbsolutePath(directory, at: reader.keyPath("exportDirectory"), log: reader.log)
+        }
         reports.uploadURL = reader.optionalString("uploadURL", default: nil)
         if let url = reports.uploadURL, let problem = urlProblem(url, requireHTTPS: true) {
             reader.log.add(reader.keyPath("uploadURL"), problem)
         }
-        reports.uploadTimeoutSeconds = reader.integer("uploadTimeoutSeconds", default: reports.uploadTimeoutSeconds, range: 5...300, unit: "seconds")
+        reports.uploadTimeoutSeconds = reader.integer(
+            "uploadTimeoutSeconds", default: reports.uploadTimeoutSeconds, range: 5...300, unit: "seconds")
         reports.uploadTokenCredential = reader.optionalString("uploadTokenCredential", default: nil)
         if let name = reports.uploadTokenCredential {
             checkCredentialName(name, at: reader.keyPath("uploadTokenCredential"), log: reader.log)
-            if reports.uploadURL == nil { reader.log.add(reader.keyPath("uploadTokenCredential"), "is set but reports.uploadURL is not") }
+            if reports.uploadURL == nil {
+                reader.log.add(reader.keyPath("uploadTokenCredential"), "is set but reports.uploadURL is not")
+            }
         }
         return reports
     }
@@ -194,10 +225,15 @@ extension KioskConfiguration {
     private static func readWarnings(_ reader: inout ObjectReader) -> Warnings {
         var warnings = Warnings()
         warnings.baseURL = reader.optionalString("baseURL", default: nil)
-        if let url = warnings.baseURL, let problem = urlProblem(url, requireHTTPS: false) { reader.log.add(reader.keyPath("baseURL"), problem) }
+        if let url = warnings.baseURL, let problem = urlProblem(url, requireHTTPS: false) {
+            reader.log.add(reader.keyPath("baseURL"), problem)
+        }
         warnings.cwaBaseURL = reader.optionalString("cwaBaseURL", default: nil)
-        if let url = warnings.cwaBaseURL, let problem = urlProblem(url, requireHTTPS: false) { reader.log.add(reader.keyPath("cwaBaseURL"), problem) }
-        warnings.syncIntervalMinutes = reader.integer("syncIntervalMinutes", default: warnings.syncIntervalMinutes, range: 5...1440, unit: "minutes")
+        if let url = warnings.cwaBaseURL, let problem = urlProblem(url, requireHTTPS: false) {
+            reader.log.add(reader.keyPath("cwaBaseURL"), problem)
+        }
+        warnings.syncIntervalMinutes = reader.integer(
+            "syncIntervalMinutes", default: warnings.syncIntervalMinutes, range: 5...1440, unit: "minutes")
         for key in ["publicKey", "cwaPublicKey"] {
             let fallback = key == "publicKey" ? warnings.publicKey : warnings.cwaPublicKey
             let value = reader.string(key, default: fallback)
@@ -209,13 +245,17 @@ extension KioskConfiguration {
         if trimmed.isEmpty {
             reader.log.add(reader.keyPath("message"), "must not be empty: it tells a warned visitor what to do")
         } else if warnings.message.count > 1000 {
-            reader.log.add(reader.keyPath("message"), "must be at most 1000 characters (it is printed on a slip), got \(warnings.message.count)")
+            reader.log.add(
+                reader.keyPath("message"),
+                "must be at most 1000 characters (it is printed on a slip), got \(warnings.message.count)")
         }
         return warnings
     }
 
     /// `listen` and `allowNonLoopback` of a section that serves HTTP: loopback only unless allowed.
-    private static func readListen(_ reader: inout ObjectReader, default fallback: String?, what: String) -> (String?, Bool) {
+    private static func readListen(_ reader: inout ObjectReader, default fallback: String?, what: String) -> (
+        String?, Bool
+    ) {
         let listen = reader.optionalString("listen", default: fallback)
         let allowNonLoopback = reader.bool("allowNonLoopback", default: false)
         if let listen {
@@ -223,7 +263,10 @@ extension KioskConfiguration {
             case .failure(let problem):
                 reader.log.add(reader.keyPath("listen"), problem.message)
             case .success(let address) where !address.isLoopback && !allowNonLoopback:
-                reader.log.add(reader.keyPath("listen"), "\(JSONValue.quoted(listen)) is not a loopback address; set \(reader.keyPath("allowNonLoopback")) to true to \(what) to the network")
+                reader.log.add(
+                    reader.keyPath("listen"),
+                    "\(JSONValue.quoted(listen)) is not a loopback address; set \(reader.keyPath("allowNonLoopback")) to true to \(what) to the network"
+                )
             case .success:
                 break
             }
@@ -235,7 +278,9 @@ extension KioskConfiguration {
         let path: String
         if reader.members["path"] == nil {
             _ = reader.value("path")
-            reader.log.add(reader.keyPath("path"), "missing: the printer's device (/dev/usb/lp0, /dev/kiosk-printer) or null for the whole section")
+            reader.log.add(
+                reader.keyPath("path"),
+                "missing: the printer's device (/dev/usb/lp0, /dev/kiosk-printer) or null for the whole section")
             path = ""
         } else {
             path = reader.string("path", default: "")
@@ -247,9 +292,12 @@ extension KioskConfiguration {
         let speeds = [1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200]
         printer.baudRate = reader.integer("baudRate", default: printer.baudRate, range: 1200...115200)
         if !speeds.contains(printer.baudRate) {
-            reader.log.add(reader.keyPath("baudRate"), "expected one of \(speeds.map(String.init).joined(separator: ", ")), got \(printer.baudRate)")
+            reader.log.add(
+                reader.keyPath("baudRate"),
+                "expected one of \(speeds.map(String.init).joined(separator: ", ")), got \(printer.baudRate)")
         }
-        printer.writeTimeoutMilliseconds = reader.integer("writeTimeoutMilliseconds", default: printer.writeTimeoutMilliseconds, range: 100...120_000, unit: "ms")
+        printer.writeTimeoutMilliseconds = reader.integer(
+            "writeTimeoutMilliseconds", default: printer.writeTimeoutMilliseconds, range: 100...120_000, unit: "ms")
         return printer
     }
 
@@ -261,7 +309,8 @@ extension KioskConfiguration {
         if case .present(var outputs) = reader.section("outputs") {
             for key in outputs.members.keys.sorted() {
                 guard let role = IndicatorOutput(rawValue: key) else { continue }
-                guard let value = outputs.value(key), let pin = readPin(value, at: outputs.keyPath(key), log: log) else { continue }
+                guard let value = outputs.value(key), let pin = readPin(value, at: outputs.keyPath(key), log: log)
+                else { continue }
                 lights.outputs[role] = pin
             }
             for role in IndicatorOutput.allCases { _ = outputs.value(role.rawValue) }
@@ -270,13 +319,15 @@ extension KioskConfiguration {
         if case .present(var buttons) = reader.section("buttons") {
             for key in buttons.members.keys.sorted() {
                 guard let role = ButtonRole(rawValue: key) else { continue }
-                guard let value = buttons.value(key), let pin = readPin(value, at: buttons.keyPath(key), log: log) else { continue }
+                guard let value = buttons.value(key), let pin = readPin(value, at: buttons.keyPath(key), log: log)
+                else { continue }
                 lights.buttons[role] = pin
             }
             for role in ButtonRole.allCases { _ = buttons.value(role.rawValue) }
             buttons.finish()
         }
-        lights.debounceMilliseconds = reader.integer("debounceMilliseconds", default: lights.debounceMilliseconds, range: 1...500, unit: "ms")
+        lights.debounceMilliseconds = reader.integer(
+            "debounceMilliseconds", default: lights.debounceMilliseconds, range: 1...500, unit: "ms")
         if case .present(var patterns) = reader.section("patterns") {
             for key in patterns.members.keys.sorted() {
                 guard let pattern = IndicatorPattern(rawValue: key), let value = patterns.value(key) else { continue }
@@ -301,14 +352,20 @@ extension KioskConfiguration {
         let problemsBefore = log.problems.count
         guard reader.members["chip"] != nil, reader.members["offset"] != nil else {
             _ = (reader.value("chip"), reader.value("offset"), reader.value("activeLow"), reader.value("bias"))
-            log.add(path, "needs \"chip\" (gpiochip0, /dev/gpiochip0 or label:…) and \"offset\" (the line number on that chip)")
+            log.add(
+                path,
+                "needs \"chip\" (gpiochip0, /dev/gpiochip0 or label:…) and \"offset\" (the line number on that chip)")
             return nil
         }
         let chip = reader.string("chip", default: "")
-        if case .string? = reader.members["chip"], !(chip.hasPrefix("gpiochip") && Int(chip.dropFirst("gpiochip".count)) != nil)
-            && !(chip.hasPrefix("/dev/gpiochip") && Int(chip.dropFirst("/dev/gpiochip".count)) != nil)
-            && !(chip.hasPrefix("label:") && chip.count > "label:".count) {
-            log.add(reader.keyPath("chip"), "expected gpiochipN, /dev/gpiochipN or label:<chip label>, got \(JSONValue.quoted(chip))")
+        if case .string? = reader.members["chip"],
+            !(chip.hasPrefix("gpiochip") && Int(chip.dropFirst("gpiochip".count)) != nil)
+                && !(chip.hasPrefix("/dev/gpiochip") && Int(chip.dropFirst("/dev/gpiochip".count)) != nil)
+                && !(chip.hasPrefix("label:") && chip.count > "label:".count)
+        {
+            log.add(
+                reader.keyPath("chip"),
+                "expected gpiochipN, /dev/gpiochipN or label:<chip label>, got \(JSONValue.quoted(chip))")
         }
         let offset = reader.integer("offset", default: 0, range: 0...1023)
         let activeLow = reader.bool("activeLow", default: false)
@@ -325,9 +382,11 @@ extension KioskConfiguration {
         switch reader.value("steps") {
         case .array(let items)?:
             for (index, item) in items.enumerated() {
-                guard var step = ObjectReader(path: "\(reader.keyPath("steps"))[\(index)]", value: item, log: log) else { continue }
+                guard var step = ObjectReader(path: "\(reader.keyPath("steps"))[\(index)]", value: item, log: log)
+                else { continue }
                 let on = readOutputs(step.value("on") ?? .array([]), at: step.keyPath("on"), log: log)
-                let milliseconds = step.integer("ms", default: 0, range: 0...FeedbackSequence.maximumStepMilliseconds, unit: "ms")
+                let milliseconds = step.integer(
+                    "ms", default: 0, range: 0...FeedbackSequence.maximumStepMilliseconds, unit: "ms")
                 if step.members["ms"] == nil { log.add(step.keyPath("ms"), "missing: how long the step lasts") }
                 steps.append(FeedbackStep(on: on, milliseconds: milliseconds))
                 step.finish()
@@ -354,7 +413,9 @@ extension KioskConfiguration {
                 outputs.insert(output)
             } else {
                 let names = IndicatorOutput.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
-                log.add("\(path)[\(index)]", "expected one of \(names), got \(item.typeName == "a string" ? item.rendered() : item.typeName)")
+                log.add(
+                    "\(path)[\(index)]",
+                    "expected one of \(names), got \(item.typeName == "a string" ? item.rendered() : item.typeName)")
             }
         }
         return outputs
@@ -371,12 +432,17 @@ extension KioskConfiguration {
     /// systemd credential names: letters, digits, `.`, `_`, `-`; no path.
     static func isCredentialName(_ name: String) -> Bool {
         !name.isEmpty && name.count <= 255 && name != "." && name != ".."
-            && name.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._-".unicodeScalars.contains($0)) }
+            && name.unicodeScalars.allSatisfy {
+                $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._-".unicodeScalars.contains($0))
+            }
     }
 
     private static func checkCredentialName(_ name: String, at key: String, log: ProblemLog) {
         if !isCredentialName(name) {
-            log.add(key, "expected a credential name (letters, digits, '.', '_', '-'; the file name under $CREDENTIALS_DIRECTORY), got \(JSONValue.quoted(name))")
+            log.add(
+                key,
+                "expected a credential name (letters, digits, '.', '_', '-'; the file name under $CREDENTIALS_DIRECTORY), got \(JSONValue.quoted(name))"
+            )
         }
     }
 
@@ -386,18 +452,22 @@ extension KioskConfiguration {
             return PEMShape.problem(value)
         }
         if !isCredentialName(value) {
-            return "expected a PEM public key (-----BEGIN PUBLIC KEY-----…) or a credential name, got \(JSONValue.quoted(value))"
+            return
+                "expected a PEM public key (-----BEGIN PUBLIC KEY-----…) or a credential name, got \(JSONValue.quoted(value))"
         }
         return nil
     }
 
     static func urlProblem(_ url: String, requireHTTPS: Bool) -> String? {
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
-              let host = components.host, !host.isEmpty
+            let host = components.host, !host.isEmpty
         else { return "expected an http(s) URL, got \(JSONValue.quoted(url))" }
-        guard scheme == "https" || scheme == "http" else { return "expected an http(s) URL, got \(JSONValue.quoted(url))" }
+        guard scheme == "https" || scheme == "http" else {
+            return "expected an http(s) URL, got \(JSONValue.quoted(url))"
+        }
         if requireHTTPS, scheme == "http", !(ListenAddress.parse("\(host):1").map(\.isLoopback) == .success(true)) {
-            return "must use https:// (reports and verification codes must not cross the network in clear), got \(JSONValue.quoted(url))"
+            return
+                "must use https:// (reports and verification codes must not cross the network in clear), got \(JSONValue.quoted(url))"
         }
         if components.query != nil || components.fragment != nil {
             return "must not have a query or fragment, got \(JSONValue.quoted(url))"
@@ -411,8 +481,11 @@ extension KioskConfiguration {
 public enum PEMShape {
     /// What is wrong with `text` as a single `PUBLIC KEY` PEM block, or nil.
     public static func problem(_ text: String) -> String? {
-        let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        guard lines.first == "-----BEGIN PUBLIC KEY-----", lines.last == "-----END PUBLIC KEY-----", lines.count >= 3 else {
+        let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter {
+            !$0.isEmpty
+        }
+        guard lines.first == "-----BEGIN PUBLIC KEY-----", lines.last == "-----END PUBLIC KEY-----", lines.count >= 3
+        else {
             return "expected one PEM block from -----BEGIN PUBLIC KEY----- to -----END PUBLIC KEY-----"
         }
         let body = lines.dropFirst().dropLast().joined()

@@ -10,25 +10,34 @@ extension KioskConfiguration {
         var top: [String: JSONValue] = [
             "stateDirectory": .string(stateDirectory),
             "logLevel": .string(logLevel.rawValue),
-            "nfc": nfc.map { .object([
-                "connection": .string($0.connection),
-                "pollTimeoutMilliseconds": int($0.pollTimeoutMilliseconds),
-                "removalCheckMilliseconds": int($0.removalCheckMilliseconds),
-            ]) } ?? .null,
-            "camera": camera.map { .object([
-                "device": .string($0.device), "width": int($0.width), "height": int($0.height),
-                "framesUntilGone": int($0.framesUntilGone),
-            ]) } ?? .null,
+            "nfc": nfc.map {
+                .object([
+                    "connection": .string($0.connection),
+                    "pollTimeoutMilliseconds": int($0.pollTimeoutMilliseconds),
+                    "removalCheckMilliseconds": int($0.removalCheckMilliseconds),
+                ])
+            } ?? .null,
+            "camera": camera.map {
+                .object([
+                    "device": .string($0.device), "width": int($0.width), "height": int($0.height),
+                    "framesUntilGone": int($0.framesUntilGone),
+                ])
+            } ?? .null,
             "lightsAndButtons": Self.json(lightsAndButtons),
-            "receiptPrinter": receiptPrinter.map { .object([
-                "path": .string($0.path), "paper": .string($0.paper.rawValue), "bidirectional": .bool($0.bidirectional),
-                "baudRate": int($0.baudRate), "writeTimeoutMilliseconds": int($0.writeTimeoutMilliseconds),
-            ]) } ?? .null,
+            "receiptPrinter": receiptPrinter.map {
+                .object([
+                    "path": .string($0.path), "paper": .string($0.paper.rawValue),
+                    "bidirectional": .bool($0.bidirectional),
+                    "baudRate": int($0.baudRate), "writeTimeoutMilliseconds": int($0.writeTimeoutMilliseconds),
+                ])
+            } ?? .null,
             "checkIns": .object([
                 "dailyLimit": int(checkIns.dailyLimit), "debounceSeconds": int(checkIns.debounceSeconds),
                 "defaultStayMinutes": int(checkIns.defaultStayMinutes), "retentionDays": int(checkIns.retentionDays),
             ]),
-            "staff": .object(["modeTimeoutSeconds": int(staff.modeTimeoutSeconds), "codeCredential": text(staff.codeCredential)]),
+            "staff": .object([
+                "modeTimeoutSeconds": int(staff.modeTimeoutSeconds), "codeCredential": text(staff.codeCredential),
+            ]),
             "venue": .object(["code": text(venue.code.map { redacting ? Self.redacted : $0 })]),
             "reports": .object([
                 "exportDirectory": text(reports.exportDirectory), "uploadURL": text(reports.uploadURL),
@@ -59,34 +68,39 @@ extension KioskConfiguration {
         var patterns: [String: JSONValue] = [:]
         for (pattern, sequence) in lights.patterns {
             var members: [String: JSONValue] = [
-                "steps": .array(sequence.steps.map { .object(["on": outputs($0.on), "ms": .integer(Int64($0.milliseconds))]) }),
+                "steps": .array(
+                    sequence.steps.map { .object(["on": outputs($0.on), "ms": .integer(Int64($0.milliseconds))]) })
             ]
             if sequence.repeatCount != 1 { members["repeat"] = .integer(Int64(sequence.repeatCount)) }
             if !sequence.hold.isEmpty { members["hold"] = outputs(sequence.hold) }
             patterns[pattern.rawValue] = .object(members)
         }
         return .object([
-            "outputs": .object(Dictionary(uniqueKeysWithValues: lights.outputs.map { ($0.key.rawValue, pin($0.value)) })),
-            "buttons": .object(Dictionary(uniqueKeysWithValues: lights.buttons.map { ($0.key.rawValue, pin($0.value)) })),
+            "outputs": .object(
+                Dictionary(uniqueKeysWithValues: lights.outputs.map { ($0.key.rawValue, pin($0.value)) })),
+            "buttons": .object(
+                Dictionary(uniqueKeysWithValues: lights.buttons.map { ($0.key.rawValue, pin($0.value)) })),
             "debounceMilliseconds": .integer(Int64(lights.debounceMilliseconds)),
             "patterns": .object(patterns),
         ])
     }
 
     /// Key order for printing: the documented order of sections and keys.
-    public static let keyOrder: [String] = ["stateDirectory", "logLevel"] + sections + [
-        "connection", "pollTimeoutMilliseconds", "removalCheckMilliseconds",
-        "device", "width", "height", "framesUntilGone",
-        "outputs", "buttons", "debounceMilliseconds", "patterns",
-        "green", "red", "amber", "buzzer", "confirm", "cancel", "chip", "offset", "activeLow", "bias",
-        "accepted", "checkedOut", "refused", "warningPending", "error", "clockNotSet", "steps", "on", "ms", "repeat", "hold",
-        "path", "paper", "bidirectional", "baudRate", "writeTimeoutMilliseconds",
-        "dailyLimit", "debounceSeconds", "defaultStayMinutes", "retentionDays",
-        "modeTimeoutSeconds", "codeCredential", "code",
-        "exportDirectory", "uploadURL", "uploadTimeoutSeconds", "uploadTokenCredential",
-        "baseURL", "cwaBaseURL", "syncIntervalMinutes", "publicKey", "cwaPublicKey", "message",
-        "source", "listen", "allowNonLoopback",
-    ]
+    public static let keyOrder: [String] =
+        ["stateDirectory", "logLevel"] + sections + [
+            "connection", "pollTimeoutMilliseconds", "removalCheckMilliseconds",
+            "device", "width", "height", "framesUntilGone",
+            "outputs", "buttons", "debounceMilliseconds", "patterns",
+            "green", "red", "amber", "buzzer", "confirm", "cancel", "chip", "offset", "activeLow", "bias",
+            "accepted", "checkedOut", "refused", "warningPending", "error", "clockNotSet", "steps", "on", "ms",
+            "repeat", "hold",
+            "path", "paper", "bidirectional", "baudRate", "writeTimeoutMilliseconds",
+            "dailyLimit", "debounceSeconds", "defaultStayMinutes", "retentionDays",
+            "modeTimeoutSeconds", "codeCredential", "code",
+            "exportDirectory", "uploadURL", "uploadTimeoutSeconds", "uploadTokenCredential",
+            "baseURL", "cwaBaseURL", "syncIntervalMinutes", "publicKey", "cwaPublicKey", "message",
+            "source", "listen", "allowNonLoopback",
+        ]
 
     /// `jsonValue(redacting:)` as pretty-printed text in the documented key order.
     public func renderedJSON(redacting: Bool = true) -> String {

@@ -48,7 +48,9 @@ public struct KioskConfiguration: Sendable, Equatable {
         public init() {}
 
         /// The libnfc drivers of Debian's libnfc 1.8 (no PC/SC).
-        public static let drivers = ["pn532_uart", "pn532_i2c", "pn532_spi", "pn53x_usb", "acr122_usb", "acr122s", "arygon"]
+        public static let drivers = [
+            "pn532_uart", "pn532_i2c", "pn532_spi", "pn53x_usb", "acr122_usb", "acr122s", "arygon",
+        ]
         /// Drivers that need a port (a device path); the USB ones find their device themselves.
         static let driversNeedingPort: Set<String> = ["pn532_uart", "pn532_i2c", "pn532_spi", "acr122s", "arygon"]
     }
@@ -80,8 +82,9 @@ public struct KioskConfiguration: Sendable, Equatable {
 
         /// The core's policy with these numbers.
         public var policy: CheckInPolicy {
-            CheckInPolicy(debounce: TimeInterval(debounceSeconds), dailyLimit: dailyLimit,
-                          retention: RetentionPolicy(days: retentionDays))
+            CheckInPolicy(
+                debounce: TimeInterval(debounceSeconds), dailyLimit: dailyLimit,
+                retention: RetentionPolicy(days: retentionDays))
         }
 
         public static let maximumRetentionDays = 14

@@ -42,11 +42,16 @@ public struct ListenAddress: Sendable, Equatable {
             host = String(text[..<colon])
             portText = text[text.index(after: colon)...]
             guard host == "localhost" || ipv4Octets(host) != nil else {
-                return .failure(Problem(message: "expected an IP address or localhost as host, got \(JSONValue.quoted(host))"))
+                return .failure(
+                    Problem(message: "expected an IP address or localhost as host, got \(JSONValue.quoted(host))"))
             }
         }
-        guard let port = Int(portText), ((allowingAnyPort ? 0 : 1)...65535).contains(port), portText.allSatisfy(\.isNumber) else {
-            return .failure(Problem(message: "expected a port 1 to 65535 after the host, got \(JSONValue.quoted(String(portText)))"))
+        guard let port = Int(portText), ((allowingAnyPort ? 0 : 1)...65535).contains(port),
+            portText.allSatisfy(\.isNumber)
+        else {
+            return .failure(
+                Problem(message: "expected a port 1 to 65535 after the host, got \(JSONValue.quoted(String(portText)))")
+            )
         }
         return .success(ListenAddress(host: host, port: port))
     }
@@ -56,7 +61,8 @@ public struct ListenAddress: Sendable, Equatable {
         guard parts.count == 4 else { return nil }
         var octets: [Int] = []
         for part in parts {
-            guard !part.isEmpty, part.count <= 3, part.allSatisfy(\.isNumber), let value = Int(part), value <= 255 else { return nil }
+            guard !part.isEmpty, part.count <= 3, part.allSatisfy(\.isNumber), let value = Int(part), value <= 255
+            else { return nil }
             octets.append(value)
         }
         return octets

@@ -12,9 +12,10 @@ public struct ReceiptPrinterConfiguration: Sendable, Codable, Equatable {
     public var baudRate: Int
     public var writeTimeoutMilliseconds: Int
 
-    public init(path: String, paper: PaperWidth = .mm58, bidirectional: Bool = false, baudRate: Int = 9600,
-                writeTimeoutMilliseconds: Int = 10_000)
-    {
+    public init(
+        path: String, paper: PaperWidth = .mm58, bidirectional: Bool = false, baudRate: Int = 9600,
+        writeTimeoutMilliseconds: Int = 10_000
+    ) {
         self.path = path
         self.paper = paper
         self.bidirectional = bidirectional

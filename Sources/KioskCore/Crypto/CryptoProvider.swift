@@ -23,10 +23,12 @@ public protocol CryptoProvider: Sendable {
     func aes256CBCDecrypt(key: [UInt8], iv: [UInt8], ciphertext: [UInt8]) throws(CryptoError) -> [UInt8]
 
     /// AES-256-GCM authenticated encryption; returns ciphertext followed by the 16-byte tag.
-    func aes256GCMSeal(key: [UInt8], nonce: [UInt8], plaintext: [UInt8], additionalData: [UInt8]) throws(CryptoError) -> [UInt8]
+    func aes256GCMSeal(key: [UInt8], nonce: [UInt8], plaintext: [UInt8], additionalData: [UInt8]) throws(CryptoError)
+        -> [UInt8]
 
     /// Opens what `aes256GCMSeal` produced; throws `.authenticationFailed` if the tag does not verify.
-    func aes256GCMOpen(key: [UInt8], nonce: [UInt8], sealed: [UInt8], additionalData: [UInt8]) throws(CryptoError) -> [UInt8]
+    func aes256GCMOpen(key: [UInt8], nonce: [UInt8], sealed: [UInt8], additionalData: [UInt8]) throws(CryptoError)
+        -> [UInt8]
 
     /// `count` bytes from the operating system's CSPRNG.
     func randomBytes(count: Int) throws(CryptoError) -> [UInt8]

@@ -11,9 +11,10 @@ public struct LightsAndButtonsConfiguration: Sendable, Codable, Equatable {
     /// Patterns that replace the defaults of `FeedbackTable.default`.
     public var patterns: [IndicatorPattern: FeedbackSequence]
 
-    public init(outputs: [IndicatorOutput: GPIOPin] = [:], buttons: [ButtonRole: GPIOPin] = [:],
-                debounceMilliseconds: Int = 30, patterns: [IndicatorPattern: FeedbackSequence] = [:])
-    {
+    public init(
+        outputs: [IndicatorOutput: GPIOPin] = [:], buttons: [ButtonRole: GPIOPin] = [:],
+        debounceMilliseconds: Int = 30, patterns: [IndicatorPattern: FeedbackSequence] = [:]
+    ) {
         self.outputs = outputs
         self.buttons = buttons
         self.debounceMilliseconds = debounceMilliseconds

@@ -10,7 +10,10 @@ public struct FeedbackStep: Sendable, Codable, Equatable, Hashable {
         self.milliseconds = milliseconds
     }
 
-    private enum CodingKeys: String, CodingKey { case on, milliseconds = "ms" }
+    private enum CodingKeys: String, CodingKey {
+        case on
+        case milliseconds = "ms"
+    }
 }
 
 /// A feedback pattern as data: steps played `repeatCount` times, then the `hold` outputs stay on until the next
@@ -29,7 +32,11 @@ public struct FeedbackSequence: Sendable, Codable, Equatable, Hashable {
         self.hold = hold
     }
 
-    private enum CodingKeys: String, CodingKey { case steps, repeatCount = "repeat", hold }
+    private enum CodingKeys: String, CodingKey {
+        case steps
+        case repeatCount = "repeat"
+        case hold
+    }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)

@@ -49,18 +49,21 @@ public struct FeedbackTable: Sendable, Equatable {
             FeedbackStep(on: [.red, .buzzer], milliseconds: 600),
             FeedbackStep(on: [.red], milliseconds: 900),
         ]),
-        .warningPending: FeedbackSequence(steps: [
-            FeedbackStep(on: [.amber, .buzzer], milliseconds: 150),
-            FeedbackStep(on: [.amber], milliseconds: 150),
-            FeedbackStep(on: [], milliseconds: 200),
-        ], repeatCount: 3, hold: [.amber]),
-        .error: FeedbackSequence(steps: [
-            FeedbackStep(on: [.red], milliseconds: 250),
-            FeedbackStep(on: [], milliseconds: 250),
-        ], repeatCount: 4, hold: [.red]),
-        .clockNotSet: FeedbackSequence(steps: [
-            FeedbackStep(on: [.amber], milliseconds: 1000),
-        ], hold: [.amber]),
+        .warningPending: FeedbackSequence(
+            steps: [
+                FeedbackStep(on: [.amber, .buzzer], milliseconds: 150),
+                FeedbackStep(on: [.amber], milliseconds: 150),
+                FeedbackStep(on: [], milliseconds: 200),
+            ], repeatCount: 3, hold: [.amber]),
+        .error: FeedbackSequence(
+            steps: [
+                FeedbackStep(on: [.red], milliseconds: 250),
+                FeedbackStep(on: [], milliseconds: 250),
+            ], repeatCount: 4, hold: [.red]),
+        .clockNotSet: FeedbackSequence(
+            steps: [
+                FeedbackStep(on: [.amber], milliseconds: 1000)
+            ], hold: [.amber]),
     ])
 
     private init(sequences: [IndicatorPattern: FeedbackSequence]) {
@@ -85,7 +88,9 @@ public struct FeedbackTable: Sendable, Equatable {
     }
 
     /// This table with the patterns in `overrides` replaced (each validated first).
-    public func overriding(with overrides: [IndicatorPattern: FeedbackSequence]) throws(FeedbackTableError) -> FeedbackTable {
+    public func overriding(with overrides: [IndicatorPattern: FeedbackSequence]) throws(FeedbackTableError)
+        -> FeedbackTable
+    {
         var copy = self
         for (pattern, sequence) in overrides {
             try sequence.validate(as: pattern)
@@ -109,7 +114,10 @@ public struct FeedbackTable: Sendable, Equatable {
         var overrides: [IndicatorPattern: FeedbackSequence] = [:]
         for (name, sequence) in raw {
             guard let pattern = IndicatorPattern(rawValue: name) else {
-                throw .malformed(reason: "unknown pattern '\(name)' (known: \(IndicatorPattern.allCases.map(\.rawValue).joined(separator: ", ")))")
+                throw .malformed(
+                    reason:
+                        "unknown pattern '\(name)' (known: \(IndicatorPattern.allCases.map(\.rawValue).joined(separator: ", ")))"
+                )
             }
             overrides[pattern] = sequence
         }

@@ -15,11 +15,14 @@ public enum CKPR {
 
     /// Derives the venue's report keys from its 32-byte `locationId`. The caller owns the keys; they are wiped when
     /// the value is released.
-    public static func deriveKeys(locationId: [UInt8], crypto: some CryptoProvider) throws(ProtectedReportError) -> CKPRKeys {
+    public static func deriveKeys(locationId: [UInt8], crypto: some CryptoProvider) throws(ProtectedReportError)
+        -> CKPRKeys
+    {
         do {
             var okm = try crypto.hkdfSHA256(inputKeyMaterial: locationId, salt: salt, info: info, length: 80)
             defer { crypto.wipe(&okm) }
-            return CKPRKeys(encryption: Array(okm[0..<16]), mac: Array(okm[16..<48]), tag: Array(okm[48..<80]), crypto: crypto)
+            return CKPRKeys(
+                encryption: Array(okm[0..<16]), mac: Array(okm[16..<48]), tag: Array(okm[48..<80]), crypto: crypto)
         } catch {
             throw .crypto(error)
         }
@@ -44,7 +47,9 @@ public enum CKPR {
     }
 
     /// Seals `report` with the given IV (for known-answer tests; production uses `seal(_:keys:)`).
-    public static func seal(_ report: PresenceReport, keys: CKPRKeys, iv: [UInt8]) throws(ProtectedReportError) -> [UInt8] {
+    public static func seal(_ report: PresenceReport, keys: CKPRKeys, iv: [UInt8]) throws(ProtectedReportError)
+        -> [UInt8]
+    {
         try report.validate()
         guard iv.count == ivLength else { throw .invalidLength }
         let crypto = keys.crypto
@@ -61,7 +66,9 @@ public enum CKPR {
     }
 
     /// Opens a record for `day`: checks the tag, verifies the MAC in constant time, decrypts and validates.
-    public static func open(_ record: [UInt8], day: UInt32, keys: CKPRKeys) throws(ProtectedReportError) -> PresenceReport {
+    public static func open(_ record: [UInt8], day: UInt32, keys: CKPRKeys) throws(ProtectedReportError)
+        -> PresenceReport
+    {
         guard record.count == recordLength else { throw .invalidLength }
         let expectedTag = try tag(day: day, keys: keys)
         let crypto = keys.crypto
@@ -70,7 +77,9 @@ public enum CKPR {
     }
 
     /// Opens a record already found under this venue's tag for `day` (the matcher's path: the tag was the lookup key).
-    public static func openAfterTagMatch(_ record: [UInt8], day: UInt32, keys: CKPRKeys) throws(ProtectedReportError) -> PresenceReport {
+    public static func openAfterTagMatch(_ record: [UInt8], day: UInt32, keys: CKPRKeys) throws(ProtectedReportError)
+        -> PresenceReport
+    {
         guard record.count == recordLength else { throw .invalidLength }
         let crypto = keys.crypto
         let authenticated = Array(record[0..<(recordLength - macLength)])
@@ -81,7 +90,9 @@ public enum CKPR {
         let iv = Array(record[tagLength..<(tagLength + ivLength)])
         let ciphertext = Array(record[(tagLength + ivLength)..<(tagLength + ivLength + plaintextLength)])
         var plaintext: [UInt8]
-        do { plaintext = try crypto.aesCTR(key: keys.encryptionKey, iv: iv, data: ciphertext) } catch { throw .crypto(error) }
+        do { plaintext = try crypto.aesCTR(key: keys.encryptionKey, iv: iv, data: ciphertext) } catch {
+            throw .crypto(error)
+        }
         defer { crypto.wipe(&plaintext) }
         let report = try PresenceReport(plaintext: plaintext)
         try report.validate(day: day)

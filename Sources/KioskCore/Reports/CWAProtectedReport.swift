@@ -44,12 +44,19 @@ public struct CWAProtectedReport: Equatable, Hashable, Sendable {
     }
 
     /// `SHA-256("CWA-ENCRYPTION-KEY" || locationId)` and `SHA-256("CWA-MAC-KEY" || locationId)`.
-    public static func keys(locationId: [UInt8], crypto: some CryptoProvider) throws(CryptoError) -> (encryption: [UInt8], mac: [UInt8]) {
-        (try crypto.sha256(Array("CWA-ENCRYPTION-KEY".utf8) + locationId), try crypto.sha256(Array("CWA-MAC-KEY".utf8) + locationId))
+    public static func keys(locationId: [UInt8], crypto: some CryptoProvider) throws(CryptoError) -> (
+        encryption: [UInt8], mac: [UInt8]
+    ) {
+        (
+            try crypto.sha256(Array("CWA-ENCRYPTION-KEY".utf8) + locationId),
+            try crypto.sha256(Array("CWA-MAC-KEY".utf8) + locationId)
+        )
     }
 
     /// Seals `record` for the venue `locationId` with `iv` (16 bytes; fresh from the CSPRNG in production).
-    public static func seal(_ record: Record, locationId: [UInt8], iv: [UInt8], crypto: some CryptoProvider) throws(CryptoError) -> CWAProtectedReport {
+    public static func seal(_ record: Record, locationId: [UInt8], iv: [UInt8], crypto: some CryptoProvider)
+        throws(CryptoError) -> CWAProtectedReport
+    {
         var (encryptionKey, macKey) = try keys(locationId: locationId, crypto: crypto)
         defer {
             crypto.wipe(&encryptionKey)
@@ -59,7 +66,8 @@ public struct CWAProtectedReport: Equatable, Hashable, Sendable {
         defer { crypto.wipe(&plaintext) }
         let ciphertext = try crypto.aes256CBCEncrypt(key: encryptionKey, iv: iv, plaintext: plaintext)
         let mac = try crypto.hmacSHA256(key: macKey, data: iv + ciphertext)
-        return CWAProtectedReport(locationIdHash: try crypto.sha256(locationId), iv: iv, encryptedCheckInRecord: ciphertext, mac: mac)
+        return CWAProtectedReport(
+            locationIdHash: try crypto.sha256(locationId), iv: iv, encryptedCheckInRecord: ciphertext, mac: mac)
     }
 
     /// Opens the report with the venue's `locationId`: MAC first (constant time), then decryption.
@@ -77,8 +85,9 @@ public struct CWAProtectedReport: Equatable, Hashable, Sendable {
             guard let message = try? SAP_Internal_Pt_CheckInRecord(serializedBytes: plaintext) else {
                 throw ProtectedReportError.invalidContent("record")
             }
-            return Record(startIntervalNumber: message.startIntervalNumber, period: message.period,
-                          transmissionRiskLevel: message.transmissionRiskLevel)
+            return Record(
+                startIntervalNumber: message.startIntervalNumber, period: message.period,
+                transmissionRiskLevel: message.transmissionRiskLevel)
         } catch let error as ProtectedReportError {
             throw error
         } catch let error as CryptoError {
@@ -93,13 +102,16 @@ public struct CWAProtectedReport: Equatable, Hashable, Sendable {
 
     /// Parses `CheckInProtectedReport` bytes.
     public init(serialized bytes: [UInt8]) throws(ProtectedReportError) {
-        guard let message = try? SAP_Internal_Pt_CheckInProtectedReport(serializedBytes: bytes) else { throw .invalidLength }
+        guard let message = try? SAP_Internal_Pt_CheckInProtectedReport(serializedBytes: bytes) else {
+            throw .invalidLength
+        }
         self.init(message)
     }
 
     init(_ message: SAP_Internal_Pt_CheckInProtectedReport) {
-        self.init(locationIdHash: [UInt8](message.locationIDHash), iv: [UInt8](message.iv),
-                  encryptedCheckInRecord: [UInt8](message.encryptedCheckInRecord), mac: [UInt8](message.mac))
+        self.init(
+            locationIdHash: [UInt8](message.locationIDHash), iv: [UInt8](message.iv),
+            encryptedCheckInRecord: [UInt8](message.encryptedCheckInRecord), mac: [UInt8](message.mac))
     }
 
     var message: SAP_Internal_Pt_CheckInProtectedReport {
@@ -114,17 +126,24 @@ public struct CWAProtectedReport: Equatable, Hashable, Sendable {
     /// A CWA `SubmissionPayload` carrying the consented reports, plus fake reports of the same shape (random bytes,
     /// indistinguishable without the venue's code) so the count rounds up to a multiple of 8 with at least one fake,
     /// in a CSPRNG-shuffled order.
-    public static func submissionPayload(for preview: Preview, crypto: some CryptoProvider) throws(CryptoError) -> [UInt8] {
+    public static func submissionPayload(for preview: Preview, crypto: some CryptoProvider) throws(CryptoError)
+        -> [UInt8]
+    {
         var reports = [SAP_Internal_Pt_CheckInProtectedReport]()
         for (locationId, report) in preview.sealingPlan {
-            let record = Record(startIntervalNumber: report.startIntervalNumber, period: UInt32(report.period),
-                                transmissionRiskLevel: UInt32(report.transmissionRiskLevel))
-            reports.append(try seal(record, locationId: locationId, iv: try crypto.randomBytes(count: 16), crypto: crypto).message)
+            let record = Record(
+                startIntervalNumber: report.startIntervalNumber, period: UInt32(report.period),
+                transmissionRiskLevel: UInt32(report.transmissionRiskLevel))
+            reports.append(
+                try seal(record, locationId: locationId, iv: try crypto.randomBytes(count: 16), crypto: crypto).message)
         }
         while reports.count < ReportBatch.paddedCount(forReal: preview.reportCount) {
-            reports.append(CWAProtectedReport(locationIdHash: try crypto.randomBytes(count: 32), iv: try crypto.randomBytes(count: 16),
-                                              encryptedCheckInRecord: try crypto.randomBytes(count: 16),
-                                              mac: try crypto.randomBytes(count: 32)).message)
+            reports.append(
+                CWAProtectedReport(
+                    locationIdHash: try crypto.randomBytes(count: 32), iv: try crypto.randomBytes(count: 16),
+                    encryptedCheckInRecord: try crypto.randomBytes(count: 16),
+                    mac: try crypto.randomBytes(count: 32)
+                ).message)
         }
         try ReportBatch.shuffle(&reports, crypto: crypto)
         var payload = SAP_Internal_SubmissionPayload()
@@ -134,7 +153,8 @@ public struct CWAProtectedReport: Equatable, Hashable, Sendable {
     }
 
     /// The reports in a `SubmissionPayload`'s bytes.
-    public static func reports(inSubmissionPayload bytes: [UInt8]) throws(ProtectedReportError) -> [CWAProtectedReport] {
+    public static func reports(inSubmissionPayload bytes: [UInt8]) throws(ProtectedReportError) -> [CWAProtectedReport]
+    {
         guard let payload = try? SAP_Internal_SubmissionPayload(serializedBytes: bytes) else { throw .invalidLength }
         return payload.checkInProtectedReports.map(CWAProtectedReport.init)
     }

@@ -88,7 +88,8 @@ public struct ConsentFlow: Sendable {
             guard !selected.isEmpty else { return false }
             state = .askingDetails(selection: stays.filter { selected.contains($0.id) })
         case (.askingDetails(let selection), .details(let symptoms, let output)):
-            let preview = Preview(selection: selection, symptoms: symptoms, output: output, now: now, parameters: parameters)
+            let preview = Preview(
+                selection: selection, symptoms: symptoms, output: output, now: now, parameters: parameters)
             state = preview.reportCount == 0 ? .finished(.nothingToReport) : .disclosing(preview)
         case (.disclosing(let preview), .acknowledgeDisclosure):
             state = .asking(preview)
@@ -173,11 +174,16 @@ public struct Preview: Equatable, Sendable {
     public let output: ReportOutput
     public let createdAt: Int64
 
-    init(selection: [ReportableStay], symptoms: SymptomIndication, output: ReportOutput, now: Int64,
-         parameters: PresenceTracingParameters) {
+    init(
+        selection: [ReportableStay], symptoms: SymptomIndication, output: ReportOutput, now: Int64,
+        parameters: PresenceTracingParameters
+    ) {
         self.items = selection.map { stay in
-            Item(stay: stay, reports: StayPreparation.reports(stayStart: stay.start, stayEnd: stay.end, reportTime: now,
-                                                              symptoms: symptoms, parameters: parameters))
+            Item(
+                stay: stay,
+                reports: StayPreparation.reports(
+                    stayStart: stay.start, stayEnd: stay.end, reportTime: now,
+                    symptoms: symptoms, parameters: parameters))
         }
         self.symptoms = symptoms
         self.output = output
@@ -203,14 +209,17 @@ public struct Preview: Equatable, Sendable {
                 continue
             }
             for report in item.reports {
-                lines.append("\(item.stay.venueName): \(TimeText.day(report.day)) \(TimeText.intervalWindow(report)) UTC, "
-                             + "risk level \(report.transmissionRiskLevel) of 8")
+                lines.append(
+                    "\(item.stay.venueName): \(TimeText.day(report.day)) \(TimeText.intervalWindow(report)) UTC, "
+                        + "risk level \(report.transmissionRiskLevel) of 8")
             }
         }
         lines.append("Times are rounded to 10 minutes and extended for air that lingers after you left.")
-        lines.append("\(dummyCount) random decoy record\(dummyCount == 1 ? "" : "s") will be added and the order shuffled, "
-                     + "so nobody can tell how many are real.")
-        lines.append("Venue names and addresses do not leave this kiosk; only a code that devices which were there can read.")
+        lines.append(
+            "\(dummyCount) random decoy record\(dummyCount == 1 ? "" : "s") will be added and the order shuffled, "
+                + "so nobody can tell how many are real.")
+        lines.append(
+            "Venue names and addresses do not leave this kiosk; only a code that devices which were there can read.")
         switch output {
         case .print: lines.append("They will be printed as QR codes on a receipt for you to take to the test centre.")
         case .export: lines.append("They will be written to the USB stick.")

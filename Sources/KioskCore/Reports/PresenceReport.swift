@@ -10,8 +10,10 @@ public struct PresenceReport: Equatable, Hashable, Sendable {
     public var reportType: ReportType
     public var infectiousness: Infectiousness
 
-    public init(startIntervalNumber: UInt32, period: UInt16, transmissionRiskLevel: UInt8,
-                reportType: ReportType = .confirmedTest, infectiousness: Infectiousness = .standard) {
+    public init(
+        startIntervalNumber: UInt32, period: UInt16, transmissionRiskLevel: UInt8,
+        reportType: ReportType = .confirmedTest, infectiousness: Infectiousness = .standard
+    ) {
         self.startIntervalNumber = startIntervalNumber
         self.period = period
         self.transmissionRiskLevel = transmissionRiskLevel
@@ -55,12 +57,15 @@ public struct PresenceReport: Equatable, Hashable, Sendable {
         let start = reader.readInteger(UInt32.self)!
         let period = reader.readInteger(UInt16.self)!
         let trl = reader.readInteger(UInt8.self)!
-        guard let type = ReportType(rawValue: reader.readInteger(UInt8.self)!) else { throw .invalidContent("report type") }
+        guard let type = ReportType(rawValue: reader.readInteger(UInt8.self)!) else {
+            throw .invalidContent("report type")
+        }
         guard let infectiousness = Infectiousness(rawValue: reader.readInteger(UInt8.self)!) else {
             throw .invalidContent("infectiousness")
         }
-        self.init(startIntervalNumber: start, period: period, transmissionRiskLevel: trl, reportType: type,
-                  infectiousness: infectiousness)
+        self.init(
+            startIntervalNumber: start, period: period, transmissionRiskLevel: trl, reportType: type,
+            infectiousness: infectiousness)
         try validate()
     }
 }

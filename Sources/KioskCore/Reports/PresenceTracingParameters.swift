@@ -16,9 +16,11 @@ public struct PresenceTracingParameters: Codable, Equatable, Sendable {
     /// Warnings about stays older than this many days are ignored.
     public var maxCheckInAgeInDays: Int
 
-    public init(durationFilters: [MinuteRange], aerosolDecayFunctions: [LinearFunction],
-                transmissionRiskValues: [UInt8: Double], normalizedTimePerCheckInToRiskLevel: [RiskLevelRange],
-                normalizedTimePerDayToRiskLevel: [RiskLevelRange], maxCheckInAgeInDays: Int) {
+    public init(
+        durationFilters: [MinuteRange], aerosolDecayFunctions: [LinearFunction],
+        transmissionRiskValues: [UInt8: Double], normalizedTimePerCheckInToRiskLevel: [RiskLevelRange],
+        normalizedTimePerDayToRiskLevel: [RiskLevelRange], maxCheckInAgeInDays: Int
+    ) {
         self.durationFilters = durationFilters
         self.aerosolDecayFunctions = aerosolDecayFunctions
         self.transmissionRiskValues = transmissionRiskValues

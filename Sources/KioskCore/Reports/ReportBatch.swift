@@ -19,7 +19,9 @@ public struct ReportBatch: Equatable, Sendable {
     }
 
     /// The holder's sealed records plus dummies, shuffled with the CSPRNG.
-    public static func assemble(_ sealed: [[UInt8]], crypto: some CryptoProvider) throws(ReportBatchError) -> ReportBatch {
+    public static func assemble(_ sealed: [[UInt8]], crypto: some CryptoProvider) throws(ReportBatchError)
+        -> ReportBatch
+    {
         let total = paddedCount(forReal: sealed.count)
         var all = sealed
         do {

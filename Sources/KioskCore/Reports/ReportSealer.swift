@@ -2,7 +2,9 @@
 /// in a CKPB/1 batch with dummies, shuffled.
 public enum ReportSealer {
     /// The batch for `preview`. Keys are derived per venue and wiped when each venue is done.
-    public static func batch(for preview: Preview, crypto: some CryptoProvider) throws(ReportSealingError) -> ReportBatch {
+    public static func batch(for preview: Preview, crypto: some CryptoProvider) throws(ReportSealingError)
+        -> ReportBatch
+    {
         var sealed = [[UInt8]]()
         do {
             var keysByVenue = [[UInt8]: CKPRKeys]()

@@ -70,11 +70,15 @@ public enum StayPreparation {
             let startInterval = Interval.number(atUnixSeconds: piece.start)
             let endInterval = Interval.number(atUnixSeconds: piece.end)
             let period = endInterval - startInterval
-            guard period > 0, period <= Int64(Interval.perDay), startInterval >= 0, startInterval <= Int64(UInt32.max) else { continue }
-            let level = TransmissionRisk.level(vector: vector, stayDay: floorTo(piece.start, 86_400) / 86_400, reportDay: reportDay)
+            guard period > 0, period <= Int64(Interval.perDay), startInterval >= 0, startInterval <= Int64(UInt32.max)
+            else { continue }
+            let level = TransmissionRisk.level(
+                vector: vector, stayDay: floorTo(piece.start, 86_400) / 86_400, reportDay: reportDay)
             guard parameters.transmissionRiskValue(for: level) > 0 else { continue }
-            reports.append(PresenceReport(startIntervalNumber: UInt32(startInterval), period: UInt16(period),
-                                          transmissionRiskLevel: level, reportType: reportType, infectiousness: infectiousness))
+            reports.append(
+                PresenceReport(
+                    startIntervalNumber: UInt32(startInterval), period: UInt16(period),
+                    transmissionRiskLevel: level, reportType: reportType, infectiousness: infectiousness))
         }
         return reports
     }

@@ -7,8 +7,10 @@ extension BoundVenue {
     /// The binding for a parsed venue code. Cléa codes carry no location id in clear: the kiosk uses SHA-256 over a
     /// label and the code's location-specific part, so one poster is one venue. The stay rule comes from the code
     /// (`AutoCheckoutRule.forVenue`), with the configured default where the code sets none.
-    public init(_ code: VenueCode, posterURL: String?, configuration: StationConfiguration,
-                crypto: any CryptoProvider) throws(CryptoError) {
+    public init(
+        _ code: VenueCode, posterURL: String?, configuration: StationConfiguration,
+        crypto: any CryptoProvider
+    ) throws(CryptoError) {
         let locationId: [UInt8]
         if let known = code.locationId {
             locationId = known
@@ -28,13 +30,15 @@ extension BoundVenue {
         let name = code.name.flatMap { $0.isEmpty ? nil : $0 } ?? "\(code.format.displayName) venue"
         var cwaFields: CWAFields?
         if let cwa = code.cwa {
-            cwaFields = CWAFields(CWAVenueEncoder.Fields(
-                description: code.name ?? "", address: code.address ?? "", type: cwa.type,
-                startTimestamp: code.startTimestamp, endTimestamp: code.endTimestamp,
-                defaultCheckInLengthInMinutes: cwa.defaultCheckInLengthInMinutes))
+            cwaFields = CWAFields(
+                CWAVenueEncoder.Fields(
+                    description: code.name ?? "", address: code.address ?? "", type: cwa.type,
+                    startTimestamp: code.startTimestamp, endTimestamp: code.endTimestamp,
+                    defaultCheckInLengthInMinutes: cwa.defaultCheckInLengthInMinutes))
         }
-        self.init(format: code.format.rawValue, locationId: locationId, description: name, address: code.address ?? "",
-                  maximumStay: rule.maximumStay, eventEnd: rule.eventEnd, fingerprint: "\(hex.prefix(4))-\(hex.dropFirst(4))",
-                  cwaFields: cwaFields, posterURL: posterURL)
+        self.init(
+            format: code.format.rawValue, locationId: locationId, description: name, address: code.address ?? "",
+            maximumStay: rule.maximumStay, eventEnd: rule.eventEnd, fingerprint: "\(hex.prefix(4))-\(hex.dropFirst(4))",
+            cwaFields: cwaFields, posterURL: posterURL)
     }
 }

@@ -77,8 +77,10 @@ public struct CheckInMachine: Sendable {
     private var clockWasSynchronized: Bool?
 
     /// `crypto` is used for hashing and constant-time comparison only.
-    public init(configuration: StationConfiguration, state: StationState, crypto: any CryptoProvider,
-                parser: VenueCodeParser = VenueCodeParser()) {
+    public init(
+        configuration: StationConfiguration, state: StationState, crypto: any CryptoProvider,
+        parser: VenueCodeParser = VenueCodeParser()
+    ) {
         self.configuration = configuration
         self.state = state
         self.persisted = state
@@ -127,17 +129,27 @@ public struct CheckInMachine: Sendable {
             switch read {
             case .blank, .damaged:
                 mode = .staff(.enrolling, until: staffUntil(now))
-                return [.show(StationMessage(title: "Enrolling", body: "Keep the card on the reader.", kind: .prompt)),
-                        .requestRandom(.cardEntropy)]
+                return [
+                    .show(StationMessage(title: "Enrolling", body: "Keep the card on the reader.", kind: .prompt)),
+                    .requestRandom(.cardEntropy),
+                ]
             case .card(let secret) where secret.kind == .visitor:
-                return [.show(StationMessage(title: "Already enrolled",
-                                             body: "This card is already a kiosk card. Put a blank card on the reader.",
-                                             kind: .error)),
-                        .indicate(.refused)]
+                return [
+                    .show(
+                        StationMessage(
+                            title: "Already enrolled",
+                            body: "This card is already a kiosk card. Put a blank card on the reader.",
+                            kind: .error)),
+                    .indicate(.refused),
+                ]
             case .foreign(let reason):
-                return [.show(StationMessage(title: "Cannot enrol this card",
-                                             body: "\(reason.explanation) Put a blank card on the reader.", kind: .error)),
-                        .indicate(.refused)]
+                return [
+                    .show(
+                        StationMessage(
+                            title: "Cannot enrol this card",
+                            body: "\(reason.explanation) Put a blank card on the reader.", kind: .error)),
+                    .indicate(.refused),
+                ]
             case .card:
                 break
             }
@@ -159,16 +171,23 @@ public struct CheckInMachine: Sendable {
         case .staff:
             // The kind byte is no proof: anyone can write it to a tag or into a printed code.
             if printed {
-                return [.show(StationMessage(
-                    title: "Not a staff card",
-                    body: "A printed card code never opens staff mode. Tap an enrolled staff card or show the staff "
-                        + "code. Nothing was opened.", kind: .error)), .indicate(.refused)]
+                return [
+                    .show(
+                        StationMessage(
+                            title: "Not a staff card",
+                            body:
+                                "A printed card code never opens staff mode. Tap an enrolled staff card or show the staff "
+                                + "code. Nothing was opened.", kind: .error)), .indicate(.refused),
+                ]
             }
             guard isEnrolledStaffCard(secret) else {
-                return [.show(StationMessage(
-                    title: "Not a staff card of this kiosk",
-                    body: "This card was not enrolled as a staff card here. Nothing was opened.", kind: .error)),
-                        .indicate(.refused)]
+                return [
+                    .show(
+                        StationMessage(
+                            title: "Not a staff card of this kiosk",
+                            body: "This card was not enrolled as a staff card here. Nothing was opened.", kind: .error)),
+                    .indicate(.refused),
+                ]
             }
             if case .staff(let step, _) = mode, !step.isBusy { return leaveStaffMode() }
             return openStaffMode(now: now)
@@ -193,9 +212,14 @@ public struct CheckInMachine: Sendable {
         } catch .notACardCode {
             // Not a card code: maybe a venue code.
         } catch {
-            return [.show(StationMessage(title: "Card code not valid", body: "The printed card code cannot be used: "
-                                            + "\(error.description). Nothing was stored.", kind: .error)),
-                    .indicate(.refused)]
+            return [
+                .show(
+                    StationMessage(
+                        title: "Card code not valid",
+                        body: "The printed card code cannot be used: "
+                            + "\(error.description). Nothing was stored.", kind: .error)),
+                .indicate(.refused),
+            ]
         }
         let venue: VenueCode
         do {
@@ -203,8 +227,10 @@ public struct CheckInMachine: Sendable {
         } catch .notAVenueCode, .tooLong {
             return [.show(configuration.texts.notACheckInCode), .indicate(.error)]
         } catch {
-            return [.show(StationMessage(title: "Venue code not usable", body: error.message, kind: .error)),
-                    .indicate(.error)]
+            return [
+                .show(StationMessage(title: "Venue code not usable", body: error.message, kind: .error)),
+                .indicate(.error),
+            ]
         }
         guard case .staff = mode else { return [.show(configuration.texts.venueCodeHint), .indicate(.refused)] }
         extendStaff(now: now)
@@ -215,7 +241,8 @@ public struct CheckInMachine: Sendable {
     private func isStaffCode(_ text: String) -> Bool {
         guard let code = configuration.staffCode, !code.isEmpty else { return false }
         guard let expected = try? crypto.sha256(Array(code.utf8)),
-              let scanned = try? crypto.sha256(Array(text.trimmingASCIIWhitespace().utf8)) else { return false }
+            let scanned = try? crypto.sha256(Array(text.trimmingASCIIWhitespace().utf8))
+        else { return false }
         return crypto.constantTimeEquals(expected, scanned)
     }
 
@@ -223,7 +250,8 @@ public struct CheckInMachine: Sendable {
     /// constant time.
     private func isEnrolledStaffCard(_ secret: CardSecret) -> Bool {
         guard secret.kind == .staff, !state.staffCards.isEmpty,
-              let digest = try? StaffCardDigest.of(secret, crypto: crypto) else { return false }
+            let digest = try? StaffCardDigest.of(secret, crypto: crypto)
+        else { return false }
         var found = false
         for known in state.staffCards where crypto.constantTimeEquals(known, digest) { found = true }
         return found
@@ -231,7 +259,8 @@ public struct CheckInMachine: Sendable {
 
     // MARK: - Visitors
 
-    private mutating func tapDone(_ outcome: TapOutcome, warning: WarningNotice?, now: ClockReading) -> [StationAction] {
+    private mutating func tapDone(_ outcome: TapOutcome, warning: WarningNotice?, now: ClockReading) -> [StationAction]
+    {
         let texts = configuration.texts
         var actions = [StationAction]()
         var changed = false
@@ -253,30 +282,41 @@ public struct CheckInMachine: Sendable {
         case .alreadyRegistered:
             actions += [.show(texts.alreadyRegistered), .indicate(.accepted)]
         case .refused(let refusal):
-            actions += [.show(StationMessage(title: "Not recorded", body: refusal.description, kind: .error)),
-                        .indicate(Self.pattern(for: refusal))]
+            actions += [
+                .show(StationMessage(title: "Not recorded", body: refusal.description, kind: .error)),
+                .indicate(Self.pattern(for: refusal)),
+            ]
         }
         if let warning, !warning.exposureDays.isEmpty {
             var index = state.warnings.firstIndex { crypto.constantTimeEquals($0.tag, warning.acknowledgementTag) }
             if index == nil {
-                state.warnings.append(WarningRecord(tag: warning.acknowledgementTag,
-                                                    expiryDay: (warning.exposureDays.last ?? 0) + 15))
+                state.warnings.append(
+                    WarningRecord(
+                        tag: warning.acknowledgementTag,
+                        expiryDay: (warning.exposureDays.last ?? 0) + 15))
                 index = state.warnings.count - 1
                 changed = true
             }
             if let index, !state.warnings[index].acknowledged {
                 var message = texts.warning
                 let days = warning.exposureDays.map { TimeText.date(unixSeconds: $0 * 86_400) }
-                message.body = "Day\(days.count == 1 ? "" : "s") of possible exposure: \(days.joined(separator: ", ")). "
+                message.body =
+                    "Day\(days.count == 1 ? "" : "s") of possible exposure: \(days.joined(separator: ", ")). "
                     + message.body
                 actions += [.show(message), .indicate(.warningPending)]
                 if !state.warnings[index].slipPrinted {
                     state.warnings[index].slipPrinted = true
                     changed = true
-                    actions.append(printAction(.warningSlip(WarningSlip(exposureDays: warning.exposureDays,
-                                                                         isHighRisk: warning.isHighRisk))))
+                    actions.append(
+                        printAction(
+                            .warningSlip(
+                                WarningSlip(
+                                    exposureDays: warning.exposureDays,
+                                    isHighRisk: warning.isHighRisk))))
                 }
-                shownWarning = (warning.acknowledgementTag, now.now.addingTimeInterval(configuration.warningDisplayTime))
+                shownWarning = (
+                    warning.acknowledgementTag, now.now.addingTimeInterval(configuration.warningDisplayTime)
+                )
             }
         }
         // Feedback first: the stay is already durable; this state only keeps the counter and the warnings.
@@ -316,13 +356,21 @@ public struct CheckInMachine: Sendable {
             for index in state.warnings.indices where crypto.constantTimeEquals(state.warnings[index].tag, shown.tag) {
                 state.warnings[index].acknowledged = true
             }
-            return [.persist(state), .acknowledgeWarning(tag: shown.tag),
-                    .show(StationMessage(title: "Thank you", body: "Take care. This warning will not be shown again.",
-                                         kind: .info))]
+            return [
+                .persist(state), .acknowledgeWarning(tag: shown.tag),
+                .show(
+                    StationMessage(
+                        title: "Thank you", body: "Take care. This warning will not be shown again.",
+                        kind: .info)),
+            ]
         case .cancel:
-            return [.show(StationMessage(title: "Warning kept",
-                                         body: "It will be shown again at your next tap until you confirm it.",
-                                         kind: .info))]
+            return [
+                .show(
+                    StationMessage(
+                        title: "Warning kept",
+                        body: "It will be shown again at your next tap until you confirm it.",
+                        kind: .info))
+            ]
         }
     }
 
@@ -330,7 +378,8 @@ public struct CheckInMachine: Sendable {
 
     static let staffMenu = StationMessage(
         title: "Staff mode",
-        body: "Bind venue, create venue, new venue code, enrol card, enrol staff card, status slip, wipe kiosk, or leave.",
+        body:
+            "Bind venue, create venue, new venue code, enrol card, enrol staff card, status slip, wipe kiosk, or leave.",
         kind: .prompt)
 
     private func staffUntil(_ now: ClockReading) -> Date { now.now.addingTimeInterval(configuration.staffTimeout) }
@@ -363,95 +412,143 @@ public struct CheckInMachine: Sendable {
 
     private mutating func staffCommand(_ command: StaffCommand, now: ClockReading) -> [StationAction] {
         guard case .staff(let step, _) = mode else {
-            return [.show(StationMessage(title: "Staff mode is closed",
-                                         body: "Tap a staff card or scan the staff code first.", kind: .error)),
-                    .indicate(.refused)]
+            return [
+                .show(
+                    StationMessage(
+                        title: "Staff mode is closed",
+                        body: "Tap a staff card or scan the staff code first.", kind: .error)),
+                .indicate(.refused),
+            ]
         }
         if step.isBusy, command != .leave {
-            return [.show(StationMessage(title: "Please wait", body: "The kiosk is still busy with the last step.",
-                                         kind: .info))]
+            return [
+                .show(
+                    StationMessage(
+                        title: "Please wait", body: "The kiosk is still busy with the last step.",
+                        kind: .info))
+            ]
         }
         extendStaff(now: now)
         let until = staffUntil(now)
         switch command {
         case .bindVenue:
             mode = .staff(.awaitingVenueCode, until: until)
-            return [.show(StationMessage(title: "Bind venue", body: "Show the venue's QR poster to the camera.",
-                                         kind: .prompt))]
+            return [
+                .show(
+                    StationMessage(
+                        title: "Bind venue", body: "Show the venue's QR poster to the camera.",
+                        kind: .prompt))
+            ]
         case .createVenue(let draft):
             let fields: CWAVenueEncoder.Fields
             do { fields = try draft.validated() } catch {
-                return [.show(StationMessage(title: "Venue not created", body: error.message, kind: .error)),
-                        .indicate(.refused)]
+                return [
+                    .show(StationMessage(title: "Venue not created", body: error.message, kind: .error)),
+                    .indicate(.refused),
+                ]
             }
             mode = .staff(.creatingVenue(CWAFields(fields)), until: until)
             return [.requestRandom(.venueSeed)]
         case .rotateVenueCode:
             guard let venue = state.venue else {
-                return [.show(StationMessage(title: "No venue", body: "Bind or create a venue first.", kind: .error)),
-                        .indicate(.refused)]
+                return [
+                    .show(StationMessage(title: "No venue", body: "Bind or create a venue first.", kind: .error)),
+                    .indicate(.refused),
+                ]
             }
             guard let fields = venue.cwaFields else {
-                return [.show(StationMessage(
-                    title: "Code not renewable here",
-                    body: "This venue's code is not a Corona-Warn-App code: ask the venue's operator for a new code "
-                        + "and scan it.", kind: .error)), .indicate(.refused)]
+                return [
+                    .show(
+                        StationMessage(
+                            title: "Code not renewable here",
+                            body:
+                                "This venue's code is not a Corona-Warn-App code: ask the venue's operator for a new code "
+                                + "and scan it.", kind: .error)), .indicate(.refused),
+                ]
             }
             let open = now.isSynchronized ? state.openCheckIns(at: now.now) : state.openCheckInEnds.count
             guard open == 0 else {
-                return [.show(StationMessage(
-                    title: "Not now",
-                    body: "\(open) visitor\(open == 1 ? " is" : "s are") still checked in here. Renew the code when "
-                        + "everyone has left (open stays also end by themselves).", kind: .error)),
-                        .indicate(.refused)]
+                return [
+                    .show(
+                        StationMessage(
+                            title: "Not now",
+                            body:
+                                "\(open) visitor\(open == 1 ? " is" : "s are") still checked in here. Renew the code when "
+                                + "everyone has left (open stays also end by themselves).", kind: .error)),
+                    .indicate(.refused),
+                ]
             }
             mode = .staff(.rotating(fields), until: until)
             return [.requestRandom(.rotatedVenueSeed)]
         case .reprintPoster:
             guard let venue = state.venue, let url = venue.posterURL else {
-                return [.show(StationMessage(title: "No poster here",
-                                             body: "Only venues created on this kiosk have their poster here.",
-                                             kind: .error)), .indicate(.refused)]
+                return [
+                    .show(
+                        StationMessage(
+                            title: "No poster here",
+                            body: "Only venues created on this kiosk have their poster here.",
+                            kind: .error)), .indicate(.refused),
+                ]
             }
-            return [printAction(.venuePoster(VenuePoster(url: url, description: venue.description, address: venue.address)))]
+            return [
+                printAction(.venuePoster(VenuePoster(url: url, description: venue.description, address: venue.address)))
+            ]
         case .enrolCard:
             enrolKind = .visitor
             mode = .staff(.awaitingBlankCard, until: until)
-            return [.show(StationMessage(title: "Enrol a card", body: "Put a blank card on the reader.", kind: .prompt))]
+            return [
+                .show(StationMessage(title: "Enrol a card", body: "Put a blank card on the reader.", kind: .prompt))
+            ]
         case .enrolStaffCard:
             enrolKind = .staff
             mode = .staff(.awaitingBlankCard, until: until)
-            return [.show(StationMessage(title: "Enrol a staff card",
-                                         body: "Put a blank card on the reader. It will open staff mode on this kiosk.",
-                                         kind: .prompt))]
+            return [
+                .show(
+                    StationMessage(
+                        title: "Enrol a staff card",
+                        body: "Put a blank card on the reader. It will open staff mode on this kiosk.",
+                        kind: .prompt))
+            ]
         case .forgetStaffCards:
             guard configuration.staffCode?.isEmpty == false else {
-                return [.show(StationMessage(
-                    title: "Staff cards kept",
-                    body: "No staff code is configured: without staff cards nothing could open staff mode. Configure "
-                        + "a staff code first.", kind: .error)), .indicate(.refused)]
+                return [
+                    .show(
+                        StationMessage(
+                            title: "Staff cards kept",
+                            body:
+                                "No staff code is configured: without staff cards nothing could open staff mode. Configure "
+                                + "a staff code first.", kind: .error)), .indicate(.refused),
+                ]
             }
             let count = state.staffCards.count
             state.staffCards = []
-            return [.persist(state),
-                    .show(StationMessage(title: "Staff cards forgotten",
-                                         body: "\(count) staff card\(count == 1 ? "" : "s") no longer open\(count == 1 ? "s" : "") "
-                                             + "staff mode. The staff code still does.", kind: .success)),
-                    .indicate(.accepted)]
+            return [
+                .persist(state),
+                .show(
+                    StationMessage(
+                        title: "Staff cards forgotten",
+                        body: "\(count) staff card\(count == 1 ? "" : "s") no longer open\(count == 1 ? "s" : "") "
+                            + "staff mode. The staff code still does.", kind: .success)),
+                .indicate(.accepted),
+            ]
         case .printStatus:
             let open = now.isSynchronized ? state.openCheckIns(at: now.now) : state.openCheckInEnds.count
-            let slip = StatusSlip(venueFormat: state.venue?.formatName, venueFingerprint: state.venue?.fingerprint,
-                                  openCheckIns: open, clockSynchronized: now.isSynchronized, printedAt: now.now,
-                                  staffCards: state.staffCards.count)
+            let slip = StatusSlip(
+                venueFormat: state.venue?.formatName, venueFingerprint: state.venue?.fingerprint,
+                openCheckIns: open, clockSynchronized: now.isSynchronized, printedAt: now.now,
+                staffCards: state.staffCards.count)
             return [printAction(.statusSlip(slip))]
         case .wipe(let confirmed, let forgetVenue):
             if confirmed { return startWipe(forgetVenue: forgetVenue, now: now) }
             mode = .staff(.confirmingWipe(forgetVenue: forgetVenue), until: until)
-            return [.show(StationMessage(
-                title: "Wipe the kiosk?",
-                body: "Every stored check-in and warning will be deleted, and every staff card forgotten"
-                    + (forgetVenue ? ", and the venue binding too" : "; the venue binding stays")
-                    + ". Press confirm to wipe, cancel to keep everything.", kind: .prompt))]
+            return [
+                .show(
+                    StationMessage(
+                        title: "Wipe the kiosk?",
+                        body: "Every stored check-in and warning will be deleted, and every staff card forgotten"
+                            + (forgetVenue ? ", and the venue binding too" : "; the venue binding stays")
+                            + ". Press confirm to wipe, cancel to keep everything.", kind: .prompt))
+            ]
         case .leave:
             return leaveStaffMode()
         }
@@ -463,52 +560,71 @@ public struct CheckInMachine: Sendable {
     }
 
     /// Binds the kiosk to `venue` (scanned in staff mode, or created here).
-    private mutating func bind(_ venue: VenueCode, posterURL: String?, now: ClockReading, created: Bool) -> [StationAction] {
+    private mutating func bind(_ venue: VenueCode, posterURL: String?, now: ClockReading, created: Bool)
+        -> [StationAction]
+    {
         let bound: BoundVenue
         do { bound = try BoundVenue(venue, posterURL: posterURL, configuration: configuration, crypto: crypto) } catch {
-            return [.show(StationMessage(title: "Venue not bound", body: error.description, kind: .error)),
-                    .indicate(.error)]
+            return [
+                .show(StationMessage(title: "Venue not bound", body: error.description, kind: .error)),
+                .indicate(.error),
+            ]
         }
         if state.venue?.locationId != bound.locationId { state.openCheckInEnds = [] }
         state.venue = bound
         if case .staff = mode { mode = .staff(.menu, until: staffUntil(now)) }
         var actions: [StationAction] = [
             .persist(state),
-            .show(StationMessage(
-                title: created ? "Venue code ready" : "Venue bound",
-                body: "\(bound.description)\(bound.address.isEmpty ? "" : ", \(bound.address)") (\(bound.formatName)). "
-                    + (created ? "Printing its poster. " : "") + "Visitors can check in now.", kind: .success)),
+            .show(
+                StationMessage(
+                    title: created ? "Venue code ready" : "Venue bound",
+                    body:
+                        "\(bound.description)\(bound.address.isEmpty ? "" : ", \(bound.address)") (\(bound.formatName)). "
+                        + (created ? "Printing its poster. " : "") + "Visitors can check in now.", kind: .success)),
             .indicate(.accepted),
         ]
         if let posterURL {
-            actions.append(printAction(.venuePoster(VenuePoster(url: posterURL, description: bound.description,
-                                                           address: bound.address))))
+            actions.append(
+                printAction(
+                    .venuePoster(
+                        VenuePoster(
+                            url: posterURL, description: bound.description,
+                            address: bound.address))))
         }
         return actions
     }
 
     // MARK: - Results from the runner
 
-    private mutating func randomGenerated(_ purpose: RandomPurpose, _ result: Result<[UInt8], StationFailure>,
-                                          now: ClockReading) -> [StationAction] {
+    private mutating func randomGenerated(
+        _ purpose: RandomPurpose, _ result: Result<[UInt8], StationFailure>,
+        now: ClockReading
+    ) -> [StationAction] {
         guard case .staff(let step, _) = mode else { return [] }
         var bytes: [UInt8]
         switch result {
         case .success(let value): bytes = value
         case .failure(let failure):
             mode = .staff(.menu, until: staffUntil(now))
-            return [.show(StationMessage(title: "Not done", body: failure.description, kind: .error)), .indicate(.error)]
+            return [
+                .show(StationMessage(title: "Not done", body: failure.description, kind: .error)), .indicate(.error),
+            ]
         }
         defer { crypto.wipe(&bytes) }
         switch (purpose, step) {
         case (.venueSeed, .creatingVenue(let fields)), (.rotatedVenueSeed, .rotating(let fields)):
             guard bytes.count == purpose.byteCount else { return [] }
-            let url = CWAVenueEncoder.url(payload: CWAVenueEncoder.payload(fields.encoderFields, cryptographicSeed: bytes))
+            let url = CWAVenueEncoder.url(
+                payload: CWAVenueEncoder.payload(fields.encoderFields, cryptographicSeed: bytes))
             let venue: VenueCode
-            do { venue = try VenueCodeParser(cwaDescriptors: CWAQRCodeDescriptor.production).parse(url, crypto: crypto) } catch {
+            do {
+                venue = try VenueCodeParser(cwaDescriptors: CWAQRCodeDescriptor.production).parse(url, crypto: crypto)
+            } catch {
                 mode = .staff(.menu, until: staffUntil(now))
-                return [.show(StationMessage(title: "Venue not created", body: error.message, kind: .error)),
-                        .indicate(.refused)]
+                return [
+                    .show(StationMessage(title: "Venue not created", body: error.message, kind: .error)),
+                    .indicate(.refused),
+                ]
             }
             return bind(venue, posterURL: url, now: now, created: true)
         case (.cardEntropy, .enrolling):
@@ -528,29 +644,44 @@ public struct CheckInMachine: Sendable {
             mode = .staff(.menu, until: until)
             enrolKind = .visitor
             guard let digest = try? StaffCardDigest.of(secret, crypto: crypto) else {
-                return [.show(StationMessage(title: "Staff card not enrolled", body: StationFailure.crypto.description,
-                                             kind: .error)), .indicate(.error)]
+                return [
+                    .show(
+                        StationMessage(
+                            title: "Staff card not enrolled", body: StationFailure.crypto.description,
+                            kind: .error)), .indicate(.error),
+                ]
             }
             if !state.staffCards.contains(where: { crypto.constantTimeEquals($0, digest) }) {
                 state.staffCards.append(digest)
             }
             // Saved before it is announced: a staff card that is not saved does not open staff mode.
-            return [.persist(state),
-                    .show(StationMessage(
+            return [
+                .persist(state),
+                .show(
+                    StationMessage(
                         title: "Staff card enrolled",
                         body: "It opens staff mode on this kiosk. No code is printed for staff cards: keep the card "
-                            + "like a key.", kind: .success)), .indicate(.accepted)]
+                            + "like a key.", kind: .success)), .indicate(.accepted),
+            ]
         case .success:
             mode = .staff(.menu, until: until)
-            return [.show(StationMessage(
-                title: "Card enrolled",
-                body: "Printing the personal QR card. It opens the visitor's check-ins like the card: keep it like a key.",
-                kind: .success)), .indicate(.accepted), printAction(.personalCard(secret))]
+            return [
+                .show(
+                    StationMessage(
+                        title: "Card enrolled",
+                        body:
+                            "Printing the personal QR card. It opens the visitor's check-ins like the card: keep it like a key.",
+                        kind: .success)), .indicate(.accepted), printAction(.personalCard(secret)),
+            ]
         case .failure(let failure):
             mode = .staff(.awaitingBlankCard, until: until)
-            return [.show(StationMessage(title: "Card not enrolled",
-                                         body: failure.description + " Put a blank card on the reader to try again.",
-                                         kind: .error)), .indicate(.error)]
+            return [
+                .show(
+                    StationMessage(
+                        title: "Card not enrolled",
+                        body: failure.description + " Put a blank card on the reader to try again.",
+                        kind: .error)), .indicate(.error),
+            ]
         }
     }
 
@@ -565,8 +696,10 @@ public struct CheckInMachine: Sendable {
         return .print(job)
     }
 
-    private mutating func printDone(_ kind: PrintJob.Kind, _ result: Result<Void, StationFailure>,
-                                    now: ClockReading) -> [StationAction] {
+    private mutating func printDone(
+        _ kind: PrintJob.Kind, _ result: Result<Void, StationFailure>,
+        now: ClockReading
+    ) -> [StationAction] {
         var job = printing.removeValue(forKey: kind)
         guard case .failure(let failure) = result else {
             job?.wipe(using: crypto)
@@ -574,16 +707,23 @@ public struct CheckInMachine: Sendable {
         }
         dropReprintOffer()
         guard let job else {
-            return [.show(StationMessage(title: "Not printed", body: failure.description + " Nothing will be printed later.",
-                                         kind: .error)), .indicate(.error)]
+            return [
+                .show(
+                    StationMessage(
+                        title: "Not printed", body: failure.description + " Nothing will be printed later.",
+                        kind: .error)), .indicate(.error),
+            ]
         }
         reprintOffer = (job, now.now.addingTimeInterval(Self.reprintOfferTime))
-        return [.show(StationMessage(
+        return [
+            .show(
+                StationMessage(
                     title: "Not printed",
                     body: "The \(job.kind.name) did not print: \(failure.description). Nothing will be printed later. "
                         + "Press confirm to try again now, or cancel.",
                     kind: .error)),
-                .indicate(.error)]
+            .indicate(.error),
+        ]
     }
 
     /// Confirm prints the offered receipt again now; cancel drops it. Nil when no offer is open.
@@ -596,13 +736,19 @@ public struct CheckInMachine: Sendable {
         reprintOffer = nil
         switch button {
         case .confirm:
-            return [.show(StationMessage(title: "Printing", body: "Trying the \(offer.job.kind.name) again.", kind: .info)),
-                    printAction(offer.job)]
+            return [
+                .show(StationMessage(title: "Printing", body: "Trying the \(offer.job.kind.name) again.", kind: .info)),
+                printAction(offer.job),
+            ]
         case .cancel:
             var job = offer.job
             job.wipe(using: crypto)
-            return [.show(StationMessage(title: "Not printed", body: "Nothing was printed, and nothing will be printed later.",
-                                         kind: .info))]
+            return [
+                .show(
+                    StationMessage(
+                        title: "Not printed", body: "Nothing was printed, and nothing will be printed later.",
+                        kind: .info))
+            ]
         }
     }
 
@@ -621,11 +767,14 @@ public struct CheckInMachine: Sendable {
             // A binding or a staff card that is not saved is not used (a staff card forgotten stays forgotten);
             // counters and warnings are kept in memory and saved later.
             state.venue = persisted.venue
-            let crypto = self.crypto, saved = persisted.staffCards
+            let crypto = self.crypto
+            let saved = persisted.staffCards
             state.staffCards.removeAll { card in !saved.contains { crypto.constantTimeEquals($0, card) } }
             needsPersist = true
-            return [.show(StationMessage(title: "Settings not saved", body: failure.description, kind: .error)),
-                    .indicate(.error)]
+            return [
+                .show(StationMessage(title: "Settings not saved", body: failure.description, kind: .error)),
+                .indicate(.error),
+            ]
         }
     }
 
@@ -639,22 +788,30 @@ public struct CheckInMachine: Sendable {
             state.staffCards = []
             if forgetVenue { state.venue = nil }
             shownWarning = nil
-            return [.persist(state),
-                    .show(StationMessage(title: "Kiosk wiped",
-                                         body: "No check-ins are stored any more, and no staff card opens staff mode."
-                                             + (forgetVenue
-                                             ? " The kiosk is not bound to a venue." : " The venue binding stays."),
-                                         kind: .success)),
-                    .indicate(.accepted)]
+            return [
+                .persist(state),
+                .show(
+                    StationMessage(
+                        title: "Kiosk wiped",
+                        body: "No check-ins are stored any more, and no staff card opens staff mode."
+                            + (forgetVenue
+                                ? " The kiosk is not bound to a venue." : " The venue binding stays."),
+                        kind: .success)),
+                .indicate(.accepted),
+            ]
         case .failure(let failure):
-            return [.show(StationMessage(title: "Not wiped", body: failure.description, kind: .error)), .indicate(.error)]
+            return [
+                .show(StationMessage(title: "Not wiped", body: failure.description, kind: .error)), .indicate(.error),
+            ]
         }
     }
 
     private mutating func expiryDone(_ result: Result<Int, StationFailure>) -> [StationAction] {
         guard case .failure(let failure) = result else { return [] }
-        return [.show(StationMessage(title: "Old check-ins not deleted", body: failure.description, kind: .error)),
-                .indicate(.error)]
+        return [
+            .show(StationMessage(title: "Old check-ins not deleted", body: failure.description, kind: .error)),
+            .indicate(.error),
+        ]
     }
 
     // MARK: - Time
@@ -676,7 +833,8 @@ public struct CheckInMachine: Sendable {
         if let shown = shownWarning, now.now >= shown.until { shownWarning = nil }
         if let offer = reprintOffer, now.now >= offer.until { dropReprintOffer() }
         if now.isSynchronized {
-            let due = lastExpiry.map { now.now.timeIntervalSince($0) >= configuration.expiryInterval || now.now < $0 } ?? true
+            let due =
+                lastExpiry.map { now.now.timeIntervalSince($0) >= configuration.expiryInterval || now.now < $0 } ?? true
             if due {
                 lastExpiry = now.now
                 actions.append(.expireNow)

@@ -129,9 +129,11 @@ public struct StatusSlip: Sendable, Equatable {
     /// How many staff cards this kiosk enrolled (a count only, never which).
     public var staffCards: Int?
 
-    public init(venueFormat: String?, venueFingerprint: String?, openCheckIns: Int, clockSynchronized: Bool,
-                printedAt: Date, storedStays: Int? = nil, storedCards: Int? = nil, devices: [String: String] = [:],
-                staffCards: Int? = nil) {
+    public init(
+        venueFormat: String?, venueFingerprint: String?, openCheckIns: Int, clockSynchronized: Bool,
+        printedAt: Date, storedStays: Int? = nil, storedCards: Int? = nil, devices: [String: String] = [:],
+        staffCards: Int? = nil
+    ) {
         self.venueFormat = venueFormat
         self.venueFingerprint = venueFingerprint
         self.openCheckIns = openCheckIns

@@ -16,9 +16,11 @@ public struct StationConfiguration: Sendable, Equatable {
     /// The texts visitors and staff read.
     public var texts: StationTexts
 
-    public init(staffTimeout: TimeInterval = 300, staffCode: String? = nil, defaultStayLength: TimeInterval = 8 * 3600,
-                warningDisplayTime: TimeInterval = 120, expiryInterval: TimeInterval = 3600,
-                texts: StationTexts = StationTexts()) {
+    public init(
+        staffTimeout: TimeInterval = 300, staffCode: String? = nil, defaultStayLength: TimeInterval = 8 * 3600,
+        warningDisplayTime: TimeInterval = 120, expiryInterval: TimeInterval = 3600,
+        texts: StationTexts = StationTexts()
+    ) {
         self.staffTimeout = staffTimeout
         self.staffCode = staffCode
         self.defaultStayLength = defaultStayLength

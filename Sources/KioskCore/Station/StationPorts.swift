@@ -1,6 +1,5 @@
 // The ports the station uses, beside the printer's (`ReceiptPrinter`, in KioskPrinter, whose errors are the device's).
 
-
 /// Writes a fresh secret to the blank card on the reader (the daemon implements it with libnfc's
 /// `KioskCardAccess.enrol`). Throws `.cardRemoved` when the card left, `.enrolment(reason:)` otherwise.
 public protocol CardEnroller: Sendable {

@@ -27,8 +27,10 @@ extension StationState {
     /// resets the counter of open check-ins. Unlike staff at the kiosk, a start never replaces a venue while visitors
     /// may still be checked in there (like renewing a code): their check-out taps would start stays at the new venue.
     /// With the clock not synchronized, every counted check-in counts as open.
-    public func bindingConfiguredVenue(_ text: String, configuration: StationConfiguration, crypto: any CryptoProvider,
-                                       now: ClockReading, parser: VenueCodeParser = VenueCodeParser())
+    public func bindingConfiguredVenue(
+        _ text: String, configuration: StationConfiguration, crypto: any CryptoProvider,
+        now: ClockReading, parser: VenueCodeParser = VenueCodeParser()
+    )
         throws(ConfiguredVenueError) -> StationState?
     {
         let code: VenueCode

@@ -21,8 +21,10 @@ public struct StationState: Sendable, Equatable, Codable {
     /// never the secrets. Only these cards open staff mode; a wipe forgets them.
     public var staffCards: [[UInt8]]
 
-    public init(venue: BoundVenue? = nil, openCheckInEnds: [Date] = [], warnings: [WarningRecord] = [],
-                staffCards: [[UInt8]] = []) {
+    public init(
+        venue: BoundVenue? = nil, openCheckInEnds: [Date] = [], warnings: [WarningRecord] = [],
+        staffCards: [[UInt8]] = []
+    ) {
         self.version = Self.version
         self.venue = venue
         self.openCheckInEnds = openCheckInEnds
@@ -98,8 +100,10 @@ public struct BoundVenue: Sendable, Equatable, Codable {
     /// The code's URL for venues created on this kiosk (to reprint the poster); `nil` for scanned posters.
     public var posterURL: String?
 
-    public init(format: String, locationId: [UInt8], description: String, address: String, maximumStay: TimeInterval,
-                eventEnd: Date?, fingerprint: String, cwaFields: CWAFields?, posterURL: String?) {
+    public init(
+        format: String, locationId: [UInt8], description: String, address: String, maximumStay: TimeInterval,
+        eventEnd: Date?, fingerprint: String, cwaFields: CWAFields?, posterURL: String?
+    ) {
         self.format = format
         self.locationId = locationId
         self.description = description
@@ -113,8 +117,9 @@ public struct BoundVenue: Sendable, Equatable, Codable {
 
     /// What a stay records about this venue.
     public var stayVenue: StayVenue {
-        StayVenue(locationId: locationId, description: description, address: address,
-                  autoCheckout: AutoCheckoutRule(maximumStay: maximumStay, eventEnd: eventEnd))
+        StayVenue(
+            locationId: locationId, description: description, address: address,
+            autoCheckout: AutoCheckoutRule(maximumStay: maximumStay, eventEnd: eventEnd))
     }
 
     /// The format's display name ("Corona-Warn-App", …).
@@ -140,8 +145,9 @@ public struct CWAFields: Sendable, Equatable, Codable {
     }
 
     public var encoderFields: CWAVenueEncoder.Fields {
-        CWAVenueEncoder.Fields(description: description, address: address, type: type, startTimestamp: startTimestamp,
-                               endTimestamp: endTimestamp, defaultCheckInLengthInMinutes: defaultCheckInLengthInMinutes)
+        CWAVenueEncoder.Fields(
+            description: description, address: address, type: type, startTimestamp: startTimestamp,
+            endTimestamp: endTimestamp, defaultCheckInLengthInMinutes: defaultCheckInLengthInMinutes)
     }
 }
 

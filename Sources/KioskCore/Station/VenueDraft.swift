@@ -15,8 +15,10 @@ public struct VenueDraft: Sendable, Equatable {
     public var endTimestamp: String?
     public var defaultCheckInLengthInMinutes: String?
 
-    public init(description: String?, address: String?, type: String?, startTimestamp: String? = nil,
-                endTimestamp: String? = nil, defaultCheckInLengthInMinutes: String? = nil) {
+    public init(
+        description: String?, address: String?, type: String?, startTimestamp: String? = nil,
+        endTimestamp: String? = nil, defaultCheckInLengthInMinutes: String? = nil
+    ) {
         self.description = description
         self.address = address
         self.type = type

@@ -48,9 +48,10 @@ extension CheckInDesk {
         }
         return stays.filter { !$0.reported }.map { stay in
             let end = stay.end(asOf: clock.now) ?? min(clock.now, stay.latestEnd)
-            return MatchableStay(id: stay.id.hex, locationId: stay.locationId,
-                                 start: Int64(stay.start.timeIntervalSince1970.rounded(.down)),
-                                 end: Int64(max(end, stay.start).timeIntervalSince1970.rounded(.down)))
+            return MatchableStay(
+                id: stay.id.hex, locationId: stay.locationId,
+                start: Int64(stay.start.timeIntervalSince1970.rounded(.down)),
+                end: Int64(max(end, stay.start).timeIntervalSince1970.rounded(.down)))
         }
     }
 
@@ -63,7 +64,9 @@ extension CheckInDesk {
         let days = Set(result.matches.map(\.day)).sorted()
         var message = WarningNotice.tagLabel
         for day in days {
-            for shift in stride(from: 56, through: 0, by: -8) { message.append(UInt8(truncatingIfNeeded: day >> Int64(shift))) }
+            for shift in stride(from: 56, through: 0, by: -8) {
+                message.append(UInt8(truncatingIfNeeded: day >> Int64(shift)))
+            }
         }
         let tag: [UInt8]
         do { tag = try crypto.hmacSHA256(key: keys.recordKey, data: message) } catch { throw .cryptoFailure }

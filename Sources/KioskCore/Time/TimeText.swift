@@ -23,7 +23,9 @@ public enum TimeText {
     }
 
     /// `2021-03-04 14:20` for UNIX seconds (UTC).
-    public static func dateTime(unixSeconds: Int64) -> String { "\(date(unixSeconds: unixSeconds)) \(time(unixSeconds: unixSeconds))" }
+    public static func dateTime(unixSeconds: Int64) -> String {
+        "\(date(unixSeconds: unixSeconds)) \(time(unixSeconds: unixSeconds))"
+    }
 
     /// `14:20–15:10` for a report's window.
     public static func intervalWindow(_ report: PresenceReport) -> String {

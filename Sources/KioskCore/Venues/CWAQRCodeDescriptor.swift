@@ -24,7 +24,8 @@ public struct CWAQRCodeDescriptor: Sendable, Equatable {
     public var regexPattern: String? {
         switch shape {
         case .coronaWarnApp(let allowsSlash):
-            allowsSlash ? ##"https://e\.coronawarn\.app/?\?v=(\d+)\#(.+)"## : ##"https://e\.coronawarn\.app\?v=(\d+)\#(.+)"##
+            allowsSlash
+                ? ##"https://e\.coronawarn\.app/?\?v=(\d+)\#(.+)"## : ##"https://e\.coronawarn\.app\?v=(\d+)\#(.+)"##
         case .vendor(let prefix?) where prefix == Self.lucaPrefix:
             ##"https://app\.luca-app\.de/webapp/.*#.*/CWA(\d+)/(.+)"##
         case .vendor:

@@ -16,8 +16,10 @@ public enum CWAVenueEncoder {
         /// Suggested stay in minutes; `nil` (0) for none.
         public var defaultCheckInLengthInMinutes: UInt32?
 
-        public init(description: String, address: String, type: Int, startTimestamp: UInt64? = nil,
-                    endTimestamp: UInt64? = nil, defaultCheckInLengthInMinutes: UInt32? = nil) {
+        public init(
+            description: String, address: String, type: Int, startTimestamp: UInt64? = nil,
+            endTimestamp: UInt64? = nil, defaultCheckInLengthInMinutes: UInt32? = nil
+        ) {
             self.description = description
             self.address = address
             self.type = type
@@ -28,12 +30,16 @@ public enum CWAVenueEncoder {
     }
 
     /// The CrowdNotifier public key CWA puts into every code it creates (the one in CWA's published example code).
-    public static let cwaPublicKey: [UInt8] = PayloadEncoding.decodeBase64(Array(
-        "gwLMzE153tQwAOf2MZoUXXfzWTdlSpfS99iZffmcmxOG9njSK4RTimFOFwDh6t0Tyw8XR01ugDYjtuKwjjuK49Oh83FWct6XpefPi9Skjxvvz53i9gaMmUEc96pbtoaA".utf8))!
+    public static let cwaPublicKey: [UInt8] = PayloadEncoding.decodeBase64(
+        Array(
+            "gwLMzE153tQwAOf2MZoUXXfzWTdlSpfS99iZffmcmxOG9njSK4RTimFOFwDh6t0Tyw8XR01ugDYjtuKwjjuK49Oh83FWct6XpefPi9Skjxvvz53i9gaMmUEc96pbtoaA"
+                .utf8))!
 
     /// The canonical `QRCodePayload` bytes for `fields`, exactly as CWA builds them (versions 1, proto3 encoding).
     /// Does not validate: `makeVenue` does.
-    public static func payload(_ fields: Fields, cryptographicSeed: [UInt8], publicKey: [UInt8] = cwaPublicKey) -> [UInt8] {
+    public static func payload(_ fields: Fields, cryptographicSeed: [UInt8], publicKey: [UInt8] = cwaPublicKey)
+        -> [UInt8]
+    {
         var vendor = SAP_Internal_Pt_CWALocationData()
         vendor.version = 1
         vendor.type = SAP_Internal_Pt_TraceLocationType(rawValue: fields.type) ?? .UNRECOGNIZED(fields.type)
@@ -61,7 +67,9 @@ public enum CWAVenueEncoder {
 
     /// A new CWA venue with a fresh 16-byte seed from the CSPRNG: validated by the same rules a scanner applies, and
     /// returned as the parser reads it back, together with its URL.
-    public static func makeVenue(_ fields: Fields, crypto: some CryptoProvider) throws(VenueCodeError) -> (url: String, venue: VenueCode) {
+    public static func makeVenue(_ fields: Fields, crypto: some CryptoProvider) throws(VenueCodeError) -> (
+        url: String, venue: VenueCode
+    ) {
         let seed: [UInt8]
         do {
             seed = try crypto.randomBytes(count: 16)

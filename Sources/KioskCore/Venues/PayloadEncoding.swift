@@ -33,7 +33,8 @@ public enum PayloadEncoding: String, Sendable, Equatable {
         out.reserveCapacity(values.count * 3 / 4)
         var index = 0
         while index + 4 <= values.count {
-            let n = UInt32(values[index]) << 18 | UInt32(values[index + 1]) << 12
+            let n =
+                UInt32(values[index]) << 18 | UInt32(values[index + 1]) << 12
                 | UInt32(values[index + 2]) << 6 | UInt32(values[index + 3])
             out.append(UInt8(truncatingIfNeeded: n >> 16))
             out.append(UInt8(truncatingIfNeeded: n >> 8))

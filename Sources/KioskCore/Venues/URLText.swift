@@ -38,9 +38,17 @@ enum URLText {
     /// The host of an `http(s)://host/…` URL, lower-cased, or `nil`.
     static func host(_ bytes: [UInt8]) -> String? {
         let start: Int
-        if hasPrefix(bytes, "https://") { start = 8 } else if hasPrefix(bytes, "http://") { start = 7 } else { return nil }
+        if hasPrefix(bytes, "https://") {
+            start = 8
+        } else if hasPrefix(bytes, "http://") {
+            start = 7
+        } else {
+            return nil
+        }
         var end = start
-        while end < bytes.count, ![UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#")].contains(bytes[end]) { end += 1 }
+        while end < bytes.count, ![UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#")].contains(bytes[end]) {
+            end += 1
+        }
         guard end > start else { return nil }
         return String(decoding: bytes[start..<end].map(lower), as: UTF8.self)
     }

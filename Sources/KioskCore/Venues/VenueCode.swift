@@ -70,7 +70,8 @@ public struct VenueCode: Sendable, Equatable {
     public var locationIdHash: [UInt8]?
 
     public init(
-        format: VenueCodeFormat, urlVersion: UInt32, payloadVersion: UInt32, name: String? = nil, address: String? = nil,
+        format: VenueCodeFormat, urlVersion: UInt32, payloadVersion: UInt32, name: String? = nil,
+        address: String? = nil,
         startTimestamp: UInt64? = nil, endTimestamp: UInt64? = nil, cwa: CWAVenueData? = nil,
         swissCovid: SwissCovidVenueData? = nil, notifyMe: NotifyMeVenueData? = nil, clea: CLEAHeader? = nil,
         vendorHost: String? = nil, cryptographicSeed: [UInt8]? = nil, publicKey: [UInt8]? = nil,
@@ -151,8 +152,10 @@ public struct SwissCovidVenueData: Sendable, Equatable {
     /// The reminder choices offered at check-in: the first three positive values of the code, or the defaults.
     public var reminderDelayOptionsMs: [Int64]
 
-    public init(version: UInt32, venueType: Int, room: String?, checkoutWarningDelayMs: Int64?,
-                automaticCheckoutDelayMs: Int64, reminderDelayOptionsMs: [Int64]) {
+    public init(
+        version: UInt32, venueType: Int, room: String?, checkoutWarningDelayMs: Int64?,
+        automaticCheckoutDelayMs: Int64, reminderDelayOptionsMs: [Int64]
+    ) {
         self.version = version
         self.venueType = venueType
         self.room = room
@@ -162,9 +165,12 @@ public struct SwissCovidVenueData: Sendable, Equatable {
     }
 
     /// Applies SwissCovid's rules to raw `SwissCovidLocationData` values.
-    public init(version: UInt32, venueType: Int, room: String, rawCheckoutWarningDelayMs: Int64,
-                rawAutomaticCheckoutDelayMs: Int64, rawReminderDelayOptionsMs: [Int64]) {
-        let automatic = rawAutomaticCheckoutDelayMs > 0 ? rawAutomaticCheckoutDelayMs : Self.defaultAutomaticCheckoutDelayMs
+    public init(
+        version: UInt32, venueType: Int, room: String, rawCheckoutWarningDelayMs: Int64,
+        rawAutomaticCheckoutDelayMs: Int64, rawReminderDelayOptionsMs: [Int64]
+    ) {
+        let automatic =
+            rawAutomaticCheckoutDelayMs > 0 ? rawAutomaticCheckoutDelayMs : Self.defaultAutomaticCheckoutDelayMs
         let warning = rawCheckoutWarningDelayMs > 0 ? rawCheckoutWarningDelayMs : Self.defaultCheckoutWarningDelayMs
         let reminders = rawReminderDelayOptionsMs.filter { $0 > 0 }.prefix(3)
         self.init(
@@ -189,8 +195,10 @@ public struct NotifyMeVenueData: Sendable, Equatable {
 
     /// English label for `venueType`, or `nil` for an unknown number.
     public var venueTypeLabel: String? {
-        let labels = ["Other", "Meeting room", "Cafeteria", "Private event", "Canteen", "Library", "Lecture room", "Shop",
-                      "Gym", "Kitchen area", "Office space"]
+        let labels = [
+            "Other", "Meeting room", "Cafeteria", "Private event", "Canteen", "Library", "Lecture room", "Shop",
+            "Gym", "Kitchen area", "Office space",
+        ]
         return labels.indices.contains(venueType) ? labels[venueType] : nil
     }
 }

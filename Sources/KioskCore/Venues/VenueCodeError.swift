@@ -50,9 +50,11 @@ public enum VenueCodeError: Error, Equatable, Sendable {
     public var cwaAppMessage: String? {
         guard let code = cwaErrorCode else { return nil }
         if code == "INVALID_URL" {
-            return "The scanned QR code is not valid for check-ins for an event or place. Please scan a suitable QR code (INVALID_URL)."
+            return
+                "The scanned QR code is not valid for check-ins for an event or place. Please scan a suitable QR code (INVALID_URL)."
         }
-        return "Check-in prevented due to invalid QR code. The responsible party has to generate a new QR code (\(code))."
+        return
+            "Check-in prevented due to invalid QR code. The responsible party has to generate a new QR code (\(code))."
     }
 
     /// What a field worker should read.
@@ -71,13 +73,15 @@ public enum VenueCodeError: Error, Equatable, Sendable {
         case .invalidCountryData(let format):
             return "This is a \(format.displayName) code, but its venue settings are damaged. Ask for a new code."
         case .invalidDescription(let format, let problem):
-            return "This is a \(format.displayName) code, but its venue name \(Self.phrase(problem)). Ask for a new code."
+            return
+                "This is a \(format.displayName) code, but its venue name \(Self.phrase(problem)). Ask for a new code."
         case .invalidAddress(let format, let problem):
             return "This is a \(format.displayName) code, but its address \(Self.phrase(problem)). Ask for a new code."
         case .invalidTimestamps(let format):
             return "This is a \(format.displayName) code, but its event ends before it starts. Ask for a new code."
         case .invalidCryptographicSeed(let format):
-            return "This is a \(format.displayName) code, but its security seed has the wrong length. Ask for a new code."
+            return
+                "This is a \(format.displayName) code, but its security seed has the wrong length. Ask for a new code."
         case .cryptoFailure:
             return "The kiosk could not compute the venue's identifier (crypto library failure). Restart the kiosk."
         }

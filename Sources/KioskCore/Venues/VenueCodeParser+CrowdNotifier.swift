@@ -5,17 +5,22 @@ extension VenueCodeParser {
     /// Parses a CrowdNotifier URL of `host` (SwissCovid, NotifyMe or another CrowdNotifier deployment). Accepts what
     /// the CrowdNotifier Android SDK accepts: optional `https://`/`http://`, optional `/` before `?`, further query
     /// parameters, and base64url with or without padding. Returns `nil` when the text is not a URL of `host`.
-    public static func crowdNotifierVenue(_ text: String, host: CrowdNotifierHost, crypto: some CryptoProvider) throws(VenueCodeError) -> VenueCode? {
+    public static func crowdNotifierVenue(_ text: String, host: CrowdNotifierHost, crypto: some CryptoProvider)
+        throws(VenueCodeError) -> VenueCode?
+    {
         let bytes = Array(text.utf8)
         guard bytes.count <= maximumInputBytes else { throw .tooLong(byteCount: bytes.count) }
         return try crowdNotifierVenue(bytes, host: host, crypto: crypto)
     }
 
-    static func crowdNotifierVenue(_ bytes: [UInt8], host: CrowdNotifierHost, crypto: some CryptoProvider) throws(VenueCodeError) -> VenueCode? {
+    static func crowdNotifierVenue(_ bytes: [UInt8], host: CrowdNotifierHost, crypto: some CryptoProvider)
+        throws(VenueCodeError) -> VenueCode?
+    {
         guard let match = matchCrowdNotifier(bytes, host: host.host) else { return nil }
         let format = host.format
         guard let version = match.version, host.versions.contains(version) else { throw .unsupportedVersion(format) }
-        guard !URLText.containsLineTerminator(match.payload), let raw = PayloadEncoding.decodeBase64(match.payload) else {
+        guard !URLText.containsLineTerminator(match.payload), let raw = PayloadEncoding.decodeBase64(match.payload)
+        else {
             throw .undecodablePayload(format)
         }
         if format == .notifyMe && version == 2 {
@@ -29,9 +34,13 @@ extension VenueCodeParser {
             throw .undecodablePayload(format)
         }
         let location = payload.locationData
-        if let problem = textProblem(location.description_p, mayBeEmpty: false) { throw .invalidDescription(format, problem) }
+        if let problem = textProblem(location.description_p, mayBeEmpty: false) {
+            throw .invalidDescription(format, problem)
+        }
         if let problem = textProblem(location.address, mayBeEmpty: true) { throw .invalidAddress(format, problem) }
-        if location.endTimestamp != 0 && location.startTimestamp > location.endTimestamp { throw .invalidTimestamps(format) }
+        if location.endTimestamp != 0 && location.startTimestamp > location.endTimestamp {
+            throw .invalidTimestamps(format)
+        }
         let seed = payload.crowdNotifierData.cryptographicSeed
         guard (16...64).contains(seed.count) else { throw .invalidCryptographicSeed(format) }
 
@@ -60,7 +69,8 @@ extension VenueCodeParser {
                 throw .invalidCountryData(format)
             }
             guard textProblem(data.room, mayBeEmpty: true) == nil, data.checkoutWarningDelayMs >= 0,
-                  data.automaticCheckoutDelaylMs >= 0 else { throw .invalidCountryData(format) }
+                data.automaticCheckoutDelaylMs >= 0
+            else { throw .invalidCountryData(format) }
             venue.swissCovid = SwissCovidVenueData(
                 version: data.version, venueType: data.type.rawValue, room: data.room,
                 rawCheckoutWarningDelayMs: data.checkoutWarningDelayMs,
@@ -90,9 +100,11 @@ extension VenueCodeParser {
         let canonical = try canonicalBytes(entry, format: .notifyMe)
         let (locationId, locationIdHash) = try identifiers(canonical, crypto: crypto)
         return VenueCode(
-            format: .notifyMe, urlVersion: 2, payloadVersion: entry.version, name: content.name, address: content.location,
+            format: .notifyMe, urlVersion: 2, payloadVersion: entry.version, name: content.name,
+            address: content.location,
             startTimestamp: start == 0 ? nil : start, endTimestamp: end == 0 ? nil : end,
-            notifyMe: NotifyMeVenueData(venueType: content.venueType.rawValue, room: content.room.isEmpty ? nil : content.room),
+            notifyMe: NotifyMeVenueData(
+                venueType: content.venueType.rawValue, room: content.room.isEmpty ? nil : content.room),
             publicKey: [UInt8](entry.masterPublicKey),
             canonicalPayload: canonical, locationId: locationId, locationIdHash: locationIdHash)
     }
@@ -104,7 +116,8 @@ extension VenueCodeParser {
         if URLText.hasPrefix(bytes, "https://") { index = 8 } else if URLText.hasPrefix(bytes, "http://") { index = 7 }
         guard URLText.hasPrefix(bytes, host, at: index) else { return nil }
         index += host.utf8.count
-        guard index < bytes.count, [UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#")].contains(bytes[index]) else { return nil }
+        guard index < bytes.count, [UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#")].contains(bytes[index])
+        else { return nil }
         if bytes[index] == UInt8(ascii: "/") { index += 1 }
         guard let hash = bytes[index...].firstIndex(of: UInt8(ascii: "#")) else { return nil }
         var version: UInt32?
@@ -128,12 +141,15 @@ extension VenueCodeParser {
         guard let match = matchCrowdNotifier(bytes, host: "tac.gouv.fr") else { return nil }
         guard let version = match.version else { throw .unsupportedVersion(.clea) }
         guard !URLText.containsLineTerminator(match.payload), let lsp = PayloadEncoding.decodeBase64(match.payload),
-              lsp.count >= minimumCLEALength else { throw .undecodablePayload(.clea) }
-        let header = CLEAHeader(version: lsp[0] >> 5, lspType: (lsp[0] >> 2) & 0x07,
-                                locationTemporaryId: Array(lsp[1..<17]), lspLength: lsp.count)
+            lsp.count >= minimumCLEALength
+        else { throw .undecodablePayload(.clea) }
+        let header = CLEAHeader(
+            version: lsp[0] >> 5, lspType: (lsp[0] >> 2) & 0x07,
+            locationTemporaryId: Array(lsp[1..<17]), lspLength: lsp.count)
         guard header.version == 0 else { throw .unsupportedVersion(.clea) }
-        return VenueCode(format: .clea, urlVersion: version, payloadVersion: UInt32(header.version), clea: header,
-                         canonicalPayload: lsp)
+        return VenueCode(
+            format: .clea, urlVersion: version, payloadVersion: UInt32(header.version), clea: header,
+            canonicalPayload: lsp)
     }
 
     /// Header (17) + GCM tag (16) + compressed ephemeral key C0 (33): an LSP is never shorter.

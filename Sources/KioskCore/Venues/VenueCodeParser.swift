@@ -31,8 +31,10 @@ public struct VenueCodeParser: Sendable {
         CrowdNotifierHost(host: "qr.notify-me.ch", format: .notifyMe, versions: 2...4),
     ]
 
-    public init(cwaDescriptors: [CWAQRCodeDescriptor] = CWAQRCodeDescriptor.kioskDefault,
-                crowdNotifierHosts: [CrowdNotifierHost] = VenueCodeParser.defaultCrowdNotifierHosts) {
+    public init(
+        cwaDescriptors: [CWAQRCodeDescriptor] = CWAQRCodeDescriptor.kioskDefault,
+        crowdNotifierHosts: [CrowdNotifierHost] = VenueCodeParser.defaultCrowdNotifierHosts
+    ) {
         self.cwaDescriptors = cwaDescriptors
         self.crowdNotifierHosts = crowdNotifierHosts
     }
@@ -49,10 +51,12 @@ public struct VenueCodeParser: Sendable {
 
         for descriptor in cwaDescriptors {
             if case .coronaWarnApp(let allowsSlash) = descriptor.shape,
-               let match = Self.matchCoronaWarnApp(bytes, allowsSlash: allowsSlash) {
+                let match = Self.matchCoronaWarnApp(bytes, allowsSlash: allowsSlash)
+            {
                 guard match.version == 1 else { throw .unsupportedVersion(.cwa) }
-                return try Self.cwaVenue(encoded: match.payload, encoding: descriptor.encoding, format: .cwa,
-                                         urlVersion: match.version, vendorHost: nil, crypto: crypto)
+                return try Self.cwaVenue(
+                    encoded: match.payload, encoding: descriptor.encoding, format: .cwa,
+                    urlVersion: match.version, vendorHost: nil, crypto: crypto)
             }
         }
         for host in crowdNotifierHosts {
@@ -62,8 +66,9 @@ public struct VenueCodeParser: Sendable {
         for descriptor in cwaDescriptors {
             if case .vendor(let prefix) = descriptor.shape, let match = Self.matchVendor(bytes, prefix: prefix) {
                 guard match.version == 1 else { throw .unsupportedVersion(.cwaVendor) }
-                return try Self.cwaVenue(encoded: match.payload, encoding: descriptor.encoding, format: .cwaVendor,
-                                         urlVersion: match.version, vendorHost: URLText.host(bytes), crypto: crypto)
+                return try Self.cwaVenue(
+                    encoded: match.payload, encoding: descriptor.encoding, format: .cwaVendor,
+                    urlVersion: match.version, vendorHost: URLText.host(bytes), crypto: crypto)
             }
         }
         throw .notAVenueCode
@@ -72,7 +77,9 @@ public struct VenueCodeParser: Sendable {
     // MARK: CWA
 
     /// `https://e.coronawarn.app[/]?v=<digits>#<payload>` (case-insensitive), CWA's own descriptor.
-    static func matchCoronaWarnApp(_ bytes: [UInt8], allowsSlash: Bool) -> (version: UInt32, payload: ArraySlice<UInt8>)? {
+    static func matchCoronaWarnApp(_ bytes: [UInt8], allowsSlash: Bool) -> (
+        version: UInt32, payload: ArraySlice<UInt8>
+    )? {
         let base = "https://e.coronawarn.app"
         guard URLText.hasPrefix(bytes, base) else { return nil }
         var index = base.utf8.count
@@ -112,8 +119,10 @@ public struct VenueCodeParser: Sendable {
         return best
     }
 
-    static func cwaVenue(encoded: ArraySlice<UInt8>, encoding: PayloadEncoding, format: VenueCodeFormat,
-                         urlVersion: UInt32, vendorHost: String?, crypto: some CryptoProvider) throws(VenueCodeError) -> VenueCode {
+    static func cwaVenue(
+        encoded: ArraySlice<UInt8>, encoding: PayloadEncoding, format: VenueCodeFormat,
+        urlVersion: UInt32, vendorHost: String?, crypto: some CryptoProvider
+    ) throws(VenueCodeError) -> VenueCode {
         guard let raw = encoding.decode(encoded) else { throw .undecodablePayload(format) }
         let payload: SAP_Internal_Pt_QRCodePayload
         do {
@@ -123,12 +132,15 @@ public struct VenueCodeParser: Sendable {
         }
         let vendor: SAP_Internal_Pt_CWALocationData
         do {
-            vendor = try SAP_Internal_Pt_CWALocationData(serializedBytes: [UInt8](payload.vendorData), options: decodingOptions)
+            vendor = try SAP_Internal_Pt_CWALocationData(
+                serializedBytes: [UInt8](payload.vendorData), options: decodingOptions)
         } catch {
             throw .invalidVendorData(format)
         }
         let location = payload.locationData
-        if let problem = textProblem(location.description_p, mayBeEmpty: false) { throw .invalidDescription(format, problem) }
+        if let problem = textProblem(location.description_p, mayBeEmpty: false) {
+            throw .invalidDescription(format, problem)
+        }
         if let problem = textProblem(location.address, mayBeEmpty: false) { throw .invalidAddress(format, problem) }
         guard location.startTimestamp <= location.endTimestamp else { throw .invalidTimestamps(format) }
         guard payload.crowdNotifierData.cryptographicSeed.count == 16 else { throw .invalidCryptographicSeed(format) }
@@ -140,8 +152,10 @@ public struct VenueCodeParser: Sendable {
             name: location.description_p, address: location.address,
             startTimestamp: location.startTimestamp == 0 ? nil : location.startTimestamp,
             endTimestamp: location.endTimestamp == 0 ? nil : location.endTimestamp,
-            cwa: CWAVenueData(version: vendor.version, type: vendor.type.rawValue,
-                              defaultCheckInLengthInMinutes: vendor.defaultCheckInLengthInMinutes == 0 ? nil : vendor.defaultCheckInLengthInMinutes),
+            cwa: CWAVenueData(
+                version: vendor.version, type: vendor.type.rawValue,
+                defaultCheckInLengthInMinutes: vendor.defaultCheckInLengthInMinutes == 0
+                    ? nil : vendor.defaultCheckInLengthInMinutes),
             vendorHost: vendorHost,
             cryptographicSeed: [UInt8](payload.crowdNotifierData.cryptographicSeed),
             publicKey: [UInt8](payload.crowdNotifierData.publicKey),
@@ -165,7 +179,9 @@ public struct VenueCodeParser: Sendable {
         return nil
     }
 
-    static func canonicalBytes(_ message: some SwiftProtobuf.Message, format: VenueCodeFormat) throws(VenueCodeError) -> [UInt8] {
+    static func canonicalBytes(_ message: some SwiftProtobuf.Message, format: VenueCodeFormat) throws(VenueCodeError)
+        -> [UInt8]
+    {
         do {
             return try message.serializedBytes()
         } catch {
@@ -174,7 +190,9 @@ public struct VenueCodeParser: Sendable {
     }
 
     /// `locationId = SHA-256("CWA-GUID" || canonical)`, `locationIdHash = SHA-256(locationId)`.
-    static func identifiers(_ canonical: [UInt8], crypto: some CryptoProvider) throws(VenueCodeError) -> ([UInt8], [UInt8]) {
+    static func identifiers(_ canonical: [UInt8], crypto: some CryptoProvider) throws(VenueCodeError) -> (
+        [UInt8], [UInt8]
+    ) {
         do {
             let locationId = try crypto.sha256(Array("CWA-GUID".utf8) + canonical)
             return (locationId, try crypto.sha256(locationId))

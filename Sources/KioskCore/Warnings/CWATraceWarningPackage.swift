@@ -31,13 +31,16 @@ public struct CWATraceWarning: Equatable, Hashable, Sendable {
 
     /// Parses `TraceTimeIntervalWarning` bytes.
     public init(serialized bytes: [UInt8]) throws(CWAPackageError) {
-        guard let message = try? SAP_Internal_Pt_TraceTimeIntervalWarning(serializedBytes: bytes) else { throw .malformed }
+        guard let message = try? SAP_Internal_Pt_TraceTimeIntervalWarning(serializedBytes: bytes) else {
+            throw .malformed
+        }
         self.init(message)
     }
 
     init(_ message: SAP_Internal_Pt_TraceTimeIntervalWarning) {
-        self.init(locationIdHash: [UInt8](message.locationIDHash), startIntervalNumber: message.startIntervalNumber,
-                  period: message.period, transmissionRiskLevel: message.transmissionRiskLevel)
+        self.init(
+            locationIdHash: [UInt8](message.locationIDHash), startIntervalNumber: message.startIntervalNumber,
+            period: message.period, transmissionRiskLevel: message.transmissionRiskLevel)
     }
 
     var message: SAP_Internal_Pt_TraceTimeIntervalWarning {
@@ -71,8 +74,10 @@ public struct CWATraceWarningPackage: Equatable, Sendable {
     /// The OID CWA writes into `SignatureInfo.signature_algorithm` (ECDSA with SHA-256).
     public static let signatureAlgorithm = "1.2.840.10045.4.3.2"
 
-    public init(hour: UInt32, region: String, timeIntervalWarnings: [CWATraceWarning] = [],
-                checkInProtectedReports: [CWAProtectedReport] = []) {
+    public init(
+        hour: UInt32, region: String, timeIntervalWarnings: [CWATraceWarning] = [],
+        checkInProtectedReports: [CWAProtectedReport] = []
+    ) {
         self.hour = hour
         self.region = region
         self.timeIntervalWarnings = timeIntervalWarnings
@@ -95,7 +100,8 @@ public struct CWATraceWarningPackage: Equatable, Sendable {
     public static func signatures(inList bytes: [UInt8]) throws(CWAPackageError) -> [[UInt8]] {
         guard !bytes.isEmpty else { throw .unsigned }
         guard bytes.count <= 64 * 1024,
-              let list = try? SAP_External_Exposurenotification_TEKSignatureList(serializedBytes: bytes) else {
+            let list = try? SAP_External_Exposurenotification_TEKSignatureList(serializedBytes: bytes)
+        else {
             throw .malformedSignature
         }
         return list.signatures.map { [UInt8]($0.signature) }.filter { !$0.isEmpty }
@@ -123,9 +129,10 @@ public struct CWATraceWarningPackage: Equatable, Sendable {
         guard let message = try? SAP_Internal_Pt_TraceWarningPackage(serializedBytes: bytes) else { throw .malformed }
         // Unknown fields mean this is some other protobuf (or not one at all): refuse rather than read nothing.
         guard message.unknownFields.data.isEmpty else { throw .wrongHeader }
-        self.init(hour: message.intervalNumber, region: message.region,
-                  timeIntervalWarnings: message.timeIntervalWarnings.map(CWATraceWarning.init),
-                  checkInProtectedReports: message.checkInProtectedReports.map(CWAProtectedReport.init))
+        self.init(
+            hour: message.intervalNumber, region: message.region,
+            timeIntervalWarnings: message.timeIntervalWarnings.map(CWATraceWarning.init),
+            checkInProtectedReports: message.checkInProtectedReports.map(CWAProtectedReport.init))
     }
 
     /// `export.bin`'s bytes.

@@ -65,7 +65,8 @@ extension WarningMatcher {
             let pieces = StayPreparation.splitAtMidnightUTC(StayPreparation.Window(start: stay.start, end: stay.end))
             for window in windows {
                 if let report = window.report, !stay.ownReports.isEmpty,
-                   stay.ownReports.contains(report.mac) || stay.ownReports.contains(report.serialized) {
+                    stay.ownReports.contains(report.mac) || stay.ownReports.contains(report.serialized)
+                {
                     continue
                 }
                 let value = parameters.transmissionRiskValue(for: window.level)
@@ -73,11 +74,14 @@ extension WarningMatcher {
                 for piece in pieces {
                     let day = StayPreparation.floorTo(piece.start, 86_400) / 86_400
                     guard day >= 0, today - day <= Int64(parameters.maxCheckInAgeInDays) else { continue }
-                    let minutes = overlapMinutes(stayStart: piece.start, stayEnd: piece.end,
-                                                 startIntervalNumber: window.start, endIntervalNumber: window.end)
+                    let minutes = overlapMinutes(
+                        stayStart: piece.start, stayEnd: piece.end,
+                        startIntervalNumber: window.start, endIntervalNumber: window.end)
                     guard minutes > 0 else { continue }
-                    matches.append(ExposureMatch(stayId: stay.id, day: day, overlapMinutes: minutes,
-                                                 transmissionRiskLevel: window.level, normalizedTime: value * Double(minutes)))
+                    matches.append(
+                        ExposureMatch(
+                            stayId: stay.id, day: day, overlapMinutes: minutes,
+                            transmissionRiskLevel: window.level, normalizedTime: value * Double(minutes)))
                 }
             }
         }
@@ -97,13 +101,21 @@ extension WarningMatcher {
         guard let hash = try? crypto.sha256(locationId) else { return [] }
         var windows = [CWAWindow]()
         for warning in cwa.warningsByHash[hash] ?? [] where warning.isValidWarning {
-            windows.append(CWAWindow(start: Int64(warning.startIntervalNumber), end: Int64(warning.startIntervalNumber) + Int64(warning.period),
-                                     level: UInt8(warning.transmissionRiskLevel), report: nil))
+            windows.append(
+                CWAWindow(
+                    start: Int64(warning.startIntervalNumber),
+                    end: Int64(warning.startIntervalNumber) + Int64(warning.period),
+                    level: UInt8(warning.transmissionRiskLevel), report: nil))
         }
         for report in cwa.reportsByHash[hash] ?? [] {
-            guard let record = try? report.open(locationId: locationId, crypto: crypto), record.isValidWarning else { continue }
-            windows.append(CWAWindow(start: Int64(record.startIntervalNumber), end: Int64(record.startIntervalNumber) + Int64(record.period),
-                                     level: UInt8(record.transmissionRiskLevel), report: report))
+            guard let record = try? report.open(locationId: locationId, crypto: crypto), record.isValidWarning else {
+                continue
+            }
+            windows.append(
+                CWAWindow(
+                    start: Int64(record.startIntervalNumber),
+                    end: Int64(record.startIntervalNumber) + Int64(record.period),
+                    level: UInt8(record.transmissionRiskLevel), report: report))
         }
         return windows
     }

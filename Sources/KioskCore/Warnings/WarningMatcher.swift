@@ -101,7 +101,9 @@ public struct ExposureResult: Equatable, Sendable {
 
 public enum WarningMatcher {
     /// The tags under which reports about `locationId` on `days` would be published.
-    public static func tags(locationId: [UInt8], days: ClosedRange<Int64>, crypto: some CryptoProvider) throws(ProtectedReportError) -> [[UInt8]] {
+    public static func tags(locationId: [UInt8], days: ClosedRange<Int64>, crypto: some CryptoProvider)
+        throws(ProtectedReportError) -> [[UInt8]]
+    {
         let keys = try CKPR.deriveKeys(locationId: locationId, crypto: crypto)
         var tags = [[UInt8]]()
         for day in days where day >= 0 && day <= Int64(UInt32.max) {
@@ -141,14 +143,18 @@ public enum WarningMatcher {
                     tag = computed
                 }
                 for record in index.records(tagged: tag) where !stay.ownReports.contains(record) {
-                    guard let report = try? CKPR.openAfterTagMatch(record, day: UInt32(day), keys: keys) else { continue }
+                    guard let report = try? CKPR.openAfterTagMatch(record, day: UInt32(day), keys: keys) else {
+                        continue
+                    }
                     let minutes = overlapMinutes(stayStart: stay.start, stayEnd: stay.end, report: report)
                     guard minutes > 0 else { continue }
                     let value = parameters.transmissionRiskValue(for: report.transmissionRiskLevel)
                     guard value > 0 else { continue }
-                    matches.append(ExposureMatch(stayId: stay.id, day: day, overlapMinutes: minutes,
-                                                 transmissionRiskLevel: report.transmissionRiskLevel,
-                                                 normalizedTime: value * Double(minutes)))
+                    matches.append(
+                        ExposureMatch(
+                            stayId: stay.id, day: day, overlapMinutes: minutes,
+                            transmissionRiskLevel: report.transmissionRiskLevel,
+                            normalizedTime: value * Double(minutes)))
                 }
             }
         }
@@ -162,12 +168,15 @@ public enum WarningMatcher {
 
     /// Minutes that a stay and a report share: `min(ends) − max(starts)`, rounded to whole minutes; 0 if none.
     public static func overlapMinutes(stayStart: Int64, stayEnd: Int64, report: PresenceReport) -> Int64 {
-        overlapMinutes(stayStart: stayStart, stayEnd: stayEnd, startIntervalNumber: Int64(report.startIntervalNumber),
-                       endIntervalNumber: Int64(report.endIntervalNumber))
+        overlapMinutes(
+            stayStart: stayStart, stayEnd: stayEnd, startIntervalNumber: Int64(report.startIntervalNumber),
+            endIntervalNumber: Int64(report.endIntervalNumber))
     }
 
     /// Minutes that a stay and a warned window of whole intervals share, rounded to whole minutes; 0 if none.
-    public static func overlapMinutes(stayStart: Int64, stayEnd: Int64, startIntervalNumber: Int64, endIntervalNumber: Int64) -> Int64 {
+    public static func overlapMinutes(
+        stayStart: Int64, stayEnd: Int64, startIntervalNumber: Int64, endIntervalNumber: Int64
+    ) -> Int64 {
         let reportStart = startIntervalNumber * Interval.seconds
         let reportEnd = endIntervalNumber * Interval.seconds
         let overlap = min(stayEnd, reportEnd) - max(stayStart, reportStart)
@@ -177,7 +186,9 @@ public enum WarningMatcher {
 
     /// One result from the results of several sources (CKPW/1 and CWA records about the same stays): all matches,
     /// with the per-day risk computed over all of them together.
-    public static func combined(_ results: [ExposureResult], parameters: PresenceTracingParameters = .cwaProduction) -> ExposureResult {
+    public static func combined(_ results: [ExposureResult], parameters: PresenceTracingParameters = .cwaProduction)
+        -> ExposureResult
+    {
         let matches = results.flatMap(\.matches)
         return ExposureResult(matches: matches, riskLevelByDay: riskLevels(matches, parameters: parameters))
     }
@@ -189,12 +200,16 @@ public enum WarningMatcher {
         var levels = [Int64: Int]()
         for match in matches {
             perDay[match.day, default: 0] += match.normalizedTime
-            if let level = parameters.normalizedTimePerCheckInToRiskLevel.first(where: { $0.range.contains(match.normalizedTime) })?.riskLevel {
+            if let level = parameters.normalizedTimePerCheckInToRiskLevel.first(where: {
+                $0.range.contains(match.normalizedTime)
+            })?.riskLevel {
                 levels[match.day] = max(levels[match.day] ?? 0, level)
             }
         }
         for (day, total) in perDay {
-            if let level = parameters.normalizedTimePerDayToRiskLevel.first(where: { $0.range.contains(total) })?.riskLevel {
+            if let level = parameters.normalizedTimePerDayToRiskLevel.first(where: { $0.range.contains(total) })?
+                .riskLevel
+            {
                 levels[day] = max(levels[day] ?? 0, level)
             }
         }

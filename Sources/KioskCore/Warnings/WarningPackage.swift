@@ -36,7 +36,9 @@ public struct WarningPackage: Equatable, Sendable {
         guard reader.read(4) == Self.magic else { throw .notAPackage }
         guard reader.readInteger(UInt8.self) == Self.version else { throw .unsupportedVersion }
         guard reader.readInteger(UInt8.self) == 0 else { throw .malformed }
-        guard let count = reader.readInteger(UInt32.self), let createdAt = reader.readInteger(UInt64.self) else { throw .truncated }
+        guard let count = reader.readInteger(UInt32.self), let createdAt = reader.readInteger(UInt64.self) else {
+            throw .truncated
+        }
         guard UInt64(reader.remaining) == UInt64(count) * UInt64(CKPR.recordLength) else { throw .truncated }
         var records = [[UInt8]]()
         records.reserveCapacity(Int(count))

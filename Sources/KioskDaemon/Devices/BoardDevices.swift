@@ -20,20 +20,25 @@ public enum BoardDevices {
         }
         var camera: (any CodeCamera)?
         if let device = settings.cameraDevice {
-            camera = CameraScanner(configuration: .init(device: device, width: settings.cameraWidth,
-                                                        height: settings.cameraHeight,
-                                                        framesToForget: settings.cameraFramesUntilGone),
-                                   logger: logger)
+            camera = CameraScanner(
+                configuration: .init(
+                    device: device, width: settings.cameraWidth,
+                    height: settings.cameraHeight,
+                    framesToForget: settings.cameraFramesUntilGone),
+                logger: logger)
         } else {
             states["camera"] = "none configured"
         }
-        return DaemonDevices(clock: SystemClockSource(source: settings.clockSource), indicator: indicator,
-                             printer: printer, buttons: buttons, camera: camera, nfcConnection: settings.nfcConnection,
-                             states: states)
+        return DaemonDevices(
+            clock: SystemClockSource(source: settings.clockSource), indicator: indicator,
+            printer: printer, buttons: buttons, camera: camera, nfcConnection: settings.nfcConnection,
+            states: states)
     }
 
-    static func openLights(_ configuration: LightsAndButtonsConfiguration?, states: inout [String: String],
-                           logger: Logger) -> (any Indicator, ButtonMonitor?) {
+    static func openLights(
+        _ configuration: LightsAndButtonsConfiguration?, states: inout [String: String],
+        logger: Logger
+    ) -> (any Indicator, ButtonMonitor?) {
         guard let configuration, !configuration.outputs.isEmpty || !configuration.buttons.isEmpty else {
             states["lights"] = "none configured"
             states["buttons"] = "none configured"
@@ -46,13 +51,15 @@ public enum BoardDevices {
             states["lights"] = "ok"
         } catch {
             states["lights"] = "unavailable: \(error)"
-            logger.error("Lights unavailable: the kiosk runs without lights and buzzer", metadata: ["gpio.error": "\(error)"])
+            logger.error(
+                "Lights unavailable: the kiosk runs without lights and buzzer", metadata: ["gpio.error": "\(error)"])
         }
         var buttons: ButtonMonitor?
         if !configuration.buttons.isEmpty {
             do {
-                buttons = try ButtonMonitor(buttons: configuration.buttons,
-                                            debounce: .milliseconds(configuration.debounceMilliseconds))
+                buttons = try ButtonMonitor(
+                    buttons: configuration.buttons,
+                    debounce: .milliseconds(configuration.debounceMilliseconds))
                 states["buttons"] = "ok"
             } catch {
                 states["buttons"] = "unavailable: \(error)"

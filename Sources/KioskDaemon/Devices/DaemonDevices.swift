@@ -21,9 +21,11 @@ public struct DaemonDevices: Sendable {
     /// Present on simulated hardware only: what `kiosk simulate` drives.
     public var simulation: SimulationControls?
 
-    public init(clock: any ClockSource, indicator: any Indicator, printer: (any ReceiptPrinter)?, buttons: ButtonMonitor?,
-                camera: (any CodeCamera)?, nfcConnection: String?, states: [String: String],
-                simulation: SimulationControls? = nil) {
+    public init(
+        clock: any ClockSource, indicator: any Indicator, printer: (any ReceiptPrinter)?, buttons: ButtonMonitor?,
+        camera: (any CodeCamera)?, nfcConnection: String?, states: [String: String],
+        simulation: SimulationControls? = nil
+    ) {
         self.clock = clock
         self.indicator = indicator
         self.printer = printer
@@ -44,8 +46,10 @@ public struct SimulationControls: Sendable {
     public var receipts: any ReceiptRecorder
     public var codes: any CodeFeed
 
-    public init(clock: any SimulatedClock, cards: any SimulatedCardSlot, lights: any LightRecorder,
-                receipts: any ReceiptRecorder, codes: any CodeFeed) {
+    public init(
+        clock: any SimulatedClock, cards: any SimulatedCardSlot, lights: any LightRecorder,
+        receipts: any ReceiptRecorder, codes: any CodeFeed
+    ) {
         self.clock = clock
         self.cards = cards
         self.lights = lights

@@ -26,16 +26,20 @@ enum ScreenEndpoint {
         do {
             server = try LocalHTTPServer(host: address.host, port: address.port) { request in
                 let verdict = ScreenRequestGuard(listenHost: address.host, port: boundPort.withLock { $0 })
-                    .check(host: request.header("Host"), origin: request.header("Origin"), isPost: request.method == "POST")
+                    .check(
+                        host: request.header("Host"), origin: request.header("Origin"), isPost: request.method == "POST"
+                    )
                 var response: LocalHTTPResponse
                 switch verdict {
                 case .allowed: response = await answer(request, daemon: daemon)
                 case .wrongHost: response = .text(421, "This page is served for the kiosk's own screen only.\n")
                 case .crossOrigin: response = .text(403, "Buttons can be pressed from the kiosk's own page only.\n")
                 }
-                response.headers += [("Cache-Control", "no-store"), ("Content-Security-Policy", policy),
-                                     ("X-Frame-Options", "DENY"), ("X-Content-Type-Options", "nosniff"),
-                                     ("Referrer-Policy", "no-referrer")]
+                response.headers += [
+                    ("Cache-Control", "no-store"), ("Content-Security-Policy", policy),
+                    ("X-Frame-Options", "DENY"), ("X-Content-Type-Options", "nosniff"),
+                    ("Referrer-Policy", "no-referrer"),
+                ]
                 return response
             }
         } catch {
@@ -56,8 +60,9 @@ enum ScreenEndpoint {
         switch path {
         case "/":
             guard isRead else { return .text(405, "GET only.\n") }
-            return LocalHTTPResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8")],
-                                     body: Array(ScreenPage.html(await daemon.screenView()).utf8))
+            return LocalHTTPResponse(
+                status: 200, headers: [("Content-Type", "text/html; charset=utf-8")],
+                body: Array(ScreenPage.html(await daemon.screenView()).utf8))
         case "/screen.json":
             guard isRead else { return .text(405, "GET only.\n") }
             return json(await daemon.screenView())
@@ -84,7 +89,8 @@ enum ScreenEndpoint {
             return "web.listen: expected \"host:port\" (127.0.0.1:8080, [::1]:8080), got \"\(listen)\""
         }
         if !address.isLoopback && !settings.webAllowNonLoopback {
-            return "web.listen: \"\(listen)\" is not a loopback address; set web.allowNonLoopback to true to serve the kiosk's page to the network"
+            return
+                "web.listen: \"\(listen)\" is not a loopback address; set web.allowNonLoopback to true to serve the kiosk's page to the network"
         }
         return nil
     }
@@ -93,7 +99,8 @@ enum ScreenEndpoint {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let body = (try? encoder.encode(view)).map { Array($0) } ?? Array("{}".utf8)
-        return LocalHTTPResponse(status: 200, headers: [("Content-Type", "application/json; charset=utf-8")], body: body)
+        return LocalHTTPResponse(
+            status: 200, headers: [("Content-Type", "application/json; charset=utf-8")], body: body)
     }
 }
 
@@ -104,7 +111,8 @@ extension KioskDaemon {
         let venueBound = await runner.state.venue != nil
         var staffMode = false
         if case .staff = mode { staffMode = true }
-        return screen.current.view(now: clock.read(), staffMode: staffMode, venueBound: venueBound,
-                                   configuration: settings.station)
+        return screen.current.view(
+            now: clock.read(), staffMode: staffMode, venueBound: venueBound,
+            configuration: settings.station)
     }
 }

@@ -36,9 +36,15 @@ public struct ScreenRequestGuard: Sendable, Equatable {
         let portText: Substring?
         if value.hasPrefix("[") {
             guard let close = value.firstIndex(of: "]") else { return false }
-            name = String(value[value.index(after: value.startIndex) ..< close])
+            name = String(value[value.index(after: value.startIndex)..<close])
             let rest = value[value.index(after: close)...]
-            if rest.isEmpty { portText = nil } else if rest.hasPrefix(":") { portText = rest.dropFirst() } else { return false }
+            if rest.isEmpty {
+                portText = nil
+            } else if rest.hasPrefix(":") {
+                portText = rest.dropFirst()
+            } else {
+                return false
+            }
         } else if let colon = value.firstIndex(of: ":") {
             name = String(value[..<colon])
             portText = value[value.index(after: colon)...]
@@ -60,7 +66,8 @@ public struct ScreenRequestGuard: Sendable, Equatable {
     static func isIPLiteral(_ name: String) -> Bool {
         if name.contains(":") { return name.allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." } }
         let parts = name.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts.allSatisfy { !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isASCIIDigit) && Int($0)! <= 255 }
+        return parts.count == 4
+            && parts.allSatisfy { !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isASCIIDigit) && Int($0)! <= 255 }
     }
 }
 

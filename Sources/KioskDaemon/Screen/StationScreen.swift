@@ -26,7 +26,9 @@ public struct ScreenView: Codable, Sendable, Equatable {
     }
 
     /// One per `StationButton`, in its order.
-    public static let allButtons: [Button] = StationButton.allCases.map { Button(id: $0.rawValue, label: label(of: $0)) }
+    public static let allButtons: [Button] = StationButton.allCases.map {
+        Button(id: $0.rawValue, label: label(of: $0))
+    }
 
     static func label(of button: StationButton) -> String {
         switch button {
@@ -65,8 +67,10 @@ public struct ScreenState: Sendable, Equatable {
     }
 
     /// What the screen shows at `now`.
-    public func view(now: ClockReading, staffMode: Bool, venueBound: Bool,
-                     configuration: StationConfiguration) -> ScreenView {
+    public func view(
+        now: ClockReading, staffMode: Bool, venueBound: Bool,
+        configuration: StationConfiguration
+    ) -> ScreenView {
         if let message, let shownAt {
             let hold = message.kind == .warning ? configuration.warningDisplayTime : Self.holdTime
             // A clock set back (or a clock not yet set) keeps the message rather than dropping it early.

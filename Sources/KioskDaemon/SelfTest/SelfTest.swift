@@ -1,6 +1,6 @@
 internal import Foundation
-public import KioskCore
 internal import KioskCamera
+public import KioskCore
 internal import KioskGPIO
 internal import KioskNFC
 internal import KioskPrinter
@@ -18,9 +18,10 @@ public struct SelfTestDevices: Sendable, Equatable {
     /// How long the camera may take to deliver its first frame.
     public var cameraTimeout: Duration
 
-    public init(camera: String? = nil, nfc: String? = nil, lightsAndButtons: LightsAndButtonsConfiguration? = nil,
-                printer: ReceiptPrinterConfiguration? = nil, cameraTimeout: Duration = .seconds(5))
-    {
+    public init(
+        camera: String? = nil, nfc: String? = nil, lightsAndButtons: LightsAndButtonsConfiguration? = nil,
+        printer: ReceiptPrinterConfiguration? = nil, cameraTimeout: Duration = .seconds(5)
+    ) {
         self.camera = camera
         self.nfc = nfc
         self.lightsAndButtons = lightsAndButtons
@@ -32,7 +33,9 @@ public struct SelfTestDevices: Sendable, Equatable {
 /// The outcome of checking one device.
 public struct SelfTestResult: Sendable, Equatable {
     public enum Outcome: String, Sendable, Equatable {
-        case pass = "PASS", fail = "FAIL", skip = "SKIP"
+        case pass = "PASS"
+        case fail = "FAIL"
+        case skip = "SKIP"
     }
 
     /// `camera`, `nfc`, `gpio` or `printer`.
@@ -70,7 +73,8 @@ public enum SelfTest {
 
     static func checkCamera(_ devices: SelfTestDevices) -> SelfTestResult {
         guard let device = devices.camera else {
-            return SelfTestResult(device: "camera", outcome: .skip, detail: "not configured", fix: "set it with --camera /dev/video0")
+            return SelfTestResult(
+                device: "camera", outcome: .skip, detail: "not configured", fix: "set it with --camera /dev/video0")
         }
         // Opening and the first frame block in libzbar: a thread of their own, waited for with a time limit. A camera
         // that hangs keeps that thread, which ends with the process.
@@ -91,14 +95,17 @@ public enum SelfTest {
         thread.start()
         let milliseconds = Int(max(1, devices.cameraTimeout.wholeMilliseconds))
         guard done.wait(timeout: .now() + .milliseconds(milliseconds)) == .success,
-              let outcome = result.withLock({ $0 }) else {
-            return SelfTestResult(device: "camera", outcome: .fail,
-                                  detail: "no frame from \(device) within \(milliseconds) ms",
-                                  fix: "check the camera's cable and light; unplug and replug it")
+            let outcome = result.withLock({ $0 })
+        else {
+            return SelfTestResult(
+                device: "camera", outcome: .fail,
+                detail: "no frame from \(device) within \(milliseconds) ms",
+                fix: "check the camera's cable and light; unplug and replug it")
         }
         switch outcome {
         case .success(let size):
-            return SelfTestResult(device: "camera", outcome: .pass, detail: "\(device) delivers \(size.width)×\(size.height) frames")
+            return SelfTestResult(
+                device: "camera", outcome: .pass, detail: "\(device) delivers \(size.width)×\(size.height) frames")
         case .failure(let reason):
             return SelfTestResult(device: "camera", outcome: .fail, detail: reason.message, fix: reason.fix)
         }
@@ -106,16 +113,18 @@ public enum SelfTest {
 
     static func checkNFC(_ devices: SelfTestDevices) -> SelfTestResult {
         guard let connection = devices.nfc else {
-            return SelfTestResult(device: "nfc", outcome: .skip, detail: "not configured",
-                                  fix: "set it with --nfc pn532_uart:/dev/ttyS0")
+            return SelfTestResult(
+                device: "nfc", outcome: .skip, detail: "not configured",
+                fix: "set it with --nfc pn532_uart:/dev/ttyS0")
         }
         do throws(NFCError) {
             let reader = try NFCDevice(connection: connection)
             let firmware = try reader.firmwareVersion()
             return SelfTestResult(device: "nfc", outcome: .pass, detail: "reader at \(connection) answers: \(firmware)")
         } catch {
-            return SelfTestResult(device: "nfc", outcome: .fail, detail: "reader at \(connection): \(error.description)",
-                                  fix: nfcFix(error))
+            return SelfTestResult(
+                device: "nfc", outcome: .fail, detail: "reader at \(connection): \(error.description)",
+                fix: nfcFix(error))
         }
     }
 
@@ -128,44 +137,56 @@ public enum SelfTest {
     }
 
     static func checkGPIO(_ devices: SelfTestDevices) -> SelfTestResult {
-        guard let configuration = devices.lightsAndButtons, !(configuration.outputs.isEmpty && configuration.buttons.isEmpty) else {
-            return SelfTestResult(device: "gpio", outcome: .skip, detail: "not configured",
-                                  fix: "set the lines with --gpio-config FILE (see board/config/devices.json)")
+        guard let configuration = devices.lightsAndButtons,
+            !(configuration.outputs.isEmpty && configuration.buttons.isEmpty)
+        else {
+            return SelfTestResult(
+                device: "gpio", outcome: .skip, detail: "not configured",
+                fix: "set the lines with --gpio-config FILE (see board/config/devices.json)")
         }
         let problems = configuration.problems
         guard problems.isEmpty else {
-            return SelfTestResult(device: "gpio", outcome: .fail, detail: problems.joined(separator: "; "),
-                                  fix: "correct the GPIO configuration")
+            return SelfTestResult(
+                device: "gpio", outcome: .fail, detail: problems.joined(separator: "; "),
+                fix: "correct the GPIO configuration")
         }
         let checks = GPIOSelfTest.run(configuration)
         let failed = checks.filter { !$0.passed }
         guard failed.isEmpty else {
             let detail = failed.map { "\($0.role) (\($0.pin)): \($0.problem ?? "")" }.joined(separator: "; ")
-            return SelfTestResult(device: "gpio", outcome: .fail, detail: detail,
-                                  fix: "check that the chip exists (`gpiodetect`), the line offsets and that no other program holds the lines (`gpioinfo`)")
+            return SelfTestResult(
+                device: "gpio", outcome: .fail, detail: detail,
+                fix:
+                    "check that the chip exists (`gpiodetect`), the line offsets and that no other program holds the lines (`gpioinfo`)"
+            )
         }
-        return SelfTestResult(device: "gpio", outcome: .pass,
-                              detail: "\(checks.count) lines work: " + checks.map(\.role).joined(separator: ", "))
+        return SelfTestResult(
+            device: "gpio", outcome: .pass,
+            detail: "\(checks.count) lines work: " + checks.map(\.role).joined(separator: ", "))
     }
 
     static func checkPrinter(_ devices: SelfTestDevices) -> SelfTestResult {
         guard let configuration = devices.printer else {
-            return SelfTestResult(device: "printer", outcome: .skip, detail: "not configured",
-                                  fix: "set it with --printer /dev/usb/lp0 (optional)")
+            return SelfTestResult(
+                device: "printer", outcome: .skip, detail: "not configured",
+                fix: "set it with --printer /dev/usb/lp0 (optional)")
         }
-        let printer = PrinterDevice(path: configuration.path, bidirectional: configuration.bidirectional,
-                                    baudRate: configuration.baudRate,
-                                    writeTimeout: .milliseconds(configuration.writeTimeoutMilliseconds))
+        let printer = PrinterDevice(
+            path: configuration.path, bidirectional: configuration.bidirectional,
+            baudRate: configuration.baudRate,
+            writeTimeout: .milliseconds(configuration.writeTimeoutMilliseconds))
         do {
             let page = try ReceiptTestPage.bytes(paper: configuration.paper)
             try printer.send(page)
             return SelfTestResult(device: "printer", outcome: .pass, detail: "test page sent to \(configuration.path)")
         } catch let error as PrinterError {
-            return SelfTestResult(device: "printer", outcome: .fail, detail: error.description,
-                                  fix: "check the printer's power, paper and cable, and the path")
+            return SelfTestResult(
+                device: "printer", outcome: .fail, detail: error.description,
+                fix: "check the printer's power, paper and cable, and the path")
         } catch {
-            return SelfTestResult(device: "printer", outcome: .fail, detail: "the test page could not be made: \(error)",
-                                  fix: "report this as a bug")
+            return SelfTestResult(
+                device: "printer", outcome: .fail, detail: "the test page could not be made: \(error)",
+                fix: "report this as a bug")
         }
     }
 }

@@ -1,8 +1,8 @@
-public import KioskCore
-public import Logging
 internal import Dispatch
 internal import Foundation
+public import KioskCore
 public import KioskPrinter
+public import Logging
 
 /// Shows messages on the kiosk's screen (the daemon's local UI); optional.
 public protocol StationDisplay: Sendable {
@@ -86,7 +86,9 @@ public actor StationRunner {
                     lights = together.compactMap { if case .indicate(let pattern) = $0 { pattern } else { nil } }
                     unlit = index + together.count
                 }
-                guard let followUp = await perform(action, cause: next, report: &report, lights: lights) else { continue }
+                guard let followUp = await perform(action, cause: next, report: &report, lights: lights) else {
+                    continue
+                }
                 pending.append(followUp)
                 if case .persistDone(.failure) = followUp { break }
             }
@@ -96,8 +98,10 @@ public actor StationRunner {
 
     // MARK: - Actions
 
-    private func perform(_ action: StationAction, cause: StationEvent, report: inout StationReport,
-                         lights: [IndicatorPattern]) async -> StationEvent? {
+    private func perform(
+        _ action: StationAction, cause: StationEvent, report: inout StationReport,
+        lights: [IndicatorPattern]
+    ) async -> StationEvent? {
         switch action {
         case .recordTap(let card, let venue):
             return await recordTap(card, at: venue, report: &report)
@@ -107,7 +111,9 @@ public actor StationRunner {
             return nil
         case .indicate(let pattern):
             report.steps.append(.indicated(pattern))
-            if let reason = Self.refusalReason(for: cause, pattern: pattern) { counters.refusals[reason, default: 0] += 1 }
+            if let reason = Self.refusalReason(for: cause, pattern: pattern) {
+                counters.refusals[reason, default: 0] += 1
+            }
             if pattern == .warningPending { counters.warningsShown += 1 }
             // Starts the lights and goes on: they play on the indicator's own task, not inside this event.
             if !lights.isEmpty { await indicator.show(lights) }
@@ -117,7 +123,10 @@ public actor StationRunner {
         case .persist(let state):
             let settings = self.settings
             let result: Result<Void, StoreError> = await offload {
-                do throws(StoreError) { try settings.saveStationState(state); return .success(()) } catch { return .failure(error) }
+                do throws(StoreError) {
+                    try settings.saveStationState(state)
+                    return .success(())
+                } catch { return .failure(error) }
             }
             switch result {
             case .success:
@@ -145,7 +154,10 @@ public actor StationRunner {
         case .wipeStore:
             let desk = self.desk
             let result: Result<Void, TapRefusal> = await offload {
-                do throws(TapRefusal) { try desk.wipeKiosk(); return .success(()) } catch { return .failure(error) }
+                do throws(TapRefusal) {
+                    try desk.wipeKiosk()
+                    return .success(())
+                } catch { return .failure(error) }
             }
             switch result {
             case .success:
@@ -162,7 +174,9 @@ public actor StationRunner {
             let desk = self.desk
             let reading = clock.read()
             let result: Result<Int, TapRefusal> = await offload {
-                do throws(TapRefusal) { return .success(try desk.expire(clock: reading)) } catch { return .failure(error) }
+                do throws(TapRefusal) { return .success(try desk.expire(clock: reading)) } catch {
+                    return .failure(error)
+                }
             }
             counters.expiryRuns += 1
             switch result {
@@ -200,7 +214,9 @@ public actor StationRunner {
         let tapped = card
         // The card's stays are opened once, off the actor: the tap, and the stays to match when warnings are held.
         let matching = await warnings.holdsWarnings
-        let (outcome, matchable) = await offload { desk.tap(tapped, at: venue, clock: reading, collectingMatchable: matching) }
+        let (outcome, matchable) = await offload {
+            desk.tap(tapped, at: venue, clock: reading, collectingMatchable: matching)
+        }
         report.steps.append(.tapRecorded(outcome))
         let outcomeName: String
         switch outcome {
@@ -248,14 +264,17 @@ public actor StationRunner {
         var failure: StationFailure?
         do {
             let bytes = try StationReceipts.bytes(for: job, paper: paper)
-            do throws(PrinterError) { try await printer.print(bytes) } catch { failure = .printer(reason: error.description) }
+            do throws(PrinterError) { try await printer.print(bytes) } catch {
+                failure = .printer(reason: error.description)
+            }
         } catch {
             failure = .printer(reason: "the receipt could not be laid out")
         }
         if case .personalCard(var secret) = job { secret.wipe(using: desk.crypto) }
         if let failure {
             counters.printFailures += 1
-            logger.warning("Receipt not printed", metadata: ["print.kind": "\(job.kind.rawValue)", "print.error": "\(failure)"])
+            logger.warning(
+                "Receipt not printed", metadata: ["print.kind": "\(job.kind.rawValue)", "print.error": "\(failure)"])
             report.steps.append(.printFailed(job.kind, failure))
             return .printDone(job.kind, .failure(failure))
         }
@@ -348,4 +367,3 @@ public actor StationRunner {
         }
     }
 }
-

@@ -1,8 +1,9 @@
-public import KioskCore
 internal import Foundation
+public import KioskCore
 internal import KioskPOSIX
+
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #endif
 
 /// Reads the kiosk's configuration the way the daemon starts: the JSON file, then `KIOSK_<SECTION>_<KEY>`
@@ -24,8 +25,10 @@ public struct ConfigurationLoader: Sendable {
     /// - Parameters:
     ///   - environment: the variables to apply; nil: this process's environment.
     ///   - credentialsDirectory: defaults to `$CREDENTIALS_DIRECTORY` from `environment`.
-    public init(path: String = ConfigurationLoader.defaultPath, environment: [String: String]? = nil,
-                credentialsDirectory: String? = nil) {
+    public init(
+        path: String = ConfigurationLoader.defaultPath, environment: [String: String]? = nil,
+        credentialsDirectory: String? = nil
+    ) {
         let environment = environment ?? ProcessInfo.processInfo.environment
         self.path = path
         self.environment = environment
@@ -58,7 +61,9 @@ public struct ConfigurationLoader: Sendable {
         switch Self.readSmallFile(path, limit: Self.maximumFileSize) {
         case .success(let read): bytes = read
         case .failure(let failure):
-            throw ConfigurationError(problems: [ConfigurationProblem(path: "", message: "cannot read \(path): \(failure.reason)")])
+            throw ConfigurationError(problems: [
+                ConfigurationProblem(path: "", message: "cannot read \(path): \(failure.reason)")
+            ])
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw ConfigurationError(problems: [ConfigurationProblem(path: "", message: "\(path) is not UTF-8 text")])
@@ -89,7 +94,9 @@ public struct ConfigurationLoader: Sendable {
         defer { close(descriptor) }
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { return .failure(failure(errno)) }
-        guard (status.st_mode & S_IFMT) == S_IFREG else { return .failure(ReadFailure(code: EISDIR, reason: "not a regular file")) }
+        guard (status.st_mode & S_IFMT) == S_IFREG else {
+            return .failure(ReadFailure(code: EISDIR, reason: "not a regular file"))
+        }
         var bytes: [UInt8] = []
         // Sized once, so that growing the array leaves no copies of a credential in freed memory.
         bytes.reserveCapacity(min(Int(status.st_size), limit) + 1)

@@ -1,8 +1,9 @@
 internal import Foundation
 internal import KioskPOSIX
 internal import Synchronization
+
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #endif
 
 /// Why the control socket cannot be used.
@@ -61,9 +62,17 @@ public final class ControlSocketServer: Sendable {
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw .system(call: "socket", errno: errno) }
         let bound = address.withSocketAddress { bind(descriptor, $0, $1) }
-        guard bound == 0 else { let code = errno; close(descriptor); throw .system(call: "bind", errno: code) }
+        guard bound == 0 else {
+            let code = errno
+            close(descriptor)
+            throw .system(call: "bind", errno: code)
+        }
         chmod(path, 0o600)
-        guard listen(descriptor, 16) == 0 else { let code = errno; close(descriptor); throw .system(call: "listen", errno: code) }
+        guard listen(descriptor, 16) == 0 else {
+            let code = errno
+            close(descriptor)
+            throw .system(call: "listen", errno: code)
+        }
         listener = descriptor
     }
 
@@ -119,8 +128,11 @@ public final class ControlSocketServer: Sendable {
 
     /// `send` on a thread of its own, for async callers (a blocking call must not hold one of the few threads that
     /// run async code, which the server's handler may need).
-    public static func request(_ request: String, to path: String, timeout: Duration = .seconds(30)) async throws(ControlSocketError) -> String {
-        let result = await withCheckedContinuation { (waiter: CheckedContinuation<Result<String, ControlSocketError>, Never>) in
+    public static func request(_ request: String, to path: String, timeout: Duration = .seconds(30))
+        async throws(ControlSocketError) -> String
+    {
+        let result = await withCheckedContinuation {
+            (waiter: CheckedContinuation<Result<String, ControlSocketError>, Never>) in
             let thread = Thread {
                 do throws(ControlSocketError) {
                     waiter.resume(returning: .success(try send(request, to: path, timeout: timeout)))
@@ -135,7 +147,9 @@ public final class ControlSocketServer: Sendable {
     }
 
     /// Sends one request line and returns the answer line. Blocks the calling thread.
-    public static func send(_ request: String, to path: String, timeout: Duration = .seconds(30)) throws(ControlSocketError) -> String {
+    public static func send(_ request: String, to path: String, timeout: Duration = .seconds(30))
+        throws(ControlSocketError) -> String
+    {
         let descriptor = try connect(path)
         defer { close(descriptor) }
         setTimeout(descriptor, seconds: Int(timeout.components.seconds))
@@ -183,7 +197,9 @@ public final class ControlSocketServer: Sendable {
         do { try SocketIO.writeAll(descriptor, bytes) } catch { throw error.controlSocketError }
     }
 
-    private static func setTimeout(_ descriptor: Int32, seconds: Int) { SocketIO.setTimeout(descriptor, seconds: seconds) }
+    private static func setTimeout(_ descriptor: Int32, seconds: Int) {
+        SocketIO.setTimeout(descriptor, seconds: seconds)
+    }
 
     private func setTimeout(_ descriptor: Int32, seconds: Int) { Self.setTimeout(descriptor, seconds: seconds) }
 }

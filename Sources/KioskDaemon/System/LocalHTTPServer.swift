@@ -1,8 +1,9 @@
 internal import Foundation
 internal import KioskPOSIX
 internal import Synchronization
+
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #endif
 
 /// One request as `LocalHTTPServer` hands it on.
@@ -42,7 +43,8 @@ public struct LocalHTTPResponse: Sendable {
 
     /// A plain-text answer (`text/plain; charset=utf-8`).
     public static func text(_ status: Int, _ text: String) -> LocalHTTPResponse {
-        LocalHTTPResponse(status: status, headers: [("Content-Type", "text/plain; charset=utf-8")], body: Array(text.utf8))
+        LocalHTTPResponse(
+            status: status, headers: [("Content-Type", "text/plain; charset=utf-8")], body: Array(text.utf8))
     }
 }
 
@@ -115,8 +117,16 @@ public final class LocalHTTPServer: Sendable {
         let bound = withUnsafePointer(to: &storage) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
         }
-        guard bound == 0 else { let code = errno; close(descriptor); throw .system(call: "bind", errno: code) }
-        guard listen(descriptor, 16) == 0 else { let code = errno; close(descriptor); throw .system(call: "listen", errno: code) }
+        guard bound == 0 else {
+            let code = errno
+            close(descriptor)
+            throw .system(call: "bind", errno: code)
+        }
+        guard listen(descriptor, 16) == 0 else {
+            let code = errno
+            close(descriptor)
+            throw .system(call: "listen", errno: code)
+        }
         var actual = sockaddr_storage()
         var actualLength = socklen_t(MemoryLayout<sockaddr_storage>.size)
         _ = withUnsafeMutablePointer(to: &actual) {
@@ -186,7 +196,9 @@ public final class LocalHTTPServer: Sendable {
             // Closing with unread bytes would reset the connection and could lose the answer: read to the end first.
             shutdown(connection, Int32(SHUT_WR))
             var drained = 0
-            while drained < 1 << 20, let chunk = SocketIO.readSome(connection), !chunk.isEmpty { drained += chunk.count }
+            while drained < 1 << 20, let chunk = SocketIO.readSome(connection), !chunk.isEmpty {
+                drained += chunk.count
+            }
             return
         }
         let answer = Mutex<LocalHTTPResponse?>(nil)
@@ -222,7 +234,9 @@ public final class LocalHTTPServer: Sendable {
             if headEnd == nil, received.count > maximumHead { return .failure(.status(431, "Request head too large.")) }
         }
         guard let end = headEnd, end <= maximumHead else { return .failure(.status(431, "Request head too large.")) }
-        return parse(head: Array(received[..<end]), rest: Array(received[(end + 4)...])) { SocketIO.readSome(connection) }
+        return parse(head: Array(received[..<end]), rest: Array(received[(end + 4)...])) {
+            SocketIO.readSome(connection)
+        }
     }
 
     /// Parses a request head; reads the rest of the body with `more`.
@@ -230,21 +244,26 @@ public final class LocalHTTPServer: Sendable {
         let lines = String(decoding: head, as: UTF8.self).components(separatedBy: "\r\n")
         let parts = lines[0].split(separator: " ", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[2].hasPrefix("HTTP/1."), !parts[0].isEmpty, parts[1].hasPrefix("/"),
-              parts[0].allSatisfy({ $0.isASCII && $0.isUppercase }) else {
+            parts[0].allSatisfy({ $0.isASCII && $0.isUppercase })
+        else {
             return .failure(.status(400, "Bad request."))
         }
         var headers = [String: String]()
         for line in lines.dropFirst() {
             guard let colon = line.firstIndex(of: ":"), colon != line.startIndex,
-                  !line[..<colon].contains(where: { $0 == " " || $0 == "\t" }) else {
+                !line[..<colon].contains(where: { $0 == " " || $0 == "\t" })
+            else {
                 return .failure(.status(400, "Bad header field."))
             }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
         }
         if headers["transfer-encoding"] != nil { return .failure(.status(501, "Chunked bodies are not accepted.")) }
         var body = rest
         if let lengthText = headers["content-length"] {
-            guard let length = Int(lengthText), length >= 0 else { return .failure(.status(400, "Bad Content-Length.")) }
+            guard let length = Int(lengthText), length >= 0 else {
+                return .failure(.status(400, "Bad Content-Length."))
+            }
             guard length <= maximumBody else { return .failure(.status(413, "Body too large.")) }
             while body.count < length {
                 guard let chunk = more(), !chunk.isEmpty else { return .failure(.closed) }
@@ -254,14 +273,15 @@ public final class LocalHTTPServer: Sendable {
         } else {
             body = []
         }
-        return .success(LocalHTTPRequest(method: String(parts[0]), target: String(parts[1]), headers: headers, body: body))
+        return .success(
+            LocalHTTPRequest(method: String(parts[0]), target: String(parts[1]), headers: headers, body: body))
     }
 
     static func find(_ needle: [UInt8], in haystack: [UInt8], from start: Int) -> Int? {
         guard haystack.count >= needle.count else { return nil }
         var index = start
         while index + needle.count <= haystack.count {
-            if haystack[index ..< index + needle.count].elementsEqual(needle) { return index }
+            if haystack[index..<index + needle.count].elementsEqual(needle) { return index }
             index += 1
         }
         return nil

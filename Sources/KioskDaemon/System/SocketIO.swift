@@ -1,6 +1,7 @@
 internal import KioskPOSIX
+
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #endif
 
 /// Blocking socket reads and writes shared by the control socket and the local HTTP server.
@@ -29,7 +30,7 @@ enum SocketIO {
         let count = buffer.withUnsafeMutableBytes { bytes in
             SystemCall.retrying { Glibc.read(descriptor, bytes.baseAddress, bytes.count) }
         }
-        if count >= 0 { return Array(buffer[0 ..< count]) }
+        if count >= 0 { return Array(buffer[0..<count]) }
         if errno == EAGAIN || errno == EWOULDBLOCK { throw .timedOut }
         throw .system(call: "read", errno: errno)
     }

@@ -1,8 +1,9 @@
-public import KioskCore
-internal import Foundation
 internal import CKioskLinux
+internal import Foundation
+public import KioskCore
+
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #endif
 
 /// The system clock, and whether it is synchronized, by the configured `clock.source`:
@@ -25,8 +26,10 @@ public struct SystemClockSource: ClockSource {
 
     /// `markerPath`: where timesyncd's marker is looked for. `kernel`: the kernel's NTP state (nil: the call failed);
     /// both are replaceable for tests.
-    public init(source: Source = .auto, markerPath: String = SystemClockSource.timesyncMarker,
-                kernel: @escaping @Sendable () -> Bool? = { SystemClockSource.kernelSynchronized() }) {
+    public init(
+        source: Source = .auto, markerPath: String = SystemClockSource.timesyncMarker,
+        kernel: @escaping @Sendable () -> Bool? = { SystemClockSource.kernelSynchronized() }
+    ) {
         self.source = source
         self.markerPath = markerPath
         self.kernel = kernel

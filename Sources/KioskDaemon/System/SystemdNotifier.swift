@@ -1,7 +1,8 @@
 internal import Foundation
 internal import KioskPOSIX
+
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #endif
 
 /// Talks to systemd's service manager (`Type=notify`): readiness, watchdog pings, status text, stopping.

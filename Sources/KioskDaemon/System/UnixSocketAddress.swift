@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #endif
 
 /// An AF_UNIX socket address: a path, or an abstract name written with a leading `@` (as `$NOTIFY_SOCKET` may be).

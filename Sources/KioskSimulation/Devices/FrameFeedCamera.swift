@@ -1,6 +1,6 @@
 internal import Foundation
-public import KioskCore
 public import KioskCamera
+public import KioskCore
 internal import Synchronization
 
 /// A camera for the simulated kiosk and tests: frames come from the caller instead of a device, and go through the
@@ -30,7 +30,9 @@ public final class FrameFeedCamera: CodeCamera {
     ///   - framesToForget: consecutive frames without a code after which showing it again is a new event.
     ///   - frameInterval: how often `run()` scans the current scene.
     ///   - width, height: the size of rendered codes.
-    public init(framesToForget: Int = 8, frameInterval: Duration = .milliseconds(33), width: Int = 640, height: Int = 480) {
+    public init(
+        framesToForget: Int = 8, frameInterval: Duration = .milliseconds(33), width: Int = 640, height: Int = 480
+    ) {
         self.frameInterval = frameInterval
         self.width = width
         self.height = height
@@ -95,7 +97,8 @@ public final class FrameFeedCamera: CodeCamera {
     public func run() async {
         guard !started.exchange(true, ordering: .sequentiallyConsistent) else { return }
         let available = state.withLock { $0.scanner != nil }
-        continuation.yield(.state(available ? .running : .unavailable(.failed(device: "frame feed", detail: "libzbar has no memory"))))
+        continuation.yield(
+            .state(available ? .running : .unavailable(.failed(device: "frame feed", detail: "libzbar has no memory"))))
         await withTaskCancellationHandler {
             await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
                 let thread = Thread { [self] in

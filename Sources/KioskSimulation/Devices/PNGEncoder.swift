@@ -7,9 +7,9 @@ enum PNGEncoder {
         precondition(pixels.count == width * height)
         var raw = [UInt8]()
         raw.reserveCapacity((width + 1) * height)
-        for row in 0 ..< height {
+        for row in 0..<height {
             raw.append(0)  // filter: none
-            raw += pixels[row * width ..< (row + 1) * width]
+            raw += pixels[row * width..<(row + 1) * width]
         }
         var png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         var header = [UInt8]()
@@ -35,10 +35,11 @@ enum PNGEncoder {
             let final: UInt8 = offset + count == data.count ? 1 : 0
             out.append(final)
             out += [UInt8(count & 0xFF), UInt8(count >> 8), UInt8(~count & 0xFF), UInt8((~count >> 8) & 0xFF)]
-            out += data[offset ..< offset + count]
+            out += data[offset..<offset + count]
             offset += count
         } while offset < data.count
-        var a: UInt32 = 1, b: UInt32 = 0
+        var a: UInt32 = 1
+        var b: UInt32 = 0
         for byte in data {
             a = (a + UInt32(byte)) % 65_521
             b = (b + a) % 65_521

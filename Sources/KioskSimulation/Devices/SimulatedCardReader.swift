@@ -31,12 +31,14 @@ public final class SimulatedCardReader: Sendable {
         file = (directory as NSString).appendingPathComponent("cards.json")
         var cards = [Int: EmulatedCard]()
         if let data = FileManager.default.contents(atPath: file),
-           let saved = try? JSONDecoder().decode([String: SavedCard].self, from: data) {
+            let saved = try? JSONDecoder().decode([String: SavedCard].self, from: data)
+        {
             for (key, card) in saved {
                 guard let number = Int(key), let model = TagModel(rawValue: card.model),
-                      let bytes = Hex.decode(card.memory), bytes.count == model.pageCount * 4 else { continue }
+                    let bytes = Hex.decode(card.memory), bytes.count == model.pageCount * 4
+                else { continue }
                 var tag = EmulatedTag(model: model, uid: Self.uid(for: number))
-                for page in 0 ..< model.pageCount { tag.setPage(page, to: Array(bytes[page * 4 ..< page * 4 + 4])) }
+                for page in 0..<model.pageCount { tag.setPage(page, to: Array(bytes[page * 4..<page * 4 + 4])) }
                 cards[number] = .tag(tag)
             }
         }
@@ -111,6 +113,9 @@ public final class SimulatedCardReader: Sendable {
     /// A stable 7-byte UID per card number (NXP manufacturer byte 04).
     static func uid(for number: Int) -> [UInt8] {
         let value = UInt32(truncatingIfNeeded: number)
-        return [0x04, 0x4B, 0x49, UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)]
+        return [
+            0x04, 0x4B, 0x49, UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF),
+            UInt8(value & 0xFF),
+        ]
     }
 }

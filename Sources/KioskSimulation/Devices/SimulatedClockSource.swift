@@ -1,5 +1,5 @@
-public import KioskCore
 public import Foundation
+public import KioskCore
 internal import Synchronization
 
 /// The clock of a simulated kiosk: the real time shifted by an offset that `kiosk simulate advance` moves forward,
@@ -8,7 +8,10 @@ internal import Synchronization
 /// The offset is kept in a small file in the state directory so that a simulated kiosk restarted after a crash
 /// continues at the same simulated time.
 public final class SimulatedClockSource: ClockSource {
-    private struct State: Codable { var offsetSeconds: Double; var synchronized: Bool }
+    private struct State: Codable {
+        var offsetSeconds: Double
+        var synchronized: Bool
+    }
     private let state: Mutex<State>
     private let file: String?
 
@@ -17,7 +20,8 @@ public final class SimulatedClockSource: ClockSource {
         self.file = file
         var initial = State(offsetSeconds: 0, synchronized: synchronized)
         if let file, let data = FileManager.default.contents(atPath: file),
-           let saved = try? JSONDecoder().decode(State.self, from: data) {
+            let saved = try? JSONDecoder().decode(State.self, from: data)
+        {
             initial = saved
         }
         state = Mutex(initial)
@@ -31,12 +35,20 @@ public final class SimulatedClockSource: ClockSource {
     /// Moves the simulated time forward (never backward: a negative amount is ignored).
     public func advance(by seconds: TimeInterval) {
         guard seconds > 0 else { return }
-        save(state.withLock { $0.offsetSeconds += seconds; return $0 })
+        save(
+            state.withLock {
+                $0.offsetSeconds += seconds
+                return $0
+            })
     }
 
     /// Marks the clock synchronized or not.
     public func setSynchronized(_ synchronized: Bool) {
-        save(state.withLock { $0.synchronized = synchronized; return $0 })
+        save(
+            state.withLock {
+                $0.synchronized = synchronized
+                return $0
+            })
     }
 
     /// How far the simulated time is ahead of the real time.

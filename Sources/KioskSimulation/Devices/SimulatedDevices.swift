@@ -1,9 +1,9 @@
-internal import SystemPackage
-public import KioskCore
-public import KioskPrinter
-public import KioskDaemon
 public import Foundation
+public import KioskCore
+public import KioskDaemon
+public import KioskPrinter
 internal import Synchronization
+internal import SystemPackage
 
 /// The lights and buzzer of a simulated kiosk: remembers what was shown, for `kiosk simulate lights`.
 ///
@@ -46,8 +46,9 @@ public actor SimulatedIndicator: Indicator, LightRecorder {
         played.played.map { played in
             let sequence = table[played.pattern]
             let outputs = Set((sequence.steps.flatMap { $0.on } + Array(sequence.hold)).map(\.rawValue))
-            return RecordedLight(pattern: played.pattern.rawValue, outputs: outputs.sorted(), at: played.started,
-                                 ends: played.ends, stopped: played.stopped)
+            return RecordedLight(
+                pattern: played.pattern.rawValue, outputs: outputs.sorted(), at: played.started,
+                ends: played.ends, stopped: played.stopped)
         }
     }
 
@@ -79,11 +80,13 @@ public actor FileReceiptPrinter: ReceiptPrinter, ReceiptRecorder {
             throw .failed(path: base, call: "render", errno: .invalidArgument)
         }
         let lines = rendering.lines.map(\.text)
-        let png = PNGEncoder.encode(width: rendering.width, height: max(1, rendering.height),
-                                    grey: rendering.height > 0 ? rendering.pixels : [UInt8](repeating: 255, count: rendering.width))
+        let png = PNGEncoder.encode(
+            width: rendering.width, height: max(1, rendering.height),
+            grey: rendering.height > 0 ? rendering.pixels : [UInt8](repeating: 255, count: rendering.width))
         do {
             try Data(bytes).write(to: URL(fileURLWithPath: base + ".escpos"), options: .atomic)
-            try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: base + ".txt"), options: .atomic)
+            try Data((lines.joined(separator: "\n") + "\n").utf8).write(
+                to: URL(fileURLWithPath: base + ".txt"), options: .atomic)
             try Data(png).write(to: URL(fileURLWithPath: base + ".png"), options: .atomic)
         } catch {
             throw .failed(path: base, call: "write", errno: .ioError)

@@ -18,8 +18,9 @@ public struct SimulatedHardware: Sendable {
         try KioskDaemon.prepareStateDirectory(settings.stateDirectory)
         let directory = (settings.stateDirectory as NSString).appendingPathComponent("simulation")
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
         } catch {
             throw .simulation("the folder \(directory) cannot be created")
         }
@@ -28,8 +29,9 @@ public struct SimulatedHardware: Sendable {
             throw .simulation("the PN532 emulator did not start: \(error)")
         }
         lights = SimulatedIndicator(clock: clock)
-        printer = FileReceiptPrinter(directory: (directory as NSString).appendingPathComponent("receipts"),
-                                     paper: settings.receiptPrinter?.paper ?? .mm58)
+        printer = FileReceiptPrinter(
+            directory: (directory as NSString).appendingPathComponent("receipts"),
+            paper: settings.receiptPrinter?.paper ?? .mm58)
         camera = FrameFeedCamera(framesToForget: 3, width: settings.cameraWidth, height: settings.cameraHeight)
     }
 
@@ -39,7 +41,8 @@ public struct SimulatedHardware: Sendable {
             clock: clock, indicator: lights, printer: printer, buttons: nil, camera: camera,
             nfcConnection: reader.connection,
             states: ["lights": "simulated", "printer": "simulated", "buttons": "simulated"],
-            simulation: SimulationControls(clock: clock, cards: reader, lights: lights, receipts: printer, codes: camera))
+            simulation: SimulationControls(
+                clock: clock, cards: reader, lights: lights, receipts: printer, codes: camera))
     }
 }
 

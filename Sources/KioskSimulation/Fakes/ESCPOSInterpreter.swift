@@ -80,11 +80,12 @@ public struct ESCPOSInterpreter {
             out.lines.append(TextLine(text: text, alignment: alignment, emphasized: emphasized))
             let top = out.addRows(lineHeight)
             let width = pendingText.count * cellWidth
-            let left = switch alignment {
-            case .left: 0
-            case .center: max((out.width - width) / 2, 0)
-            case .right: max(out.width - width, 0)
-            }
+            let left =
+                switch alignment {
+                case .left: 0
+                case .center: max((out.width - width) / 2, 0)
+                case .right: max(out.width - width, 0)
+                }
             let grey: UInt8 = emphasized ? 0 : 96
             for (column, byte) in pendingText.enumerated() where byte != UInt8(ascii: " ") {
                 for y in (top + 3)..<(top + 21) {
@@ -143,11 +144,12 @@ public struct ESCPOSInterpreter {
                     try need(8 + widthBytes * rows)
                     let data = index + 8
                     let widthDots = widthBytes * 8
-                    let left = switch alignment {
-                    case .left: 0
-                    case .center: (out.width - widthDots) / 2
-                    case .right: out.width - widthDots
-                    }
+                    let left =
+                        switch alignment {
+                        case .left: 0
+                        case .center: (out.width - widthDots) / 2
+                        case .right: out.width - widthDots
+                        }
                     let top = out.addRows(rows)
                     for y in 0..<rows {
                         for xByte in 0..<widthBytes {

@@ -66,8 +66,9 @@ public final class InMemoryCheckInStore: CheckInStore {
         state.withLock { state in
             var byDay = [Int64: Int]()
             for row in state.rows.values { byDay[row.expiryDay, default: 0] += 1 }
-            return StoreCounts(stays: state.rows.count, cards: Set(state.rows.values.map(\.handle)).count,
-                               staysByExpiryDay: byDay)
+            return StoreCounts(
+                stays: state.rows.count, cards: Set(state.rows.values.map(\.handle)).count,
+                staysByExpiryDay: byDay)
         }
     }
 

@@ -29,8 +29,10 @@ public actor RecordingIndicator: Indicator {
 
     /// `clock` times the patterns (a `ManualClockSource` a test moves); by default one that stands still, so every
     /// pattern is replaced the moment the next one starts.
-    public init(table: FeedbackTable = .default,
-                clock: any ClockSource = ManualClockSource(now: Date(timeIntervalSince1970: 1_767_225_600))) {
+    public init(
+        table: FeedbackTable = .default,
+        clock: any ClockSource = ManualClockSource(now: Date(timeIntervalSince1970: 1_767_225_600))
+    ) {
         self.table = table
         self.clock = clock
     }
@@ -70,6 +72,6 @@ public actor RecordingIndicator: Indicator {
         guard let newest else { return }
         let elapsed = now.timeIntervalSince(newest.started) * 1000
         let reached = max(1, newest.at.count(where: { Double($0) <= elapsed }))
-        states.removeSubrange(newest.index + reached ..< newest.index + newest.at.count)
+        states.removeSubrange(newest.index + reached..<newest.index + newest.at.count)
     }
 }

@@ -66,35 +66,35 @@ public struct EmulatedTag: Equatable, Sendable {
         var memory = [UInt8](repeating: 0, count: model.pageCount * 4)
         let bcc0 = 0x88 ^ uid[0] ^ uid[1] ^ uid[2]
         let bcc1 = uid[3] ^ uid[4] ^ uid[5] ^ uid[6]
-        memory.replaceSubrange(0 ..< 9, with: [uid[0], uid[1], uid[2], bcc0, uid[3], uid[4], uid[5], uid[6], bcc1])
+        memory.replaceSubrange(0..<9, with: [uid[0], uid[1], uid[2], bcc0, uid[3], uid[4], uid[5], uid[6], bcc1])
         memory[9] = 0x48
         switch model {
-        case .ntag213: memory.replaceSubrange(12 ..< 16, with: [0xE1, 0x10, 0x12, 0x00])
-        case .ntag215: memory.replaceSubrange(12 ..< 16, with: [0xE1, 0x10, 0x3E, 0x00])
-        case .ntag216: memory.replaceSubrange(12 ..< 16, with: [0xE1, 0x10, 0x6D, 0x00])
+        case .ntag213: memory.replaceSubrange(12..<16, with: [0xE1, 0x10, 0x12, 0x00])
+        case .ntag215: memory.replaceSubrange(12..<16, with: [0xE1, 0x10, 0x3E, 0x00])
+        case .ntag216: memory.replaceSubrange(12..<16, with: [0xE1, 0x10, 0x6D, 0x00])
         case .ultralightEV1MF0UL11, .ultralightEV1MF0UL21: break
         }
         let cfg = model.configPage * 4
         if model.isNTAG {
-            memory.replaceSubrange(cfg ..< cfg + 4, with: [0x04, 0x00, 0x00, 0xFF])
+            memory.replaceSubrange(cfg..<cfg + 4, with: [0x04, 0x00, 0x00, 0xFF])
         } else {
-            memory.replaceSubrange(cfg ..< cfg + 4, with: [0x00, 0x00, 0x00, 0xFF])
+            memory.replaceSubrange(cfg..<cfg + 4, with: [0x00, 0x00, 0x00, 0xFF])
             memory[cfg + 5] = 0x05
         }
-        memory.replaceSubrange(cfg + 8 ..< cfg + 12, with: [0xFF, 0xFF, 0xFF, 0xFF])
+        memory.replaceSubrange(cfg + 8..<cfg + 12, with: [0xFF, 0xFF, 0xFF, 0xFF])
         self.memory = memory
     }
 
     /// The 7-byte UID.
-    public var uid: [UInt8] { Array(memory[0 ..< 3]) + Array(memory[4 ..< 8]) }
+    public var uid: [UInt8] { Array(memory[0..<3]) + Array(memory[4..<8]) }
 
     /// The 4 bytes of `page`, as stored (PWD and PACK included, unlike what READ returns).
-    public func page(_ page: Int) -> [UInt8] { Array(memory[page * 4 ..< page * 4 + 4]) }
+    public func page(_ page: Int) -> [UInt8] { Array(memory[page * 4..<page * 4 + 4]) }
 
     /// Overwrites `page` directly, bypassing access rules (to prepare test cards).
     public mutating func setPage(_ page: Int, to bytes: [UInt8]) {
         precondition(bytes.count == 4 && page < model.pageCount)
-        memory.replaceSubrange(page * 4 ..< page * 4 + 4, with: bytes)
+        memory.replaceSubrange(page * 4..<page * 4 + 4, with: bytes)
     }
 
     public var auth0: Int { Int(memory[model.configPage * 4 + 3]) }
@@ -104,10 +104,20 @@ public struct EmulatedTag: Equatable, Sendable {
     private var packPage: Int { model.configPage + 3 }
 
     /// Called when the reader selects the tag (anticollision done): the tag is ACTIVE, not authenticated.
-    public mutating func select() { active = true; halted = false; authenticated = false; pendingCompatibilityWrite = nil }
+    public mutating func select() {
+        active = true
+        halted = false
+        authenticated = false
+        pendingCompatibilityWrite = nil
+    }
 
     /// Called when the RF field goes off: the tag loses power and all state.
-    public mutating func powerOff() { active = false; halted = false; authenticated = false; pendingCompatibilityWrite = nil }
+    public mutating func powerOff() {
+        active = false
+        halted = false
+        authenticated = false
+        pendingCompatibilityWrite = nil
+    }
 
     private mutating func nak(_ code: UInt8 = 0x0) -> TagAnswer {
         active = false
@@ -136,7 +146,7 @@ public struct EmulatedTag: Equatable, Sendable {
         if let page = pendingCompatibilityWrite {
             pendingCompatibilityWrite = nil
             guard command.count == 16 else { return nak() }
-            return store(Array(command[0 ..< 4]), at: page, tearWrite: tearWrite)
+            return store(Array(command[0..<4]), at: page, tearWrite: tearWrite)
         }
         switch code {
         case 0x60:  // GET_VERSION
@@ -147,19 +157,20 @@ public struct EmulatedTag: Equatable, Sendable {
             let start = Int(command[1])
             guard start < model.pageCount, mayRead(start) else { return nak() }
             var out: [UInt8] = []
-            for offset in 0 ..< 4 { out += readable((start + offset) % model.pageCount) }
+            for offset in 0..<4 { out += readable((start + offset) % model.pageCount) }
             return .data(out)
         case 0x3A:  // FAST_READ start…end
             guard command.count == 3 else { return nak() }
-            let start = Int(command[1]), end = Int(command[2])
+            let start = Int(command[1])
+            let end = Int(command[2])
             guard start <= end, end < model.pageCount else { return nak() }
-            for page in start ... end where !mayRead(page) { return nak() }
+            for page in start...end where !mayRead(page) { return nak() }
             var out: [UInt8] = []
-            for page in start ... end { out += readable(page) }
+            for page in start...end { out += readable(page) }
             return .data(out)
         case 0xA2:  // WRITE
             guard command.count == 6 else { return nak() }
-            return store(Array(command[2 ..< 6]), at: Int(command[1]), tearWrite: tearWrite)
+            return store(Array(command[2..<6]), at: Int(command[1]), tearWrite: tearWrite)
         case 0xA0:  // COMPATIBILITY_WRITE, first part
             guard command.count == 2 else { return nak() }
             let page = Int(command[1])
@@ -169,10 +180,10 @@ public struct EmulatedTag: Equatable, Sendable {
         case 0x1B:  // PWD_AUTH
             guard command.count == 5 else { return nak() }
             if authLimit > 0, failedAuthentications >= 1 << authLimit { return nak(0x4) }
-            if Array(command[1 ..< 5]) == page(pwdPage) {
+            if Array(command[1..<5]) == page(pwdPage) {
                 authenticated = true
                 failedAuthentications = 0
-                return .data(Array(page(packPage)[0 ..< 2]))
+                return .data(Array(page(packPage)[0..<2]))
             }
             failedAuthentications += 1
             return nak()
@@ -201,7 +212,7 @@ public struct EmulatedTag: Equatable, Sendable {
         }
         if tearWrite {
             // The field went away during the EEPROM cycle: half of the page is new, half old, and the tag is gone.
-            setPage(page, to: Array(new[0 ..< 2]) + Array(old[2 ..< 4]))
+            setPage(page, to: Array(new[0..<2]) + Array(old[2..<4]))
             active = false
             return .silent
         }
@@ -222,7 +233,9 @@ public enum EmulatedCard: Equatable, Sendable {
     case isoDep(uid: [UInt8], ats: [UInt8])
 
     /// A factory-fresh NTAG or Ultralight EV1.
-    public static func blank(_ model: TagModel, uid: [UInt8]) -> EmulatedCard { .tag(EmulatedTag(model: model, uid: uid)) }
+    public static func blank(_ model: TagModel, uid: [UInt8]) -> EmulatedCard {
+        .tag(EmulatedTag(model: model, uid: uid))
+    }
 
     /// A bank card as the emulator presents it.
     public static let bankCard = EmulatedCard.isoDep(uid: [0x08, 0x12, 0x34, 0x56], ats: [0x78, 0x80, 0x70, 0x02])

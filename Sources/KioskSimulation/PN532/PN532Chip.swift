@@ -53,7 +53,10 @@ public struct PN532Chip: Sendable {
     @discardableResult
     public mutating func removeCard() -> EmulatedCard? {
         var removed = card
-        if case .tag(var tag) = removed { tag.powerOff(); removed = .tag(tag) }
+        if case .tag(var tag) = removed {
+            tag.powerOff()
+            removed = .tag(tag)
+        }
         if removed != nil { lastRemovedCard = removed }
         card = nil
         // The chip still believes its target is selected: the next exchange times out (status 01), as on hardware.
@@ -82,7 +85,10 @@ public struct PN532Chip: Sendable {
         for frame in parser.feed(bytes) {
             switch frame {
             case .ack:
-                if pending != nil { pending = nil; abortedCommands += 1 }
+                if pending != nil {
+                    pending = nil
+                    abortedCommands += 1
+                }
             case .nack:
                 out += lastReply
             case .malformed:
@@ -123,7 +129,10 @@ public struct PN532Chip: Sendable {
 
     private mutating func command(_ data: [UInt8], now: Instant) -> [UInt8] {
         guard data.count >= 2, data[0] == 0xD4 else { return PN532Frame.ack + PN532Frame.syntaxError }
-        if commandsToIgnore > 0 { commandsToIgnore -= 1; return [] }
+        if commandsToIgnore > 0 {
+            commandsToIgnore -= 1
+            return []
+        }
         pending = nil
         let code = data[1]
         let params = Array(data.dropFirst(2))
@@ -178,12 +187,18 @@ public struct PN532Chip: Sendable {
         case 0x42:  // InCommunicateThru
             return ack + reply(code, exchange(params, raw: true))
         case 0x44, 0x52:  // InDeselect, InRelease: the tag is sent to HALT
-            if targetSelected, case .tag(var tag) = card { _ = tag.handle([0x50, 0x00]); card = .tag(tag) }
+            if targetSelected, case .tag(var tag) = card {
+                _ = tag.handle([0x50, 0x00])
+                card = .tag(tag)
+            }
             targetSelected = false
             return ack + reply(code, [0x00])
         case 0x54:  // InSelect
             guard card != nil, params.first == 0x01 else { return ack + reply(code, [0x27]) }
-            if case .tag(var tag) = card { tag.select(); card = .tag(tag) }
+            if case .tag(var tag) = card {
+                tag.select()
+                card = .tag(tag)
+            }
             targetSelected = true
             return ack + reply(code, [0x00])
         default:
@@ -194,7 +209,10 @@ public struct PN532Chip: Sendable {
     private mutating func switchField(on: Bool) {
         fieldOn = on
         if !on {
-            if case .tag(var tag) = card { tag.powerOff(); card = .tag(tag) }
+            if case .tag(var tag) = card {
+                tag.powerOff()
+                card = .tag(tag)
+            }
             targetSelected = false
         }
     }
@@ -209,7 +227,9 @@ public struct PN532Chip: Sendable {
             guard params.count >= 2, params[1] == 0x00 else { return nil }
             let initiatorData = Array(params.dropFirst(2))
             if !initiatorData.isEmpty {
-                let uid = initiatorData.count == 8 && initiatorData[0] == 0x88 ? Array(initiatorData.dropFirst()) : initiatorData
+                let uid =
+                    initiatorData.count == 8 && initiatorData[0] == 0x88
+                    ? Array(initiatorData.dropFirst()) : initiatorData
                 guard uid == card.uid else { return nil }
             }
         } else {
@@ -217,7 +237,10 @@ public struct PN532Chip: Sendable {
             type = params.dropFirst(2).first { $0 == 0x00 || $0 == 0x10 || ($0 == 0x20 && card.ats != nil) }
             guard type != nil else { return nil }
         }
-        if case .tag(var tag) = card { tag.select(); self.card = .tag(tag) }
+        if case .tag(var tag) = card {
+            tag.select()
+            self.card = .tag(tag)
+        }
         targetSelected = true
         var targetData: [UInt8] = [0x01] + card.atqa + [card.sak, UInt8(card.uid.count)] + card.uid
         if let ats = card.ats { targetData += [UInt8(ats.count + 1)] + ats }
@@ -242,7 +265,11 @@ public struct PN532Chip: Sendable {
     private mutating func exchange(_ frame: [UInt8], raw: Bool) -> [UInt8] {
         guard targetSelected else { return [0x27] }
         if let remaining = commandsBeforeRemoval {
-            if remaining == 0 { commandsBeforeRemoval = nil; removeCard(); return [0x01] }
+            if remaining == 0 {
+                commandsBeforeRemoval = nil
+                removeCard()
+                return [0x01]
+            }
             commandsBeforeRemoval = remaining - 1
         }
         guard let card else { return [0x01] }
@@ -250,18 +277,28 @@ public struct PN532Chip: Sendable {
         let txCRC = registers[0x6302, default: 0x80] & 0x80 != 0
         let rxCRC = registers[0x6303, default: 0x80] & 0x80 != 0
         if raw && !txCRC {
-            guard command.count >= 3, ISO14443A.crc(command.dropLast(2)) == Array(command.suffix(2)) else { return [0x01] }
+            guard command.count >= 3, ISO14443A.crc(command.dropLast(2)) == Array(command.suffix(2)) else {
+                return [0x01]
+            }
             command.removeLast(2)
         }
         switch card {
         case .tag(var tag):
             var tear = false
             if tag.isWrite(command), let remaining = writesBeforeTear {
-                if remaining == 0 { tear = true; writesBeforeTear = nil } else { writesBeforeTear = remaining - 1 }
+                if remaining == 0 {
+                    tear = true
+                    writesBeforeTear = nil
+                } else {
+                    writesBeforeTear = remaining - 1
+                }
             }
             let answer = tag.handle(command, tearWrite: tear)
             self.card = .tag(tag)
-            if tear { removeCard(); return [0x01] }
+            if tear {
+                removeCard()
+                return [0x01]
+            }
             switch answer {
             case .data(let bytes): return [0x00] + bytes + (raw && !rxCRC ? ISO14443A.crc(bytes) : [])
             case .ack: return raw ? [0x00, 0x0A] : [0x00]

@@ -29,7 +29,8 @@ public enum PN532Frame {
             let len = UInt8(data.count)
             out += [len, 0 &- len]
         } else {
-            let high = UInt8(data.count >> 8), low = UInt8(data.count & 0xFF)
+            let high = UInt8(data.count >> 8)
+            let low = UInt8(data.count & 0xFF)
             out += [0xFF, 0xFF, high, low, 0 &- (high &+ low)]
         }
         out += data
@@ -66,25 +67,49 @@ public struct PN532FrameParser: Sendable {
             return nil
         }
         let body = start + 2
-        guard buffer.count >= body + 2 else { dropPrefix(start); return nil }
-        let len = buffer[body], lcs = buffer[body + 1]
-        if len == 0x00, lcs == 0xFF { consume(body + 2); return .ack }
-        if len == 0xFF, lcs == 0x00 { consume(body + 2); return .nack }
+        guard buffer.count >= body + 2 else {
+            dropPrefix(start)
+            return nil
+        }
+        let len = buffer[body]
+        let lcs = buffer[body + 1]
+        if len == 0x00, lcs == 0xFF {
+            consume(body + 2)
+            return .ack
+        }
+        if len == 0xFF, lcs == 0x00 {
+            consume(body + 2)
+            return .nack
+        }
         var dataStart: Int
         var count: Int
         if len == 0xFF, lcs == 0xFF {
-            guard buffer.count >= body + 5 else { dropPrefix(start); return nil }
-            let high = buffer[body + 2], low = buffer[body + 3], checksum = buffer[body + 4]
-            guard high &+ low &+ checksum == 0 else { consume(body + 5); return .malformed }
+            guard buffer.count >= body + 5 else {
+                dropPrefix(start)
+                return nil
+            }
+            let high = buffer[body + 2]
+            let low = buffer[body + 3]
+            let checksum = buffer[body + 4]
+            guard high &+ low &+ checksum == 0 else {
+                consume(body + 5)
+                return .malformed
+            }
             count = Int(high) << 8 | Int(low)
             dataStart = body + 5
         } else {
-            guard len &+ lcs == 0 else { consume(body + 2); return .malformed }
+            guard len &+ lcs == 0 else {
+                consume(body + 2)
+                return .malformed
+            }
             count = Int(len)
             dataStart = body + 2
         }
-        guard buffer.count >= dataStart + count + 1 else { dropPrefix(start); return nil }
-        let data = Array(buffer[dataStart ..< dataStart + count])
+        guard buffer.count >= dataStart + count + 1 else {
+            dropPrefix(start)
+            return nil
+        }
+        let data = Array(buffer[dataStart..<dataStart + count])
         let dcs = buffer[dataStart + count]
         // The postamble (00) is optional for the parser: skip it if present.
         var end = dataStart + count + 1

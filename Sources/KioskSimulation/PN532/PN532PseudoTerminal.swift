@@ -1,10 +1,11 @@
 internal import CKioskLinux
-internal import KioskPOSIX
-#if canImport(Glibc)
-internal import Glibc
-#endif
 internal import Foundation
+internal import KioskPOSIX
 internal import Synchronization
+
+#if canImport(Glibc)
+    internal import Glibc
+#endif
 
 /// Why the emulator's pseudo-terminal could not be set up.
 public enum PseudoTerminalError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -70,7 +71,8 @@ public final class PN532PseudoTerminal: @unchecked Sendable {
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else {
             let code = errno
-            close(slave); close(master)
+            close(slave)
+            close(master)
             throw .openFailed(step: "pipe", errno: code)
         }
         _ = fcntl(fds[0], F_SETFL, O_NONBLOCK)
@@ -79,7 +81,10 @@ public final class PN532PseudoTerminal: @unchecked Sendable {
             unlink(linkPath)
             guard symlink(path, linkPath) == 0 else {
                 let code = errno
-                close(slave); close(master); close(fds[0]); close(fds[1])
+                close(slave)
+                close(master)
+                close(fds[0])
+                close(fds[1])
                 throw .linkFailed(errno: code)
             }
         }
@@ -89,7 +94,10 @@ public final class PN532PseudoTerminal: @unchecked Sendable {
         self.linkPath = linkPath
         self.wake = (fds[0], fds[1])
         let wakeFD = fds[1]
-        emulator.onChange { var byte: UInt8 = 1; _ = write(wakeFD, &byte, 1) }
+        emulator.onChange {
+            var byte: UInt8 = 1
+            _ = write(wakeFD, &byte, 1)
+        }
     }
 
     /// Starts serving on a dedicated thread.
@@ -115,14 +123,19 @@ public final class PN532PseudoTerminal: @unchecked Sendable {
         stop()
         emulator.onChange(nil)
         if let linkPath { unlink(linkPath) }
-        close(wake.read); close(wake.write); close(slave); close(master)
+        close(wake.read)
+        close(wake.write)
+        close(slave)
+        close(master)
     }
 
     private func serve() {
         var buffer = [UInt8](repeating: 0, count: 4096)
         while !stopping.load(ordering: .sequentiallyConsistent) {
-            var fds = [pollfd(fd: master, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
+            var fds = [
+                pollfd(fd: master, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0),
+            ]
             // An interrupted poll is made again with the time left until the emulator's next deadline.
             let ready = SystemCall.retrying { poll(&fds, 2, pollTimeout()) }
             if ready < 0 { return }
@@ -131,7 +144,7 @@ public final class PN532PseudoTerminal: @unchecked Sendable {
             }
             if fds[0].revents & Int16(POLLIN) != 0 {
                 let count = SystemCall.retrying { read(master, &buffer, buffer.count) }
-                if count > 0 { send(emulator.receive(Array(buffer[0 ..< count]))) }
+                if count > 0 { send(emulator.receive(Array(buffer[0..<count]))) }
             }
             send(emulator.tick())
         }

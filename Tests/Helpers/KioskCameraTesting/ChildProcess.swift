@@ -11,16 +11,20 @@ public enum ChildProcess {
         public var timedOut: Bool
     }
 
-    public static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-                           timeout: Double) throws -> Result
-    {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-child-\(UUID().uuidString)")
+    public static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+        timeout: Double
+    ) throws -> Result {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "kiosk-child-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let outPath = directory.appendingPathComponent("out"), errPath = directory.appendingPathComponent("err")
+        let outPath = directory.appendingPathComponent("out")
+        let errPath = directory.appendingPathComponent("err")
         _ = FileManager.default.createFile(atPath: outPath.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errPath.path, contents: nil)
-        let out = try FileHandle(forWritingTo: outPath), err = try FileHandle(forWritingTo: errPath)
+        let out = try FileHandle(forWritingTo: outPath)
+        let err = try FileHandle(forWritingTo: errPath)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -44,7 +48,8 @@ public enum ChildProcess {
         try? err.close()
         let output = (try? String(contentsOf: outPath, encoding: .utf8)) ?? ""
         let errors = (try? String(contentsOf: errPath, encoding: .utf8)) ?? ""
-        return Result(status: process.terminationStatus, standardOutput: output, standardError: errors, timedOut: timedOut)
+        return Result(
+            status: process.terminationStatus, standardOutput: output, standardError: errors, timedOut: timedOut)
     }
 
     /// The path of an executable of this package, built next to the test bundle by `swift build --build-tests`.
@@ -55,7 +60,8 @@ public enum ChildProcess {
             bundle.deleteLastPathComponent()
             candidates.append(bundle.path)
         }
-        let root = URL(fileURLWithPath: filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         candidates.append(root.appendingPathComponent(".build/debug").path)
         for directory in candidates {
             let path = directory + "/" + name

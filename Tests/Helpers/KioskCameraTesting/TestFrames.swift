@@ -19,8 +19,11 @@ public enum TestFrames {
     /// `image` rotated by `degrees` about its centre (bilinear sampling); corners that come from outside the image are
     /// filled with `background`.
     public static func rotated(_ image: GreyImage, degrees: Double, background: UInt8 = 235) -> GreyImage {
-        let angle = degrees * .pi / 180, cosine = cos(angle), sine = sin(angle)
-        let cx = Double(image.width - 1) / 2, cy = Double(image.height - 1) / 2
+        let angle = degrees * .pi / 180
+        let cosine = cos(angle)
+        let sine = sin(angle)
+        let cx = Double(image.width - 1) / 2
+        let cy = Double(image.height - 1) / 2
         var pixels = [UInt8](repeating: background, count: image.pixels.count)
         func sample(_ x: Int, _ y: Int) -> Double {
             guard x >= 0, y >= 0, x < image.width, y < image.height else { return Double(background) }
@@ -28,11 +31,16 @@ public enum TestFrames {
         }
         for y in 0..<image.height {
             for x in 0..<image.width {
-                let dx = Double(x) - cx, dy = Double(y) - cy
-                let sx = cosine * dx + sine * dy + cx, sy = -sine * dx + cosine * dy + cy
-                let x0 = Int(sx.rounded(.down)), y0 = Int(sy.rounded(.down))
-                let fx = sx - Double(x0), fy = sy - Double(y0)
-                let value = sample(x0, y0) * (1 - fx) * (1 - fy) + sample(x0 + 1, y0) * fx * (1 - fy)
+                let dx = Double(x) - cx
+                let dy = Double(y) - cy
+                let sx = cosine * dx + sine * dy + cx
+                let sy = -sine * dx + cosine * dy + cy
+                let x0 = Int(sx.rounded(.down))
+                let y0 = Int(sy.rounded(.down))
+                let fx = sx - Double(x0)
+                let fy = sy - Double(y0)
+                let value =
+                    sample(x0, y0) * (1 - fx) * (1 - fy) + sample(x0 + 1, y0) * fx * (1 - fy)
                     + sample(x0, y0 + 1) * (1 - fx) * fy + sample(x0 + 1, y0 + 1) * fx * fy
                 pixels[y * image.width + x] = UInt8(max(0, min(255, value.rounded())))
             }
@@ -46,9 +54,11 @@ public enum TestFrames {
             var result = source
             for y in 0..<image.height {
                 for x in 0..<image.width {
-                    var sum = 0, count = 0
+                    var sum = 0
+                    var count = 0
                     for offset in -radius...radius {
-                        let sx = horizontal ? x + offset : x, sy = horizontal ? y : y + offset
+                        let sx = horizontal ? x + offset : x
+                        let sy = horizontal ? y : y + offset
                         guard sx >= 0, sy >= 0, sx < image.width, sy < image.height else { continue }
                         sum += Int(source[sy * image.width + sx])
                         count += 1

@@ -29,15 +29,17 @@ public enum V4L2Shim {
             var problems: [String] = []
             for compiler in ["/usr/bin/cc", "/usr/bin/gcc", "/usr/bin/clang"] + pathCompilers() {
                 guard FileManager.default.isExecutableFile(atPath: compiler) else { continue }
-                let result = try ChildProcess.run(compiler, ["-shared", "-fPIC", "-O2", "-o", output, source, "-ldl", "-lpthread"],
-                                                  timeout: 120)
+                let result = try ChildProcess.run(
+                    compiler, ["-shared", "-fPIC", "-O2", "-o", output, source, "-ldl", "-lpthread"],
+                    timeout: 120)
                 if result.status == 0, FileManager.default.fileExists(atPath: output) {
                     cached = output
                     return output
                 }
                 problems.append("\(compiler): \(result.standardError)")
             }
-            throw BuildError(description: "no C compiler could build the V4L2 shim: \(problems.joined(separator: "; "))")
+            throw BuildError(
+                description: "no C compiler could build the V4L2 shim: \(problems.joined(separator: "; "))")
         }
     }
 
@@ -46,9 +48,10 @@ public enum V4L2Shim {
     }
 
     /// The environment for a child process that should see the shim camera serving `frames` (PGM paths).
-    public static func environment(frames: [String], fault: String? = nil, unplugAfter: Int? = nil,
-                                   frameMicroseconds: Int = 2000, log: String? = nil) throws -> [String: String]
-    {
+    public static func environment(
+        frames: [String], fault: String? = nil, unplugAfter: Int? = nil,
+        frameMicroseconds: Int = 2000, log: String? = nil
+    ) throws -> [String: String] {
         var environment = ProcessInfo.processInfo.environment
         environment["LD_PRELOAD"] = try library()
         environment["KIOSK_V4L2_SHIM_DEVICE"] = device

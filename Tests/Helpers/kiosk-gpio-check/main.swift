@@ -56,7 +56,8 @@ func makeSimulatedChip(lines: Int) throws(CheckFailure) -> (chip: String, sysfs:
         _ = mount("none", configfs, "configfs", 0, nil)
     }
     guard access("\(configfs)/gpio-sim", F_OK) == 0 else {
-        throw fail("gpio-sim", "no \(configfs)/gpio-sim: this kernel has no gpio-sim or configfs (run inside the test VM)")
+        throw fail(
+            "gpio-sim", "no \(configfs)/gpio-sim: this kernel has no gpio-sim or configfs (run inside the test VM)")
     }
     let device = "\(configfs)/gpio-sim/kiosk-check"
     guard mkdir(device, 0o755) == 0, mkdir("\(device)/bank0", 0o755) == 0 else {
@@ -83,7 +84,13 @@ final class EventLog: Sendable {
         events.withLock { $0.append(event) }
         lastArrival.withLock { $0 = monotonicMicroseconds() }
     }
-    func take() -> [ButtonEvent] { events.withLock { let all = $0; $0 = []; return all } }
+    func take() -> [ButtonEvent] {
+        events.withLock {
+            let all = $0
+            $0 = []
+            return all
+        }
+    }
 }
 
 /// Runs the self-test while another consumer holds `busy`.
@@ -103,8 +110,10 @@ func run() async throws -> (checks: Int, stopMicroseconds: Int, pressMicrosecond
     func pull(_ offset: Int, _ up: Bool) throws(CheckFailure) {
         try writeFile("\(sysfs)/sim_gpio\(offset)/pull", up ? "pull-up" : "pull-down")
     }
-    func expectError(_ check: String, _ operation: GPIOError.Operation, _ errno: Int32,
-                     _ body: () throws(GPIOError) -> Void) throws {
+    func expectError(
+        _ check: String, _ operation: GPIOError.Operation, _ errno: Int32,
+        _ body: () throws(GPIOError) -> Void
+    ) throws {
         do {
             try body()
             throw fail(check, "no error")
@@ -141,7 +150,9 @@ func run() async throws -> (checks: Int, stopMicroseconds: Int, pressMicrosecond
             try inverted.set(on)
             let seen = [try value(0), try value(1), try value(2), try value(3)]
             let expected = [on ? "1" : "0", on ? "0" : "1", on ? "1" : "0", on ? "0" : "1"]
-            guard seen == expected else { throw fail("outputs", "set \(on), sysfs shows \(seen), expected \(expected)") }
+            guard seen == expected else {
+                throw fail("outputs", "set \(on), sysfs shows \(seen), expected \(expected)")
+            }
             checks += 1
         }
         try expectError("busy line", .requestOutput, EBUSY) { () throws(GPIOError) in
@@ -164,15 +175,18 @@ func run() async throws -> (checks: Int, stopMicroseconds: Int, pressMicrosecond
     // pattern replaces an older one; clear stops a playing pattern and turns all off.
     do {
         let table = try FeedbackTable.default.overriding(with: [
-            .accepted: FeedbackSequence(steps: [
-                FeedbackStep(on: [.green, .buzzer], milliseconds: 20),
-                FeedbackStep(on: [.green], milliseconds: 20),
-            ], hold: [.green]),
+            .accepted: FeedbackSequence(
+                steps: [
+                    FeedbackStep(on: [.green, .buzzer], milliseconds: 20),
+                    FeedbackStep(on: [.green], milliseconds: 20),
+                ], hold: [.green]),
             .refused: FeedbackSequence(steps: [FeedbackStep(on: [.red, .buzzer], milliseconds: 20)], hold: [.amber]),
         ])
         let indicator = try GPIOIndicator(
-            pins: [.green: GPIOPin(chip: chip, offset: 0), .red: GPIOPin(chip: chip, offset: 1),
-                   .amber: GPIOPin(chip: chip, offset: 2), .buzzer: GPIOPin(chip: chip, offset: 3)],
+            pins: [
+                .green: GPIOPin(chip: chip, offset: 0), .red: GPIOPin(chip: chip, offset: 1),
+                .amber: GPIOPin(chip: chip, offset: 2), .buzzer: GPIOPin(chip: chip, offset: 3),
+            ],
             table: table, consumer: "kiosk-check", logger: Logger(label: "kiosk-gpio-check"))
         // `show` sets the first step and returns; the pattern plays on beside the caller.
         await indicator.show(.accepted)
@@ -251,7 +265,9 @@ func run() async throws -> (checks: Int, stopMicroseconds: Int, pressMicrosecond
         try pull(5, false)
         try pull(6, true)  // the cancel button is wired active-low: idle high
         let monitor = try ButtonMonitor(
-            buttons: [.confirm: GPIOPin(chip: chip, offset: 5), .cancel: GPIOPin(chip: chip, offset: 6, activeLow: true)],
+            buttons: [
+                .confirm: GPIOPin(chip: chip, offset: 5), .cancel: GPIOPin(chip: chip, offset: 6, activeLow: true),
+            ],
             debounce: .milliseconds(40), consumer: "kiosk-check")
         let log = EventLog()
         monitor.start()
@@ -303,8 +319,10 @@ func run() async throws -> (checks: Int, stopMicroseconds: Int, pressMicrosecond
     }
     // The self-test passes on working lines and names the line another program holds.
     let configuration = LightsAndButtonsConfiguration(
-        outputs: [.green: GPIOPin(chip: chip, offset: 0), .red: GPIOPin(chip: chip, offset: 1),
-                  .amber: GPIOPin(chip: "label:kiosk-sim", offset: 2), .buzzer: GPIOPin(chip: "/dev/\(chip)", offset: 3)],
+        outputs: [
+            .green: GPIOPin(chip: chip, offset: 0), .red: GPIOPin(chip: chip, offset: 1),
+            .amber: GPIOPin(chip: "label:kiosk-sim", offset: 2), .buzzer: GPIOPin(chip: "/dev/\(chip)", offset: 3),
+        ],
         buttons: [.confirm: GPIOPin(chip: chip, offset: 5), .cancel: GPIOPin(chip: chip, offset: 6, activeLow: true)])
     var results = GPIOSelfTest.run(configuration)
     guard results.count == 6, results.allSatisfy(\.passed) else {
@@ -312,7 +330,8 @@ func run() async throws -> (checks: Int, stopMicroseconds: Int, pressMicrosecond
     }
     results = try selfTestWithBusyLine(GPIOPin(chip: chip, offset: 1), configuration)
     guard results.filter({ !$0.passed }).map(\.role) == ["red"],
-          results.first(where: { $0.role == "red" })?.problem?.contains("already in use") == true else {
+        results.first(where: { $0.role == "red" })?.problem?.contains("already in use") == true
+    else {
         throw fail("selftest", "with a busy line: \(results)")
     }
     checks += 1

@@ -38,8 +38,9 @@ for _ in 0..<cardCount {
     cards.append(card)
     emit("CARD \(card.printedText)")
 }
-let venue = StayVenue(locationId: [UInt8](repeating: 0x5a, count: 32), description: "Stress venue", address: "",
-                      autoCheckout: AutoCheckoutRule(maximumStay: 8 * 3600))
+let venue = StayVenue(
+    locationId: [UInt8](repeating: 0x5a, count: 32), description: "Stress venue", address: "",
+    autoCheckout: AutoCheckoutRule(maximumStay: 8 * 3600))
 var now = Date()
 for index in 0..<taps {
     // Each tap a second later than the last, so taps of one card alternate in, out, in…

@@ -1,7 +1,7 @@
 import Foundation
+import KioskCamera
 import KioskCore
 import KioskOpenSSL
-import KioskCamera
 import Testing
 
 /// libzbar and libpng for real, on images made by `qrencode` and netpbm (`Fixtures/make-fixtures.sh`).
@@ -9,10 +9,13 @@ import Testing
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
     static func path(_ name: String) -> String { fixtures.appendingPathComponent(name).path }
 
-    static let seedExample = "https://e.coronawarn.app?v=1#CAESEwgBEgdGcmlzZXVyGgZCZXJsaW4adggBEmCDAszMTXne1DAA5_YxmhRdd_NZN2VKl9L32Jl9-ZybE4b2eNIrhFOKYU4XAOHq3RPLDxdHTW6ANiO24rCOO4rj06HzcVZy3pel58-L1KSPG-_PneL2BoyZQRz3qlu2hoAaEATXwzyyIshzBHREtsdmc6kiBggBEAUYeA"
+    static let seedExample =
+        "https://e.coronawarn.app?v=1#CAESEwgBEgdGcmlzZXVyGgZCZXJsaW4adggBEmCDAszMTXne1DAA5_YxmhRdd_NZN2VKl9L32Jl9-ZybE4b2eNIrhFOKYU4XAOHq3RPLDxdHTW6ANiO24rCOO4rj06HzcVZy3pel58-L1KSPG-_PneL2BoyZQRz3qlu2hoAaEATXwzyyIshzBHREtsdmc6kiBggBEAUYeA"
 
-    @Test(arguments: ["seed-example.png", "seed-example-colour.png", "seed-example-16bit.png",
-                      "seed-example.pgm", "seed-example-plain.pgm", "seed-example-16bit.pgm"])
+    @Test(arguments: [
+        "seed-example.png", "seed-example-colour.png", "seed-example-16bit.png",
+        "seed-example.pgm", "seed-example-plain.pgm", "seed-example-16bit.pgm",
+    ])
     func readsSeedExample(_ name: String) throws {
         let image = try ImageLoader.load(path: Self.path(name))
         #expect(image.pixels.count == image.width * image.height)
@@ -36,7 +39,8 @@ import Testing
     @Test func findsEveryCodeInAnImage() throws {
         let codes = try ZBarImageScanner().scan(ImageLoader.load(path: Self.path("two-codes.png")))
         #expect(codes.count == 2)
-        #expect(Set(codes.map { String($0.text.prefix(24)) }) == ["https://e.coronawarn.app", "https://tac.gouv.fr?v=0#"])
+        #expect(
+            Set(codes.map { String($0.text.prefix(24)) }) == ["https://e.coronawarn.app", "https://tac.gouv.fr?v=0#"])
     }
 
     @Test func noCodeGivesEmptyList() throws {
@@ -46,7 +50,8 @@ import Testing
     /// `ZBAR_CFG_BINARY` and the symbol length: NUL bytes and non-UTF-8 bytes come back exactly.
     @Test func binaryBytesAreExact() throws {
         let codes = try ZBarImageScanner().scan(ImageLoader.load(path: Self.path("binary.png")))
-        #expect(codes.map(\.bytes) == [[0x00, 0x01, 0x80, 0xff, 0xfe] + Array("KIOSK".utf8) + [0x00] + Array("end".utf8)])
+        #expect(
+            codes.map(\.bytes) == [[0x00, 0x01, 0x80, 0xff, 0xfe] + Array("KIOSK".utf8) + [0x00] + Array("end".utf8)])
     }
 
     @Test func rejectsWhatIsNotAnImage() throws {
@@ -60,7 +65,11 @@ import Testing
         #expect(throws: ImageLoadError.tooLarge(width: 100_000, height: 100_000)) {
             try ImageLoader.decodePGM(Array("P5 100000 100000 255\n".utf8))
         }
-        #expect(try ImageLoader.decodePGM(Array("P2\n# comment\n2 1\n3\n0 3\n".utf8)) == GreyImage(width: 2, height: 1, pixels: [0, 255]))
-        #expect(throws: ZBarError.invalidImage) { try ZBarImageScanner().scan(GreyImage(width: 3, height: 3, pixels: [0])) }
+        #expect(
+            try ImageLoader.decodePGM(Array("P2\n# comment\n2 1\n3\n0 3\n".utf8))
+                == GreyImage(width: 2, height: 1, pixels: [0, 255]))
+        #expect(throws: ZBarError.invalidImage) {
+            try ZBarImageScanner().scan(GreyImage(width: 3, height: 3, pixels: [0]))
+        }
     }
 }

@@ -57,8 +57,11 @@ import Testing
     @Test func doublesUpToTheCap() {
         var backoff = RetryBackoff(initial: .milliseconds(500), maximum: .seconds(30))
         let delays = (0..<10).map { _ in backoff.failed() }
-        #expect(delays == [.milliseconds(500), .seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(16),
-                           .seconds(30), .seconds(30), .seconds(30), .seconds(30)])
+        #expect(
+            delays == [
+                .milliseconds(500), .seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(16),
+                .seconds(30), .seconds(30), .seconds(30), .seconds(30),
+            ])
         #expect(backoff.failures == 10)
     }
 

@@ -4,7 +4,7 @@ import Testing
 
 @Suite struct CardImageTests {
     let uid: [UInt8] = [0x04, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66]
-    let content = CardContent(kind: .visitor, secret: (0 ..< 32).map { UInt8($0 * 7 & 0xFF) })
+    let content = CardContent(kind: .visitor, secret: (0..<32).map { UInt8($0 * 7 & 0xFF) })
 
     @Test func crc32KnownAnswer() {
         #expect(CRC32.checksum(Array("123456789".utf8)) == 0xCBF4_3926)
@@ -12,10 +12,10 @@ import Testing
 
     @Test(arguments: [16, 17, 24, 32])
     func roundTrips(_ length: Int) throws {
-        let content = CardContent(kind: .staff, secret: (0 ..< length).map { UInt8(255 - $0) })
+        let content = CardContent(kind: .staff, secret: (0..<length).map { UInt8(255 - $0) })
         let image = try CardImage.encode(content, uid: uid)
         #expect(image.count == 44)
-        #expect(Array(image[0 ..< 4]) == [0x4B, 0x43, 0x01, 0x02])
+        #expect(Array(image[0..<4]) == [0x4B, 0x43, 0x01, 0x02])
         #expect(CardImage.decode(image, uid: uid) == .enrolled(content))
     }
 
@@ -40,9 +40,9 @@ import Testing
         otherUID[6] ^= 1
         #expect(CardImage.decode(image, uid: otherUID) == .incomplete)
         var uncommitted = image
-        uncommitted.replaceSubrange(40 ..< 44, with: [0, 0, 0, 0])
+        uncommitted.replaceSubrange(40..<44, with: [0, 0, 0, 0])
         #expect(CardImage.decode(uncommitted, uid: uid) == .incomplete)
-        for index in 0 ..< 44 {
+        for index in 0..<44 {
             var flipped = image
             flipped[index] ^= 0x10
             #expect(CardImage.decode(flipped, uid: uid) != .enrolled(content), "byte \(index)")
@@ -56,21 +56,22 @@ import Testing
         let oldImage = try CardImage.encode(old, uid: uid)
         let newImage = try CardImage.encode(content, uid: uid)
         let password = try CardPassword(cardKey: [UInt8](repeating: 9, count: 32), uid: uid, crypto: OpenSSLCrypto())
-        let steps = CardEnrolment.steps(image: newImage, password: password, configPage: 41, cfg0: [4, 0, 0, 4],
-                                        cfg1: [0x80, 0, 0, 0], alreadyProtected: true)
+        let steps = CardEnrolment.steps(
+            image: newImage, password: password, configPage: 41, cfg0: [4, 0, 0, 4],
+            cfg1: [0x80, 0, 0, 0], alreadyProtected: true)
         let writes = steps.compactMap { step -> (Int, [UInt8])? in
             if case .write(let page, let bytes) = step { return (page, bytes) }
             return nil
         }
         #expect(writes.first?.0 == CardImage.commitPage && writes.first?.1 == [0, 0, 0, 0])
         #expect(writes.last?.0 == CardImage.commitPage)
-        for tornAt in 0 ..< writes.count {
+        for tornAt in 0..<writes.count {
             for startImage in [oldImage, [UInt8](repeating: 0, count: 44)] {
                 var memory = startImage
                 for (index, (page, bytes)) in writes.enumerated() where index <= tornAt {
                     let offset = (page - CardImage.firstPage) * 4
-                    let written = index == tornAt ? Array(bytes[0 ..< 2]) + Array(memory[offset + 2 ..< offset + 4]) : bytes
-                    memory.replaceSubrange(offset ..< offset + 4, with: written)
+                    let written = index == tornAt ? Array(bytes[0..<2]) + Array(memory[offset + 2..<offset + 4]) : bytes
+                    memory.replaceSubrange(offset..<offset + 4, with: written)
                 }
                 switch CardImage.decode(memory, uid: uid) {
                 case .enrolled(let found):
@@ -85,15 +86,17 @@ import Testing
         let crypto = OpenSSLCrypto()
         let password = try CardPassword(cardKey: [UInt8](repeating: 1, count: 32), uid: uid, crypto: crypto)
         let image = try CardImage.encode(content, uid: uid)
-        let steps = CardEnrolment.steps(image: image, password: password, configPage: 41, cfg0: [4, 0, 0, 0xFF],
-                                        cfg1: [0, 0, 0, 0], alreadyProtected: false)
-        #expect(Array(steps.prefix(5)) == [
-            .write(page: 43, bytes: password.password),
-            .write(page: 44, bytes: password.acknowledge + [0, 0]),
-            .write(page: 42, bytes: [0x80, 0, 0, 0]),
-            .write(page: 41, bytes: [4, 0, 0, 4]),
-            .authenticate,
-        ])
+        let steps = CardEnrolment.steps(
+            image: image, password: password, configPage: 41, cfg0: [4, 0, 0, 0xFF],
+            cfg1: [0, 0, 0, 0], alreadyProtected: false)
+        #expect(
+            Array(steps.prefix(5)) == [
+                .write(page: 43, bytes: password.password),
+                .write(page: 44, bytes: password.acknowledge + [0, 0]),
+                .write(page: 42, bytes: [0x80, 0, 0, 0]),
+                .write(page: 41, bytes: [4, 0, 0, 4]),
+                .authenticate,
+            ])
         #expect(steps.count == 5 + 1 + 11)
     }
 

@@ -13,15 +13,20 @@ import Testing
         let keys = try CardKeys(secret: secret, kioskSalt: salt, crypto: crypto)
         let ikm = [1, 1] + [UInt8](repeating: 0xab, count: 16)
         let fullSalt = Array("CheckInKiosk card v1".utf8) + salt
-        #expect(keys.handle == (try crypto.hkdfSHA256(inputKeyMaterial: ikm, salt: fullSalt, info: Array("lookup handle".utf8), length: 32)))
+        #expect(
+            keys.handle
+                == (try crypto.hkdfSHA256(
+                    inputKeyMaterial: ikm, salt: fullSalt, info: Array("lookup handle".utf8), length: 32)))
         #expect(keys.handle.count == 32)
     }
 
     @Test func differentCardsAndKindsGiveDifferentHandles() throws {
         let entropy = try crypto.randomBytes(count: 16)
-        let visitor = try CardKeys(secret: CardSecret(kind: .visitor, entropy: entropy), kioskSalt: salt, crypto: crypto)
+        let visitor = try CardKeys(
+            secret: CardSecret(kind: .visitor, entropy: entropy), kioskSalt: salt, crypto: crypto)
         let staff = try CardKeys(secret: CardSecret(kind: .staff, entropy: entropy), kioskSalt: salt, crypto: crypto)
-        let other = try CardKeys(secret: CardSecret.generate(kind: .visitor, crypto: crypto), kioskSalt: salt, crypto: crypto)
+        let other = try CardKeys(
+            secret: CardSecret.generate(kind: .visitor, crypto: crypto), kioskSalt: salt, crypto: crypto)
         #expect(visitor.handle != staff.handle)
         #expect(visitor.handle != other.handle)
         let again = try CardKeys(secret: CardSecret(kind: .visitor, entropy: entropy), kioskSalt: salt, crypto: crypto)
@@ -37,7 +42,8 @@ import Testing
 
     @Test func wipeZeroesHandleAndKeyThroughTheProvider() throws {
         let recorder = WipeRecordingCrypto(wrapping: crypto)
-        let keys = try CardKeys(secret: CardSecret.generate(kind: .visitor, crypto: crypto), kioskSalt: salt, crypto: recorder)
+        let keys = try CardKeys(
+            secret: CardSecret.generate(kind: .visitor, crypto: crypto), kioskSalt: salt, crypto: recorder)
         let handle = keys.handle
         #expect(!keys.isWiped)
         keys.wipe()
@@ -49,7 +55,8 @@ import Testing
         let recorder = WipeRecordingCrypto(wrapping: crypto)
         var handle: [UInt8] = []
         do {
-            let keys = try CardKeys(secret: CardSecret.generate(kind: .visitor, crypto: crypto), kioskSalt: salt, crypto: recorder)
+            let keys = try CardKeys(
+                secret: CardSecret.generate(kind: .visitor, crypto: crypto), kioskSalt: salt, crypto: recorder)
             handle = keys.handle
         }
         #expect(recorder.wipedBuffers.contains(handle))

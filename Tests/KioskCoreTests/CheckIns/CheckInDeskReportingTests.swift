@@ -12,8 +12,9 @@ import Testing
     var desk: CheckInDesk { CheckInDesk(store: store, crypto: crypto) }
 
     func venue(_ name: String, address: String) -> StayVenue {
-        StayVenue(locationId: [UInt8](repeating: UInt8(name.count), count: 32), description: name, address: address,
-                  autoCheckout: AutoCheckoutRule(maximumStay: 7200))
+        StayVenue(
+            locationId: [UInt8](repeating: UInt8(name.count), count: 32), description: name, address: address,
+            autoCheckout: AutoCheckoutRule(maximumStay: 7200))
     }
 
     @Test func listsTheCardsOwnStaysNewestFirstWithLocationIdsAndAnOpenStayEndingNow() throws {

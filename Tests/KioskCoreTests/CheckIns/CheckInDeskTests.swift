@@ -8,13 +8,14 @@ import Testing
 @Suite struct CheckInDeskTests {
     let crypto = OpenSSLCrypto()
     let store = InMemoryCheckInStore()
-    let clock = ManualClockSource(now: Date(timeIntervalSince1970: 1_790_000_000)) // a Tuesday, 14:13 UTC
+    let clock = ManualClockSource(now: Date(timeIntervalSince1970: 1_790_000_000))  // a Tuesday, 14:13 UTC
     var desk: CheckInDesk { CheckInDesk(store: store, crypto: crypto) }
 
     static func venue(_ name: String, minutes: Double = 120, eventEnd: Date? = nil) -> StayVenue {
-        StayVenue(locationId: Array(name.utf8) + [UInt8](repeating: 0, count: 32 - name.utf8.count),
-                  description: name, address: "\(name) Street 1",
-                  autoCheckout: AutoCheckoutRule(maximumStay: minutes * 60, eventEnd: eventEnd))
+        StayVenue(
+            locationId: Array(name.utf8) + [UInt8](repeating: 0, count: 32 - name.utf8.count),
+            description: name, address: "\(name) Street 1",
+            autoCheckout: AutoCheckoutRule(maximumStay: minutes * 60, eventEnd: eventEnd))
     }
 
     let cafe = venue("Cafe")
@@ -26,7 +27,8 @@ import Testing
         let card = try self.card()
         let start = clock.read().now
         guard case .checkedIn(let id, let auto, false) = desk.tap(card, at: cafe, clock: clock.read()) else {
-            Issue.record("first tap did not check in"); return
+            Issue.record("first tap did not check in")
+            return
         }
         #expect(auto == start.addingTimeInterval(7200))
         clock.advance(by: 45 * 60)
@@ -40,24 +42,34 @@ import Testing
 
     @Test func tapWithinDebounceDoesNothingAndSaysSo() throws {
         let card = try self.card()
-        guard case .checkedIn = desk.tap(card, at: cafe, clock: clock.read()) else { Issue.record("no check-in"); return }
+        guard case .checkedIn = desk.tap(card, at: cafe, clock: clock.read()) else {
+            Issue.record("no check-in")
+            return
+        }
         let commits = store.commitCount
         clock.advance(by: 10)
         #expect(desk.tap(card, at: cafe, clock: clock.read()) == .alreadyRegistered)
         #expect(store.commitCount == commits)
         #expect(try desk.stays(of: card, clock: clock.read()).first?.end == nil)
         clock.advance(by: 25)
-        guard case .checkedOut = desk.tap(card, at: cafe, clock: clock.read()) else { Issue.record("no checkout"); return }
+        guard case .checkedOut = desk.tap(card, at: cafe, clock: clock.read()) else {
+            Issue.record("no checkout")
+            return
+        }
         clock.advance(by: 5)
         #expect(desk.tap(card, at: cafe, clock: clock.read()) == .alreadyRegistered)
     }
 
     @Test func tapAtAnotherVenueEndsTheOldStayFirst() throws {
         let card = try self.card()
-        guard case .checkedIn(let first, _, _) = desk.tap(card, at: library, clock: clock.read()) else { Issue.record("no check-in"); return }
+        guard case .checkedIn(let first, _, _) = desk.tap(card, at: library, clock: clock.read()) else {
+            Issue.record("no check-in")
+            return
+        }
         clock.advance(by: 600)
         guard case .checkedIn(let second, _, true) = desk.tap(card, at: cafe, clock: clock.read()) else {
-            Issue.record("the tap at the other venue did not end the old stay"); return
+            Issue.record("the tap at the other venue did not end the old stay")
+            return
         }
         let stays = try desk.stays(of: card, clock: clock.read())
         #expect(stays.first { $0.id == first }?.end == clock.read().now)
@@ -67,11 +79,15 @@ import Testing
     @Test func openStayEndsAutomaticallyAndNextTapChecksInAgain() throws {
         let card = try self.card()
         let start = clock.read().now
-        guard case .checkedIn(let first, _, _) = desk.tap(card, at: cafe, clock: clock.read()) else { Issue.record("no check-in"); return }
+        guard case .checkedIn(let first, _, _) = desk.tap(card, at: cafe, clock: clock.read()) else {
+            Issue.record("no check-in")
+            return
+        }
         clock.advance(by: 5 * 3600)
         // The stay ended on its own after 2 hours: this tap is a new check-in, not a 5-hour stay.
         guard case .checkedIn(let second, _, false) = desk.tap(card, at: cafe, clock: clock.read()) else {
-            Issue.record("the tap after the automatic end did not check in"); return
+            Issue.record("the tap after the automatic end did not check in")
+            return
         }
         #expect(first != second)
         let old = try #require(try desk.stays(of: card, clock: clock.read()).first { $0.id == first })
@@ -82,7 +98,10 @@ import Testing
         let card = try self.card()
         let end = clock.read().now.addingTimeInterval(1800)
         let event = Self.venue("Concert", minutes: 600, eventEnd: end)
-        guard case .checkedIn(_, let auto, _) = desk.tap(card, at: event, clock: clock.read()) else { Issue.record("no check-in"); return }
+        guard case .checkedIn(_, let auto, _) = desk.tap(card, at: event, clock: clock.read()) else {
+            Issue.record("no check-in")
+            return
+        }
         #expect(auto == end)
         clock.advance(by: 3 * 3600)
         #expect(try desk.stays(of: card, clock: clock.read()).first?.end == end)
@@ -93,17 +112,29 @@ import Testing
         // Start of a UTC day, so the 40 taps stay within it.
         clock.set(Date(timeIntervalSince1970: 1_790_035_200))
         for _ in 0..<20 {
-            guard case .checkedIn = desk.tap(card, at: cafe, clock: clock.read()) else { Issue.record("check-in refused early"); return }
+            guard case .checkedIn = desk.tap(card, at: cafe, clock: clock.read()) else {
+                Issue.record("check-in refused early")
+                return
+            }
             clock.advance(by: 60)
-            guard case .checkedOut = desk.tap(card, at: cafe, clock: clock.read()) else { Issue.record("no checkout"); return }
+            guard case .checkedOut = desk.tap(card, at: cafe, clock: clock.read()) else {
+                Issue.record("no checkout")
+                return
+            }
             clock.advance(by: 60)
         }
         #expect(desk.tap(card, at: cafe, clock: clock.read()) == .refused(.dailyLimitReached(limit: 20)))
         #expect(try desk.stays(of: card, clock: clock.read()).count == 20)
         // Another card is not affected; the next UTC day the card may check in again.
-        guard case .checkedIn = desk.tap(try self.card(), at: cafe, clock: clock.read()) else { Issue.record("other card refused"); return }
+        guard case .checkedIn = desk.tap(try self.card(), at: cafe, clock: clock.read()) else {
+            Issue.record("other card refused")
+            return
+        }
         clock.set(Date(timeIntervalSince1970: 1_790_035_200 + 86_400))
-        guard case .checkedIn = desk.tap(card, at: cafe, clock: clock.read()) else { Issue.record("refused the next day"); return }
+        guard case .checkedIn = desk.tap(card, at: cafe, clock: clock.read()) else {
+            Issue.record("refused the next day")
+            return
+        }
     }
 
     @Test func unsynchronizedClockRefusesAndStoresNothing() throws {
@@ -122,7 +153,8 @@ import Testing
     }
 
     @Test func cardsSeeOnlyTheirOwnStays() throws {
-        let alice = try self.card(), bob = try self.card()
+        let alice = try self.card()
+        let bob = try self.card()
         _ = desk.tap(alice, at: cafe, clock: clock.read())
         _ = desk.tap(bob, at: library, clock: clock.read())
         #expect(try desk.stays(of: alice, clock: clock.read()).map(\.venueDescription) == ["Cafe"])
@@ -131,7 +163,8 @@ import Testing
     }
 
     @Test func deleteOneStayThenAllThenWipe() throws {
-        let card = try self.card(), other = try self.card()
+        let card = try self.card()
+        let other = try self.card()
         for _ in 0..<3 {
             _ = desk.tap(card, at: cafe, clock: clock.read())
             clock.advance(by: 3600)
@@ -151,10 +184,12 @@ import Testing
     }
 
     @Test func tamperedOrMovedRowsDoNotOpen() throws {
-        let alice = try self.card(), bob = try self.card()
+        let alice = try self.card()
+        let bob = try self.card()
         _ = desk.tap(alice, at: cafe, clock: clock.read())
         _ = desk.tap(bob, at: cafe, clock: clock.read())
-        let aliceKeys = try desk.keys(for: alice), bobKeys = try desk.keys(for: bob)
+        let aliceKeys = try desk.keys(for: alice)
+        let bobKeys = try desk.keys(for: bob)
         let aliceRow = try #require(try store.stays(handle: aliceKeys.handle).first)
         // Bob's row re-filed under Alice's handle (an attacker with the database file): does not authenticate.
         var moved = try #require(try store.stays(handle: bobKeys.handle).first)
@@ -189,7 +224,10 @@ import Testing
 
     @Test func storeFailureRefusesWithAClearMessageAndLosesNothing() throws {
         let card = try self.card()
-        guard case .checkedIn = desk.tap(card, at: cafe, clock: clock.read()) else { Issue.record("no check-in"); return }
+        guard case .checkedIn = desk.tap(card, at: cafe, clock: clock.read()) else {
+            Issue.record("no check-in")
+            return
+        }
         store.fail(with: .storageFull)
         clock.advance(by: 600)
         let outcome = desk.tap(card, at: cafe, clock: clock.read())
@@ -197,6 +235,9 @@ import Testing
         if case .refused(let reason) = outcome { #expect(reason.description.contains("storage is full")) }
         store.heal()
         #expect(try desk.stays(of: card, clock: clock.read()).count == 1)
-        guard case .checkedOut = desk.tap(card, at: cafe, clock: clock.read()) else { Issue.record("no checkout after healing"); return }
+        guard case .checkedOut = desk.tap(card, at: cafe, clock: clock.read()) else {
+            Issue.record("no checkout after healing")
+            return
+        }
     }
 }

@@ -11,14 +11,15 @@ import Testing
     let store = InMemoryCheckInStore()
     let clock = ManualClockSource(now: Date(timeIntervalSince1970: 1_790_000_000))
     var desk: CheckInDesk { CheckInDesk(store: store, crypto: crypto) }
-    let venue = StayVenue(locationId: [UInt8](repeating: 7, count: 32), description: "Hall", address: "",
-                          autoCheckout: AutoCheckoutRule(maximumStay: 3600))
+    let venue = StayVenue(
+        locationId: [UInt8](repeating: 7, count: 32), description: "Hall", address: "",
+        autoCheckout: AutoCheckoutRule(maximumStay: 3600))
 
     @Test func forwardJumpCannotStretchAStay() throws {
         let card = try CardSecret.generate(kind: .visitor, crypto: crypto)
         let start = clock.read().now
         _ = desk.tap(card, at: venue, clock: clock.read())
-        clock.advance(by: 30 * 86_400 / 3) // ten days ahead
+        clock.advance(by: 30 * 86_400 / 3)  // ten days ahead
         let stays = try desk.stays(of: card, clock: clock.read())
         #expect(stays.count == 1)
         #expect(stays[0].end == start.addingTimeInterval(3600))
@@ -30,7 +31,10 @@ import Testing
         clock.advance(by: -600)
         #expect(desk.tap(card, at: venue, clock: clock.read()) == .refused(.clockBehindLastTap))
         clock.advance(by: 1200)
-        guard case .checkedOut = desk.tap(card, at: venue, clock: clock.read()) else { Issue.record("no checkout"); return }
+        guard case .checkedOut = desk.tap(card, at: venue, clock: clock.read()) else {
+            Issue.record("no checkout")
+            return
+        }
         for stay in try desk.stays(of: card, clock: clock.read()) {
             let end = try #require(stay.end)
             #expect(end >= stay.start)
@@ -48,8 +52,9 @@ import Testing
     @Test(arguments: [-7200.0, -30.0, 0.0, 30.0, 1800.0, 3599.0, 3600.0, 3601.0, 86_400.0, -34_560_000.0] as [Double])
     func checkoutIsClampedToTheStay(offset: TimeInterval) {
         let start = Date(timeIntervalSince1970: 1_790_000_000)
-        var stay = Stay(id: StayID(bytes: [UInt8](repeating: 1, count: 16))!, locationId: [], venueDescription: "",
-                        venueAddress: "", start: start, latestEnd: start.addingTimeInterval(3600))
+        var stay = Stay(
+            id: StayID(bytes: [UInt8](repeating: 1, count: 16))!, locationId: [], venueDescription: "",
+            venueAddress: "", start: start, latestEnd: start.addingTimeInterval(3600))
         stay.checkOut(at: start.addingTimeInterval(offset))
         let end = stay.end(asOf: start)!
         #expect(end >= start)
@@ -100,7 +105,10 @@ import Testing
         let card = try CardSecret.generate(kind: .visitor, crypto: crypto)
         _ = desk.tap(card, at: venue, clock: clock.read())
         clock.advance(by: 20 * 86_400)
-        guard case .checkedIn = desk.tap(card, at: venue, clock: clock.read()) else { Issue.record("no check-in"); return }
+        guard case .checkedIn = desk.tap(card, at: venue, clock: clock.read()) else {
+            Issue.record("no check-in")
+            return
+        }
         #expect(try store.counts().stays == 1)
     }
 }

@@ -69,7 +69,10 @@ import Testing
     }
 
     @Test func nullSwitchesOptionalDevicesOff() throws {
-        let configuration = try KioskConfiguration.parse(json: #"{"nfc": null, "camera": null, "receiptPrinter": null, "metrics": {"listen": null}, "reports": {"exportDirectory": null}}"#)
+        let configuration = try KioskConfiguration.parse(
+            json:
+                #"{"nfc": null, "camera": null, "receiptPrinter": null, "metrics": {"listen": null}, "reports": {"exportDirectory": null}}"#
+        )
         #expect(configuration.nfc == nil)
         #expect(configuration.camera == nil)
         #expect(configuration.receiptPrinter == nil)
@@ -92,9 +95,16 @@ import Testing
             """
         let c = try KioskConfiguration.parse(json: text)
         #expect(c.stateDirectory == "/srv/kiosk" && c.logLevel == .debug)
-        #expect(c.nfc?.connection == "pn532_i2c:/dev/i2c-1" && c.nfc?.pollTimeoutMilliseconds == 500 && c.nfc?.removalCheckMilliseconds == 50)
-        #expect(c.camera?.device == "/dev/video2" && c.camera?.width == 1280 && c.camera?.height == 720 && c.camera?.framesUntilGone == 5)
-        #expect(c.receiptPrinter == ReceiptPrinterConfiguration(path: "/dev/ttyUSB1", paper: .mm80, bidirectional: true, baudRate: 19200))
+        #expect(
+            c.nfc?.connection == "pn532_i2c:/dev/i2c-1" && c.nfc?.pollTimeoutMilliseconds == 500
+                && c.nfc?.removalCheckMilliseconds == 50)
+        #expect(
+            c.camera?.device == "/dev/video2" && c.camera?.width == 1280 && c.camera?.height == 720
+                && c.camera?.framesUntilGone == 5)
+        #expect(
+            c.receiptPrinter
+                == ReceiptPrinterConfiguration(path: "/dev/ttyUSB1", paper: .mm80, bidirectional: true, baudRate: 19200)
+        )
         #expect(c.checkIns.policy == CheckInPolicy(debounce: 5, dailyLimit: 10, retention: RetentionPolicy(days: 7)))
         #expect(c.checkIns.defaultStayMinutes == 90)
         #expect(c.staff.modeTimeoutSeconds == 300 && c.staff.codeCredential == nil)
@@ -110,81 +120,191 @@ import Testing
 
     static let invalid: [(json: String, problem: String)] = [
         ("[]", "expected a JSON object at the top, got a list"),
-        (#"{"stateDirectory": "var/lib/kiosk"}"#, #"stateDirectory: expected an absolute path (starting with /), got "var/lib/kiosk""#),
+        (
+            #"{"stateDirectory": "var/lib/kiosk"}"#,
+            #"stateDirectory: expected an absolute path (starting with /), got "var/lib/kiosk""#
+        ),
         (#"{"stateDirectory": "/"}"#, "stateDirectory: must not be the root directory"),
         (#"{"stateDirectory": 3}"#, "stateDirectory: expected a string, got a number"),
-        (#"{"logLevel": "verbose"}"#, #"logLevel: expected one of "trace", "debug", "info", "notice", "warning", "error", "critical", got "verbose""#),
+        (
+            #"{"logLevel": "verbose"}"#,
+            #"logLevel: expected one of "trace", "debug", "info", "notice", "warning", "error", "critical", got "verbose""#
+        ),
         (#"{"nfc": {"connection": "/dev/ttyS0"}}"#, #"nfc.connection: expected "driver:port", got "/dev/ttyS0""#),
-        (#"{"nfc": {"connection": "pn533:/dev/ttyS0"}}"#,
-         #"nfc.connection: expected "driver:port" with a libnfc driver (pn532_uart, pn532_i2c, pn532_spi, pn53x_usb, acr122_usb, acr122s, arygon), got "pn533:/dev/ttyS0""#),
-        (#"{"nfc": {"connection": "pn532_uart"}}"#, #"nfc.connection: expected "driver:port" with a device path as port (pn532_uart:/dev/…), got "pn532_uart""#),
-        (#"{"nfc": {"connection": "pn532_uart:/dev/ttyS0:fast"}}"#, #"nfc.connection: expected "driver:port" or "driver:port:speed", got "pn532_uart:/dev/ttyS0:fast""#),
+        (
+            #"{"nfc": {"connection": "pn533:/dev/ttyS0"}}"#,
+            #"nfc.connection: expected "driver:port" with a libnfc driver (pn532_uart, pn532_i2c, pn532_spi, pn53x_usb, acr122_usb, acr122s, arygon), got "pn533:/dev/ttyS0""#
+        ),
+        (
+            #"{"nfc": {"connection": "pn532_uart"}}"#,
+            #"nfc.connection: expected "driver:port" with a device path as port (pn532_uart:/dev/…), got "pn532_uart""#
+        ),
+        (
+            #"{"nfc": {"connection": "pn532_uart:/dev/ttyS0:fast"}}"#,
+            #"nfc.connection: expected "driver:port" or "driver:port:speed", got "pn532_uart:/dev/ttyS0:fast""#
+        ),
         (#"{"nfc": {"pollTimeoutMilliseconds": 10}}"#, "nfc.pollTimeoutMilliseconds: must be 50 to 5000 ms, got 10"),
-        (#"{"nfc": {"removalCheckMilliseconds": 1.5}}"#, "nfc.removalCheckMilliseconds: expected a whole number, got 1.5"),
+        (
+            #"{"nfc": {"removalCheckMilliseconds": 1.5}}"#,
+            "nfc.removalCheckMilliseconds: expected a whole number, got 1.5"
+        ),
         (#"{"nfc": "pn532_uart:/dev/ttyS0"}"#, "nfc: expected an object, got a string"),
-        (#"{"camera": {"device": "video0"}}"#, #"camera.device: expected an absolute path (starting with /), got "video0""#),
+        (
+            #"{"camera": {"device": "video0"}}"#,
+            #"camera.device: expected an absolute path (starting with /), got "video0""#
+        ),
         (#"{"camera": {"width": 4000}}"#, "camera.width: must be 160 to 1920 pixels, got 4000"),
         (#"{"camera": {"height": "480"}}"#, "camera.height: expected a whole number, got a string"),
         (#"{"camera": {"framesUntilGone": 0}}"#, "camera.framesUntilGone: must be 1 to 300 frames, got 0"),
-        (#"{"receiptPrinter": {"paper": "mm58"}}"#, "receiptPrinter.path: missing: the printer's device (/dev/usb/lp0, /dev/kiosk-printer) or null for the whole section"),
-        (#"{"receiptPrinter": {"path": "/dev/usb/lp0", "paper": "a4"}}"#, #"receiptPrinter.paper: expected one of "mm58", "mm80", got "a4""#),
-        (#"{"receiptPrinter": {"path": "/dev/ttyS1", "baudRate": 14400}}"#,
-         "receiptPrinter.baudRate: expected one of 1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200, got 14400"),
-        (#"{"receiptPrinter": {"path": "/dev/usb/lp0", "bidirectional": "yes"}}"#, "receiptPrinter.bidirectional: expected true or false, got a string"),
-        (#"{"receiptPrinter": {"path": "/dev/usb/lp0", "writeTimeoutMilliseconds": 10}}"#, "receiptPrinter.writeTimeoutMilliseconds: must be 100 to 120000 ms, got 10"),
+        (
+            #"{"receiptPrinter": {"paper": "mm58"}}"#,
+            "receiptPrinter.path: missing: the printer's device (/dev/usb/lp0, /dev/kiosk-printer) or null for the whole section"
+        ),
+        (
+            #"{"receiptPrinter": {"path": "/dev/usb/lp0", "paper": "a4"}}"#,
+            #"receiptPrinter.paper: expected one of "mm58", "mm80", got "a4""#
+        ),
+        (
+            #"{"receiptPrinter": {"path": "/dev/ttyS1", "baudRate": 14400}}"#,
+            "receiptPrinter.baudRate: expected one of 1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200, got 14400"
+        ),
+        (
+            #"{"receiptPrinter": {"path": "/dev/usb/lp0", "bidirectional": "yes"}}"#,
+            "receiptPrinter.bidirectional: expected true or false, got a string"
+        ),
+        (
+            #"{"receiptPrinter": {"path": "/dev/usb/lp0", "writeTimeoutMilliseconds": 10}}"#,
+            "receiptPrinter.writeTimeoutMilliseconds: must be 100 to 120000 ms, got 10"
+        ),
         (#"{"checkIns": {"dailyLimit": 0}}"#, "checkIns.dailyLimit: must be 1 to 100 check-ins, got 0"),
         (#"{"checkIns": {"debounceSeconds": -1}}"#, "checkIns.debounceSeconds: must be 0 to 3600 seconds, got -1"),
         (#"{"checkIns": {"defaultStayMinutes": 5}}"#, "checkIns.defaultStayMinutes: must be 15 to 1440 minutes, got 5"),
-        (#"{"checkIns": {"retentionDays": 21}}"#, "checkIns.retentionDays: must be at most 14 days: stays are deleted 14 days after they end, got 21"),
+        (
+            #"{"checkIns": {"retentionDays": 21}}"#,
+            "checkIns.retentionDays: must be at most 14 days: stays are deleted 14 days after they end, got 21"
+        ),
         (#"{"checkIns": {"retentionDays": 0}}"#, "checkIns.retentionDays: must be 1 to 14 days, got 0"),
         (#"{"checkIns": null}"#, "checkIns: cannot be null (leave the section out for its defaults)"),
         (#"{"staff": {"modeTimeoutSeconds": 5}}"#, "staff.modeTimeoutSeconds: must be 10 to 3600 seconds, got 5"),
-        (#"{"staff": {"codeCredential": "../staff"}}"#,
-         #"staff.codeCredential: expected a credential name (letters, digits, '.', '_', '-'; the file name under $CREDENTIALS_DIRECTORY), got "../staff""#),
-        (#"{"venue": {"code": "Café Müller, Hauptstraße 1"}}"#, "venue.code: expected a venue code URL (https://…#…); bind the venue at the kiosk instead if unsure"),
-        (#"{"reports": {"exportDirectory": "usb"}}"#, #"reports.exportDirectory: expected an absolute path (starting with /), got "usb""#),
-        (#"{"reports": {"uploadURL": "http://upload.example/reports"}}"#,
-         #"reports.uploadURL: must use https:// (reports and verification codes must not cross the network in clear), got "http://upload.example/reports""#),
-        (#"{"reports": {"uploadURL": "upload.example"}}"#, #"reports.uploadURL: expected an http(s) URL, got "upload.example""#),
-        (#"{"reports": {"uploadTokenCredential": "upload-token"}}"#, "reports.uploadTokenCredential: is set but reports.uploadURL is not"),
+        (
+            #"{"staff": {"codeCredential": "../staff"}}"#,
+            #"staff.codeCredential: expected a credential name (letters, digits, '.', '_', '-'; the file name under $CREDENTIALS_DIRECTORY), got "../staff""#
+        ),
+        (
+            #"{"venue": {"code": "Café Müller, Hauptstraße 1"}}"#,
+            "venue.code: expected a venue code URL (https://…#…); bind the venue at the kiosk instead if unsure"
+        ),
+        (
+            #"{"reports": {"exportDirectory": "usb"}}"#,
+            #"reports.exportDirectory: expected an absolute path (starting with /), got "usb""#
+        ),
+        (
+            #"{"reports": {"uploadURL": "http://upload.example/reports"}}"#,
+            #"reports.uploadURL: must use https:// (reports and verification codes must not cross the network in clear), got "http://upload.example/reports""#
+        ),
+        (
+            #"{"reports": {"uploadURL": "upload.example"}}"#,
+            #"reports.uploadURL: expected an http(s) URL, got "upload.example""#
+        ),
+        (
+            #"{"reports": {"uploadTokenCredential": "upload-token"}}"#,
+            "reports.uploadTokenCredential: is set but reports.uploadURL is not"
+        ),
         (#"{"reports": {"uploadTimeoutSeconds": 1}}"#, "reports.uploadTimeoutSeconds: must be 5 to 300 seconds, got 1"),
-        (#"{"warnings": {"baseURL": "ftp://warnings.example"}}"#, #"warnings.baseURL: expected an http(s) URL, got "ftp://warnings.example""#),
-        (#"{"warnings": {"cwaBaseURL": "https://cwa.example/?x=1"}}"#, #"warnings.cwaBaseURL: must not have a query or fragment, got "https://cwa.example/?x=1""#),
-        (#"{"warnings": {"syncIntervalMinutes": 1}}"#, "warnings.syncIntervalMinutes: must be 5 to 1440 minutes, got 1"),
-        (#"{"warnings": {"publicKey": "/etc/kiosk/key.pem"}}"#,
-         #"warnings.publicKey: expected a PEM public key (-----BEGIN PUBLIC KEY-----…) or a credential name, got "/etc/kiosk/key.pem""#),
-        (#"{"warnings": {"publicKey": "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PRIVATE KEY-----"}}"#,
-         "warnings.publicKey: expected one PEM block from -----BEGIN PUBLIC KEY----- to -----END PUBLIC KEY-----"),
-        (#"{"warnings": {"cwaPublicKey": "-----BEGIN PUBLIC KEY-----\n@@@\n-----END PUBLIC KEY-----"}}"#, "warnings.cwaPublicKey: the PEM block's body is not base64"),
-        (#"{"warnings": {"message": "  "}}"#, "warnings.message: must not be empty: it tells a warned visitor what to do"),
-        (#"{"clock": {"source": "ntp"}}"#, #"clock.source: expected one of "auto", "timesyncd", "adjtimex", got "ntp""#),
-        (#"{"metrics": {"listen": "0.0.0.0:9464"}}"#,
-         #"metrics.listen: "0.0.0.0:9464" is not a loopback address; set metrics.allowNonLoopback to true to serve metrics to the network"#),
-        (#"{"metrics": {"listen": "9464"}}"#, #"metrics.listen: expected "host:port" (127.0.0.1:9464, [::1]:9464), got "9464""#),
-        (#"{"metrics": {"listen": "127.0.0.1:99999"}}"#, #"metrics.listen: expected a port 1 to 65535 after the host, got "99999""#),
-        (#"{"metrics": {"listen": "kiosk.local:9464"}}"#, #"metrics.listen: expected an IP address or localhost as host, got "kiosk.local""#),
+        (
+            #"{"warnings": {"baseURL": "ftp://warnings.example"}}"#,
+            #"warnings.baseURL: expected an http(s) URL, got "ftp://warnings.example""#
+        ),
+        (
+            #"{"warnings": {"cwaBaseURL": "https://cwa.example/?x=1"}}"#,
+            #"warnings.cwaBaseURL: must not have a query or fragment, got "https://cwa.example/?x=1""#
+        ),
+        (
+            #"{"warnings": {"syncIntervalMinutes": 1}}"#,
+            "warnings.syncIntervalMinutes: must be 5 to 1440 minutes, got 1"
+        ),
+        (
+            #"{"warnings": {"publicKey": "/etc/kiosk/key.pem"}}"#,
+            #"warnings.publicKey: expected a PEM public key (-----BEGIN PUBLIC KEY-----…) or a credential name, got "/etc/kiosk/key.pem""#
+        ),
+        (
+            #"{"warnings": {"publicKey": "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PRIVATE KEY-----"}}"#,
+            "warnings.publicKey: expected one PEM block from -----BEGIN PUBLIC KEY----- to -----END PUBLIC KEY-----"
+        ),
+        (
+            #"{"warnings": {"cwaPublicKey": "-----BEGIN PUBLIC KEY-----\n@@@\n-----END PUBLIC KEY-----"}}"#,
+            "warnings.cwaPublicKey: the PEM block's body is not base64"
+        ),
+        (
+            #"{"warnings": {"message": "  "}}"#,
+            "warnings.message: must not be empty: it tells a warned visitor what to do"
+        ),
+        (
+            #"{"clock": {"source": "ntp"}}"#,
+            #"clock.source: expected one of "auto", "timesyncd", "adjtimex", got "ntp""#
+        ),
+        (
+            #"{"metrics": {"listen": "0.0.0.0:9464"}}"#,
+            #"metrics.listen: "0.0.0.0:9464" is not a loopback address; set metrics.allowNonLoopback to true to serve metrics to the network"#
+        ),
+        (
+            #"{"metrics": {"listen": "9464"}}"#,
+            #"metrics.listen: expected "host:port" (127.0.0.1:9464, [::1]:9464), got "9464""#
+        ),
+        (
+            #"{"metrics": {"listen": "127.0.0.1:99999"}}"#,
+            #"metrics.listen: expected a port 1 to 65535 after the host, got "99999""#
+        ),
+        (
+            #"{"metrics": {"listen": "kiosk.local:9464"}}"#,
+            #"metrics.listen: expected an IP address or localhost as host, got "kiosk.local""#
+        ),
         (#"{"metrics": {"allowNonLoopback": 1}}"#, "metrics.allowNonLoopback: expected true or false, got a number"),
-        (#"{"web": {"listen": "192.168.1.20:8080"}}"#,
-         #"web.listen: "192.168.1.20:8080" is not a loopback address; set web.allowNonLoopback to true to serve the kiosk's page to the network"#),
+        (
+            #"{"web": {"listen": "192.168.1.20:8080"}}"#,
+            #"web.listen: "192.168.1.20:8080" is not a loopback address; set web.allowNonLoopback to true to serve the kiosk's page to the network"#
+        ),
         (#"{"web": null}"#, "web: cannot be null (leave the section out for its defaults)"),
-        (#"{"lightsAndButtons": {"debounceMilliseconds": 0}}"#, "lightsAndButtons.debounceMilliseconds: must be 1 to 500 ms, got 0"),
-        (#"{"lightsAndButtons": {"outputs": {"green": {"chip": "gpiochip0"}}}}"#,
-         #"lightsAndButtons.outputs.green: needs "chip" (gpiochip0, /dev/gpiochip0 or label:…) and "offset" (the line number on that chip)"#),
-        (#"{"lightsAndButtons": {"outputs": {"green": {"chip": "gpio0", "offset": 17}}}}"#,
-         #"lightsAndButtons.outputs.green.chip: expected gpiochipN, /dev/gpiochipN or label:<chip label>, got "gpio0""#),
-        (#"{"lightsAndButtons": {"buttons": {"confirm": {"chip": "gpiochip0", "offset": 5, "bias": "up"}}}}"#,
-         #"lightsAndButtons.buttons.confirm.bias: expected one of "asIs", "disabled", "pullUp", "pullDown", got "up""#),
-        (#"{"lightsAndButtons": {"outputs": {"green": {"chip": "gpiochip0", "offset": 17}}, "buttons": {"confirm": {"chip": "gpiochip0", "offset": 17}}}}"#,
-         "lightsAndButtons: 'confirm' and 'green' are both on gpiochip0 line 17"),
-        (#"{"lightsAndButtons": {"patterns": {"accepted": {"steps": [{"on": ["green", "blue"], "ms": 100}]}}}}"#,
-         #"lightsAndButtons.patterns.accepted.steps[0].on[1]: expected one of "green", "red", "amber", "buzzer", got "blue""#),
-        (#"{"lightsAndButtons": {"patterns": {"accepted": {"steps": [{"on": ["green"]}]}}}}"#,
-         "lightsAndButtons.patterns.accepted.steps[0].ms: missing: how long the step lasts"),
-        (#"{"lightsAndButtons": {"patterns": {"refused": {"steps": []}}}}"#, "lightsAndButtons.patterns.refused: feedback pattern 'refused' has no steps"),
-        (#"{"lightsAndButtons": {"patterns": {"error": {"steps": [{"on": ["red"], "ms": 10000}], "repeat": 4}}}}"#,
-         "lightsAndButtons.patterns.error: feedback pattern 'error' lasts longer than 30000 ms"),
-        (#"{"lightsAndButtons": {"patterns": {"error": {"steps": [{"on": ["red"], "ms": 100}], "repeat": 50}}}}"#,
-         "lightsAndButtons.patterns.error.repeat: must be 1 to 20 times, got 50"),
+        (
+            #"{"lightsAndButtons": {"debounceMilliseconds": 0}}"#,
+            "lightsAndButtons.debounceMilliseconds: must be 1 to 500 ms, got 0"
+        ),
+        (
+            #"{"lightsAndButtons": {"outputs": {"green": {"chip": "gpiochip0"}}}}"#,
+            #"lightsAndButtons.outputs.green: needs "chip" (gpiochip0, /dev/gpiochip0 or label:…) and "offset" (the line number on that chip)"#
+        ),
+        (
+            #"{"lightsAndButtons": {"outputs": {"green": {"chip": "gpio0", "offset": 17}}}}"#,
+            #"lightsAndButtons.outputs.green.chip: expected gpiochipN, /dev/gpiochipN or label:<chip label>, got "gpio0""#
+        ),
+        (
+            #"{"lightsAndButtons": {"buttons": {"confirm": {"chip": "gpiochip0", "offset": 5, "bias": "up"}}}}"#,
+            #"lightsAndButtons.buttons.confirm.bias: expected one of "asIs", "disabled", "pullUp", "pullDown", got "up""#
+        ),
+        (
+            #"{"lightsAndButtons": {"outputs": {"green": {"chip": "gpiochip0", "offset": 17}}, "buttons": {"confirm": {"chip": "gpiochip0", "offset": 17}}}}"#,
+            "lightsAndButtons: 'confirm' and 'green' are both on gpiochip0 line 17"
+        ),
+        (
+            #"{"lightsAndButtons": {"patterns": {"accepted": {"steps": [{"on": ["green", "blue"], "ms": 100}]}}}}"#,
+            #"lightsAndButtons.patterns.accepted.steps[0].on[1]: expected one of "green", "red", "amber", "buzzer", got "blue""#
+        ),
+        (
+            #"{"lightsAndButtons": {"patterns": {"accepted": {"steps": [{"on": ["green"]}]}}}}"#,
+            "lightsAndButtons.patterns.accepted.steps[0].ms: missing: how long the step lasts"
+        ),
+        (
+            #"{"lightsAndButtons": {"patterns": {"refused": {"steps": []}}}}"#,
+            "lightsAndButtons.patterns.refused: feedback pattern 'refused' has no steps"
+        ),
+        (
+            #"{"lightsAndButtons": {"patterns": {"error": {"steps": [{"on": ["red"], "ms": 10000}], "repeat": 4}}}}"#,
+            "lightsAndButtons.patterns.error: feedback pattern 'error' lasts longer than 30000 ms"
+        ),
+        (
+            #"{"lightsAndButtons": {"patterns": {"error": {"steps": [{"on": ["red"], "ms": 100}], "repeat": 50}}}}"#,
+            "lightsAndButtons.patterns.error.repeat: must be 1 to 20 times, got 50"
+        ),
     ]
 
     @Test(arguments: invalid)
@@ -199,13 +319,15 @@ import Testing
     }
 
     @Test func everyProblemIsReportedAtOnce() throws {
-        let text = #"{"nfc": {"connection": "x"}, "camera": {"width": 1}, "checkIns": {"retentionDays": 30}, "colour": "red"}"#
-        #expect(Self.problems(text) == [
-            #"nfc.connection: expected "driver:port" with a libnfc driver (pn532_uart, pn532_i2c, pn532_spi, pn53x_usb, acr122_usb, acr122s, arygon), got "x""#,
-            "camera.width: must be 160 to 1920 pixels, got 1",
-            "checkIns.retentionDays: must be at most 14 days: stays are deleted 14 days after they end, got 30",
-            "colour: unknown key (known here: stateDirectory, logLevel, nfc, camera, lightsAndButtons, receiptPrinter, checkIns, staff, venue, reports, warnings, clock, metrics, web)",
-        ])
+        let text =
+            #"{"nfc": {"connection": "x"}, "camera": {"width": 1}, "checkIns": {"retentionDays": 30}, "colour": "red"}"#
+        #expect(
+            Self.problems(text) == [
+                #"nfc.connection: expected "driver:port" with a libnfc driver (pn532_uart, pn532_i2c, pn532_spi, pn53x_usb, acr122_usb, acr122s, arygon), got "x""#,
+                "camera.width: must be 160 to 1920 pixels, got 1",
+                "checkIns.retentionDays: must be at most 14 days: stays are deleted 14 days after they end, got 30",
+                "colour: unknown key (known here: stateDirectory, logLevel, nfc, camera, lightsAndButtons, receiptPrinter, checkIns, staff, venue, reports, warnings, clock, metrics, web)",
+            ])
         do {
             _ = try KioskConfiguration.parse(json: text)
             Issue.record("accepted")
@@ -224,20 +346,30 @@ import Testing
     // MARK: Unknown keys
 
     @Test func unknownKeysAreErrorsWithTheNearestKnownKey() {
-        #expect(Self.problems(#"{"nfc": {"conection": "pn532_uart:/dev/ttyS0"}}"#) == [#"nfc.conection: unknown key (did you mean "connection"?)"#])
+        #expect(
+            Self.problems(#"{"nfc": {"conection": "pn532_uart:/dev/ttyS0"}}"#) == [
+                #"nfc.conection: unknown key (did you mean "connection"?)"#
+            ])
         #expect(Self.problems(#"{"checkins": {}}"#) == [#"checkins: unknown key (did you mean "checkIns"?)"#])
-        #expect(Self.problems(#"{"lightsAndButtons": {"outputs": {"blue": {"chip": "gpiochip0", "offset": 3}}}}"#) == [
-            "lightsAndButtons.outputs.blue: unknown key (known here: green, red, amber, buzzer)",
-        ])
-        #expect(Self.problems(#"{"lightsAndButtons": {"outputs": {"green": {"chip": "gpiochip0", "offset": 3, "activelow": true}}}}"#) == [
-            #"lightsAndButtons.outputs.green.activelow: unknown key (did you mean "activeLow"?)"#,
-        ])
-        #expect(Self.problems(#"{"lightsAndButtons": {"patterns": {"accepted": {"steps": [{"on": [], "ms": 5, "hz": 440}]}}}}"#) == [
-            "lightsAndButtons.patterns.accepted.steps[0].hz: unknown key (known here: on, ms)",
-        ])
-        #expect(Self.problems(#"{"receiptPrinter": {"path": "/dev/usb/lp0", "cutter": true}}"#) == [
-            "receiptPrinter.cutter: unknown key (known here: path, paper, bidirectional, baudRate, writeTimeoutMilliseconds)",
-        ])
+        #expect(
+            Self.problems(#"{"lightsAndButtons": {"outputs": {"blue": {"chip": "gpiochip0", "offset": 3}}}}"#) == [
+                "lightsAndButtons.outputs.blue: unknown key (known here: green, red, amber, buzzer)"
+            ])
+        #expect(
+            Self.problems(
+                #"{"lightsAndButtons": {"outputs": {"green": {"chip": "gpiochip0", "offset": 3, "activelow": true}}}}"#)
+                == [
+                    #"lightsAndButtons.outputs.green.activelow: unknown key (did you mean "activeLow"?)"#
+                ])
+        #expect(
+            Self.problems(
+                #"{"lightsAndButtons": {"patterns": {"accepted": {"steps": [{"on": [], "ms": 5, "hz": 440}]}}}}"#) == [
+                    "lightsAndButtons.patterns.accepted.steps[0].hz: unknown key (known here: on, ms)"
+                ])
+        #expect(
+            Self.problems(#"{"receiptPrinter": {"path": "/dev/usb/lp0", "cutter": true}}"#) == [
+                "receiptPrinter.cutter: unknown key (known here: path, paper, bidirectional, baudRate, writeTimeoutMilliseconds)"
+            ])
     }
 
     // MARK: Environment
@@ -258,19 +390,21 @@ import Testing
 
     @Test func environmentOverridesTheFile() throws {
         let file = #"{"nfc": {"connection": "pn532_uart:/dev/ttyS0"}, "checkIns": {"dailyLimit": 5}, "camera": null}"#
-        let configuration = try KioskConfiguration.parse(json: file, environment: [
-            "KIOSK_NFC_CONNECTION": "pn532_i2c:/dev/i2c-1",
-            "KIOSK_METRICS_LISTEN": "[::1]:9100",
-            "KIOSK_CHECK_INS_DAILY_LIMIT": "12",
-            "KIOSK_METRICS_ALLOW_NON_LOOPBACK": "false",
-            "KIOSK_REPORTS_EXPORT_DIRECTORY": "",
-            "KIOSK_RECEIPT_PRINTER_PATH": "/dev/usb/lp1",
-            "KIOSK_CAMERA_DEVICE": "/dev/video1",
-            "KIOSK_LOG_LEVEL": "warning",
-            // Not configuration: other tools' variables are left alone.
-            "KIOSK_HARDWARE_TESTS": "1",
-            "PATH": "/usr/bin",
-        ])
+        let configuration = try KioskConfiguration.parse(
+            json: file,
+            environment: [
+                "KIOSK_NFC_CONNECTION": "pn532_i2c:/dev/i2c-1",
+                "KIOSK_METRICS_LISTEN": "[::1]:9100",
+                "KIOSK_CHECK_INS_DAILY_LIMIT": "12",
+                "KIOSK_METRICS_ALLOW_NON_LOOPBACK": "false",
+                "KIOSK_REPORTS_EXPORT_DIRECTORY": "",
+                "KIOSK_RECEIPT_PRINTER_PATH": "/dev/usb/lp1",
+                "KIOSK_CAMERA_DEVICE": "/dev/video1",
+                "KIOSK_LOG_LEVEL": "warning",
+                // Not configuration: other tools' variables are left alone.
+                "KIOSK_HARDWARE_TESTS": "1",
+                "PATH": "/usr/bin",
+            ])
         #expect(configuration.nfc?.connection == "pn532_i2c:/dev/i2c-1")
         #expect(configuration.metrics.listen == "[::1]:9100")
         #expect(configuration.checkIns.dailyLimit == 12)
@@ -282,25 +416,34 @@ import Testing
     }
 
     @Test func environmentIsValidatedAndNamedInProblems() {
-        #expect(Self.problems("{}", environment: ["KIOSK_NFC_CONNECTION": "ttyS0"]) == [
-            #"nfc.connection (from KIOSK_NFC_CONNECTION): expected "driver:port" with a libnfc driver (pn532_uart, pn532_i2c, pn532_spi, pn53x_usb, acr122_usb, acr122s, arygon), got "ttyS0""#,
-        ])
-        #expect(Self.problems("{}", environment: ["KIOSK_METRICS_LISTEN": "0.0.0.0:9464"]) == [
-            #"metrics.listen (from KIOSK_METRICS_LISTEN): "0.0.0.0:9464" is not a loopback address; set metrics.allowNonLoopback to true to serve metrics to the network"#,
-        ])
-        #expect(Self.problems("{}", environment: ["KIOSK_METRICS_LISTEN": "0.0.0.0:9464", "KIOSK_METRICS_ALLOW_NON_LOOPBACK": "true"]) == [])
-        #expect(Self.problems("{}", environment: ["KIOSK_CHECK_INS_RETENTION_DAYS": "two weeks"]) == [
-            #"checkIns.retentionDays (from KIOSK_CHECK_INS_RETENTION_DAYS): expected a whole number, got "two weeks""#,
-        ])
-        #expect(Self.problems("{}", environment: ["KIOSK_CHECK_INS_RETENTION_DAYS": "15"]) == [
-            "checkIns.retentionDays (from KIOSK_CHECK_INS_RETENTION_DAYS): must be at most 14 days: stays are deleted 14 days after they end, got 15",
-        ])
-        #expect(Self.problems("{}", environment: ["KIOSK_METRICS_ALLOW_NON_LOOPBACK": "maybe"]) == [
-            #"metrics.allowNonLoopback (from KIOSK_METRICS_ALLOW_NON_LOOPBACK): expected true or false, got "maybe""#,
-        ])
-        #expect(Self.problems("{}", environment: ["KIOSK_NFC_CONECTION": "pn532_uart:/dev/ttyS0"]) == [
-            "KIOSK_NFC_CONECTION: not a configuration variable (for nfc: KIOSK_NFC_CONNECTION, KIOSK_NFC_POLL_TIMEOUT_MILLISECONDS, KIOSK_NFC_REMOVAL_CHECK_MILLISECONDS)",
-        ])
+        #expect(
+            Self.problems("{}", environment: ["KIOSK_NFC_CONNECTION": "ttyS0"]) == [
+                #"nfc.connection (from KIOSK_NFC_CONNECTION): expected "driver:port" with a libnfc driver (pn532_uart, pn532_i2c, pn532_spi, pn53x_usb, acr122_usb, acr122s, arygon), got "ttyS0""#
+            ])
+        #expect(
+            Self.problems("{}", environment: ["KIOSK_METRICS_LISTEN": "0.0.0.0:9464"]) == [
+                #"metrics.listen (from KIOSK_METRICS_LISTEN): "0.0.0.0:9464" is not a loopback address; set metrics.allowNonLoopback to true to serve metrics to the network"#
+            ])
+        #expect(
+            Self.problems(
+                "{}", environment: ["KIOSK_METRICS_LISTEN": "0.0.0.0:9464", "KIOSK_METRICS_ALLOW_NON_LOOPBACK": "true"])
+                == [])
+        #expect(
+            Self.problems("{}", environment: ["KIOSK_CHECK_INS_RETENTION_DAYS": "two weeks"]) == [
+                #"checkIns.retentionDays (from KIOSK_CHECK_INS_RETENTION_DAYS): expected a whole number, got "two weeks""#
+            ])
+        #expect(
+            Self.problems("{}", environment: ["KIOSK_CHECK_INS_RETENTION_DAYS": "15"]) == [
+                "checkIns.retentionDays (from KIOSK_CHECK_INS_RETENTION_DAYS): must be at most 14 days: stays are deleted 14 days after they end, got 15"
+            ])
+        #expect(
+            Self.problems("{}", environment: ["KIOSK_METRICS_ALLOW_NON_LOOPBACK": "maybe"]) == [
+                #"metrics.allowNonLoopback (from KIOSK_METRICS_ALLOW_NON_LOOPBACK): expected true or false, got "maybe""#
+            ])
+        #expect(
+            Self.problems("{}", environment: ["KIOSK_NFC_CONECTION": "pn532_uart:/dev/ttyS0"]) == [
+                "KIOSK_NFC_CONECTION: not a configuration variable (for nfc: KIOSK_NFC_CONNECTION, KIOSK_NFC_POLL_TIMEOUT_MILLISECONDS, KIOSK_NFC_REMOVAL_CHECK_MILLISECONDS)"
+            ])
     }
 
     // MARK: Credentials
@@ -309,23 +452,29 @@ import Testing
 
     @Test func neededCredentialsFollowWhatIsSwitchedOn() throws {
         #expect(try KioskConfiguration.parse(json: "{}").neededCredentials.map(\.name) == ["staff-code"])
-        let full = try KioskConfiguration.parse(json: """
-            {"reports": {"uploadURL": "https://up.example/r", "uploadTokenCredential": "upload-token"},
-             "warnings": {"baseURL": "https://w.example", "cwaBaseURL": "https://c.example"}}
-            """)
-        #expect(full.neededCredentials.map(\.name) == ["staff-code", "upload-token", "authority-public-key.pem", "cwa-public-key.pem"])
-        let inline = try KioskConfiguration.parse(json: """
-            {"staff": {"codeCredential": null}, "warnings": {"baseURL": "https://w.example", "publicKey": \(JSONValue.string(Self.pem).rendered())}}
-            """)
+        let full = try KioskConfiguration.parse(
+            json: """
+                {"reports": {"uploadURL": "https://up.example/r", "uploadTokenCredential": "upload-token"},
+                 "warnings": {"baseURL": "https://w.example", "cwaBaseURL": "https://c.example"}}
+                """)
+        #expect(
+            full.neededCredentials.map(\.name) == [
+                "staff-code", "upload-token", "authority-public-key.pem", "cwa-public-key.pem",
+            ])
+        let inline = try KioskConfiguration.parse(
+            json: """
+                {"staff": {"codeCredential": null}, "warnings": {"baseURL": "https://w.example", "publicKey": \(JSONValue.string(Self.pem).rendered())}}
+                """)
         #expect(inline.neededCredentials.isEmpty)
         #expect(try inline.secrets(lookup: { _ in .missing }).authorityPublicKeyPEM == Self.pem)
     }
 
     @Test func credentialsAreReadAndChecked() throws {
-        let configuration = try KioskConfiguration.parse(json: """
-            {"reports": {"uploadURL": "https://up.example/r", "uploadTokenCredential": "upload-token"},
-             "warnings": {"baseURL": "https://w.example"}}
-            """)
+        let configuration = try KioskConfiguration.parse(
+            json: """
+                {"reports": {"uploadURL": "https://up.example/r", "uploadTokenCredential": "upload-token"},
+                 "warnings": {"baseURL": "https://w.example"}}
+                """)
         let store: [String: [UInt8]] = [
             "staff-code": Array("kiosk-staff-0123456789\n".utf8),
             "upload-token": Array("tok_ABC123".utf8),
@@ -339,10 +488,11 @@ import Testing
     }
 
     @Test func missingAndBadCredentialsAreNamedErrors() throws {
-        let configuration = try KioskConfiguration.parse(json: """
-            {"reports": {"uploadURL": "https://up.example/r", "uploadTokenCredential": "upload-token"},
-             "warnings": {"baseURL": "https://w.example", "cwaBaseURL": "https://c.example"}}
-            """)
+        let configuration = try KioskConfiguration.parse(
+            json: """
+                {"reports": {"uploadURL": "https://up.example/r", "uploadTokenCredential": "upload-token"},
+                 "warnings": {"baseURL": "https://w.example", "cwaBaseURL": "https://c.example"}}
+                """)
         let store: [String: CredentialLookup] = [
             "staff-code": .found(Array("short".utf8)),
             "upload-token": .found(Array("has space".utf8)),
@@ -352,12 +502,13 @@ import Testing
             _ = try configuration.secrets(lookup: { store[$0] ?? .missing })
             Issue.record("accepted")
         } catch {
-            #expect(error.problems.map(\.description) == [
-                "credential staff-code: must be 16 to 512 characters, has 5",
-                "credential upload-token: must be 1 to 4096 visible ASCII characters without spaces",
-                "credential authority-public-key.pem: cannot be read (needed by warnings.publicKey): Permission denied",
-                "credential cwa-public-key.pem: missing (needed by warnings.cwaPublicKey); systemd: LoadCredential=cwa-public-key.pem:/etc/kiosk/credentials/cwa-public-key.pem",
-            ])
+            #expect(
+                error.problems.map(\.description) == [
+                    "credential staff-code: must be 16 to 512 characters, has 5",
+                    "credential upload-token: must be 1 to 4096 visible ASCII characters without spaces",
+                    "credential authority-public-key.pem: cannot be read (needed by warnings.publicKey): Permission denied",
+                    "credential cwa-public-key.pem: missing (needed by warnings.cwaPublicKey); systemd: LoadCredential=cwa-public-key.pem:/etc/kiosk/credentials/cwa-public-key.pem",
+                ])
             #expect(!error.description.contains("short"))
             #expect(!error.description.contains("has space"))
         }
@@ -365,14 +516,16 @@ import Testing
             _ = try KioskConfiguration().secrets(lookup: { _ in .noCredentialsDirectory })
             Issue.record("accepted")
         } catch {
-            #expect(error.problems.map(\.description) == [
-                "credential staff-code: cannot be read (needed by staff.codeCredential): $CREDENTIALS_DIRECTORY is not set; run under systemd with LoadCredential=, or name a directory",
-            ])
+            #expect(
+                error.problems.map(\.description) == [
+                    "credential staff-code: cannot be read (needed by staff.codeCredential): $CREDENTIALS_DIRECTORY is not set; run under systemd with LoadCredential=, or name a directory"
+                ])
         }
     }
 
     @Test func secretsPrintRedactedAndAreWiped() throws {
-        var secrets = ConfigurationSecrets(staffCode: Array("kiosk-staff-0123456789".utf8), uploadToken: Array("tok_ABC123".utf8))
+        var secrets = ConfigurationSecrets(
+            staffCode: Array("kiosk-staff-0123456789".utf8), uploadToken: Array("tok_ABC123".utf8))
         #expect("\(secrets)" == "<redacted>")
         #expect(String(reflecting: secrets) == "<redacted>")
         var dumped = ""
@@ -405,7 +558,8 @@ import Testing
         let shown = configuration.renderedJSON()
         #expect(!shown.contains("coronawarn"))
         #expect(shown.contains(#""code": "<set, not shown>""#))
-        #expect(shown.hasPrefix("{\n  \"stateDirectory\": \"/var/lib/kiosk\",\n  \"logLevel\": \"info\",\n  \"nfc\": {"))
+        #expect(
+            shown.hasPrefix("{\n  \"stateDirectory\": \"/var/lib/kiosk\",\n  \"logLevel\": \"info\",\n  \"nfc\": {"))
     }
 
     // MARK: Listen addresses
@@ -419,7 +573,9 @@ import Testing
         #expect(try !ListenAddress.parse("0.0.0.0:9464").get().isLoopback)
         #expect(try !ListenAddress.parse("[::]:9464").get().isLoopback)
         #expect(try !ListenAddress.parse("192.168.1.10:9464").get().isLoopback)
-        for bad in ["", ":9464", "127.0.0.1", "127.0.0.1:", "256.0.0.1:80", "[::1]", "::1:80", "127.0.0.1:0", "127.0.0.1:+80"] {
+        for bad in [
+            "", ":9464", "127.0.0.1", "127.0.0.1:", "256.0.0.1:80", "[::1]", "::1:80", "127.0.0.1:0", "127.0.0.1:+80",
+        ] {
             #expect(throws: ListenAddress.Problem.self, "\(bad)") { try ListenAddress.parse(bad).get() }
         }
     }

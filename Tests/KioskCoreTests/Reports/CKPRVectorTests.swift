@@ -6,14 +6,29 @@ import Testing
 @Suite struct CKPRVectorTests {
     struct File: Decodable {
         struct KeyCase: Decodable { let name, locationIdHex, kEncHex, kMacHex, kTagHex: String }
-        struct TagCase: Decodable { let locationIdHex: String; let day: UInt32; let tagHex: String }
+        struct TagCase: Decodable {
+            let locationIdHex: String
+            let day: UInt32
+            let tagHex: String
+        }
         struct RecordCase: Decodable {
-            let locationIdHex: String; let day: UInt32; let ivHex, plaintextHex: String
-            let startIntervalNumber: UInt32; let period: UInt16; let transmissionRiskLevel, reportType, infectiousness: UInt8
+            let locationIdHex: String
+            let day: UInt32
+            let ivHex, plaintextHex: String
+            let startIntervalNumber: UInt32
+            let period: UInt16
+            let transmissionRiskLevel, reportType, infectiousness: UInt8
             let recordHex: String
         }
-        struct Rejection: Decodable { let name, locationIdHex: String; let day: UInt32; let recordHex: String }
-        struct Batch: Decodable { let realRecords, count: Int; let batchHex, text: String }
+        struct Rejection: Decodable {
+            let name, locationIdHex: String
+            let day: UInt32
+            let recordHex: String
+        }
+        struct Batch: Decodable {
+            let realRecords, count: Int
+            let batchHex, text: String
+        }
         struct Base45Case: Decodable { let hex, text: String }
         let keyDerivation: [KeyCase]
         let tags: [TagCase]
@@ -50,7 +65,8 @@ import Testing
             let report = PresenceReport(
                 startIntervalNumber: vector.startIntervalNumber, period: vector.period,
                 transmissionRiskLevel: vector.transmissionRiskLevel,
-                reportType: ReportType(rawValue: vector.reportType)!, infectiousness: Infectiousness(rawValue: vector.infectiousness)!)
+                reportType: ReportType(rawValue: vector.reportType)!,
+                infectiousness: Infectiousness(rawValue: vector.infectiousness)!)
             #expect(Hex.encode(report.plaintext) == vector.plaintextHex)
             let record = try CKPR.seal(report, keys: keys, iv: Hex.decode(vector.ivHex)!)
             #expect(Hex.encode(record) == vector.recordHex)
@@ -106,7 +122,10 @@ import Testing
         for record in batch.records {
             for candidate in Self.file.records {
                 let keys = try CKPR.deriveKeys(locationId: Hex.decode(candidate.locationIdHex)!, crypto: crypto)
-                if (try? CKPR.open(record, day: candidate.day, keys: keys)) != nil { opened += 1; break }
+                if (try? CKPR.open(record, day: candidate.day, keys: keys)) != nil {
+                    opened += 1
+                    break
+                }
             }
         }
         #expect(opened == real.count)
@@ -126,7 +145,9 @@ import Testing
 
     @Test func assembledBatchIsPaddedShuffledAndHidesNothing() throws {
         let keys = try CKPR.deriveKeys(locationId: [UInt8](repeating: 0x11, count: 32), crypto: crypto)
-        let reports = (0..<9).map { PresenceReport(startIntervalNumber: 2_691_414 + UInt32($0) * 144, period: 6, transmissionRiskLevel: 7) }
+        let reports = (0..<9).map {
+            PresenceReport(startIntervalNumber: 2_691_414 + UInt32($0) * 144, period: 6, transmissionRiskLevel: 7)
+        }
         let sealed = try reports.map { try CKPR.seal($0, keys: keys) }
         let batch = try ReportBatch.assemble(sealed, crypto: crypto)
         #expect(batch.records.count == 16)

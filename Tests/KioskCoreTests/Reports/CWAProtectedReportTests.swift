@@ -6,7 +6,9 @@ import Testing
 /// `Tests/Vectors/cwa/transcribed/checkin-cryptography.json`: CWA's check-in protected reports.
 @Suite struct CWAProtectedReportTests {
     struct File: Decodable {
-        struct KeyCase: Decodable { let locationIdBase64, expEncryptionKeyBase64, expMacKeyBase64, expLocationIdHashBase64: String }
+        struct KeyCase: Decodable {
+            let locationIdBase64, expEncryptionKeyBase64, expMacKeyBase64, expLocationIdHashBase64: String
+        }
         struct MacCase: Decodable { let macKeyBase64, ivBase64, encryptedCheckInRecordBase64, expMacBase64: String }
         struct EncryptCase: Decodable {
             let locationIdBase64, ivBase64: String
@@ -43,7 +45,10 @@ import Testing
 
     @Test func mac() throws {
         for vector in Self.file.macCases {
-            #expect(try crypto.hmacSHA256(key: b64(vector.macKeyBase64), data: b64(vector.ivBase64) + b64(vector.encryptedCheckInRecordBase64))
+            #expect(
+                try crypto.hmacSHA256(
+                    key: b64(vector.macKeyBase64), data: b64(vector.ivBase64) + b64(vector.encryptedCheckInRecordBase64)
+                )
                     == b64(vector.expMacBase64))
         }
     }
@@ -51,11 +56,13 @@ import Testing
     @Test func sealAndOpenReproduceEveryCase() throws {
         #expect(Self.file.encryptDecryptCases.count == 4)
         for vector in Self.file.encryptDecryptCases {
-            let record = CWAProtectedReport.Record(startIntervalNumber: vector.startIntervalNumber, period: vector.period,
-                                                   transmissionRiskLevel: vector.transmissionRiskLevel)
+            let record = CWAProtectedReport.Record(
+                startIntervalNumber: vector.startIntervalNumber, period: vector.period,
+                transmissionRiskLevel: vector.transmissionRiskLevel)
             #expect(Hex.encode(record.serialized) == vector.expCheckInRecordHex)
             let locationId = b64(vector.locationIdBase64)
-            let report = try CWAProtectedReport.seal(record, locationId: locationId, iv: b64(vector.ivBase64), crypto: crypto)
+            let report = try CWAProtectedReport.seal(
+                record, locationId: locationId, iv: b64(vector.ivBase64), crypto: crypto)
             #expect(report.encryptedCheckInRecord == b64(vector.expEncryptedCheckInRecordBase64))
             #expect(report.mac == b64(vector.expMacBase64))
             #expect(report.locationIdHash == b64(vector.expLocationIdHashBase64))
@@ -65,9 +72,12 @@ import Testing
 
     @Test func tamperedReportIsRejectedByItsMAC() throws {
         for vector in Self.file.tamperCases {
-            let report = CWAProtectedReport(locationIdHash: [], iv: b64(vector.ivBase64),
-                                            encryptedCheckInRecord: b64(vector.encryptedCheckInRecordBase64), mac: b64(vector.macBase64))
-            #expect(throws: ProtectedReportError.authenticationFailed) { try report.open(locationId: b64(vector.locationIdBase64), crypto: crypto) }
+            let report = CWAProtectedReport(
+                locationIdHash: [], iv: b64(vector.ivBase64),
+                encryptedCheckInRecord: b64(vector.encryptedCheckInRecordBase64), mac: b64(vector.macBase64))
+            #expect(throws: ProtectedReportError.authenticationFailed) {
+                try report.open(locationId: b64(vector.locationIdBase64), crypto: crypto)
+            }
         }
     }
 
@@ -88,13 +98,19 @@ import Testing
         let now: Int64 = 1_615_000_000
         let venue = [UInt8](repeating: 0xAB, count: 32)
         var flow = ConsentFlow(now: now)
-        flow.handle(.cardPresented(stays: [ReportableStay(id: "1", venueName: "V", locationId: venue, start: now - 7200, end: now - 3600)]))
+        flow.handle(
+            .cardPresented(stays: [
+                ReportableStay(id: "1", venueName: "V", locationId: venue, start: now - 7200, end: now - 3600)
+            ]))
         flow.handle(.toggle("1"))
         flow.handle(.confirmSelection)
         flow.handle(.details(symptoms: .noInformation, output: .export))
         flow.handle(.acknowledgeDisclosure)
         flow.handle(.answer(true))
-        guard case .consented(let preview) = flow.state else { Issue.record("no consent"); return }
+        guard case .consented(let preview) = flow.state else {
+            Issue.record("no consent")
+            return
+        }
         let payload = try CWAProtectedReport.submissionPayload(for: preview, crypto: crypto)
         let reports = try CWAProtectedReport.reports(inSubmissionPayload: payload)
         #expect(reports.count == 8)
@@ -105,6 +121,8 @@ import Testing
         #expect(record.startIntervalNumber == preview.sealingPlan[0].report.startIntervalNumber)
         #expect(record.isValidWarning)
         // Fakes have the same sizes as real reports.
-        #expect(Set(reports.map { [$0.locationIdHash.count, $0.iv.count, $0.encryptedCheckInRecord.count, $0.mac.count] }).count == 1)
+        #expect(
+            Set(reports.map { [$0.locationIdHash.count, $0.iv.count, $0.encryptedCheckInRecord.count, $0.mac.count] })
+                .count == 1)
     }
 }

@@ -6,20 +6,35 @@ import Testing
     let now: Int64 = 1_615_000_000  // 2021-03-06 03:06:40 UTC
     var stays: [ReportableStay] {
         [
-            ReportableStay(id: "a", venueName: "Bakery", locationId: [UInt8](repeating: 1, count: 32), start: now - 86_400, end: now - 86_400 + 3600),
-            ReportableStay(id: "b", venueName: "Library", locationId: [UInt8](repeating: 2, count: 32), start: now - 2 * 86_400, end: now - 2 * 86_400 + 5 * 60),
-            ReportableStay(id: "old", venueName: "Museum", locationId: [UInt8](repeating: 3, count: 32), start: now - 20 * 86_400, end: now - 20 * 86_400 + 3600),
+            ReportableStay(
+                id: "a", venueName: "Bakery", locationId: [UInt8](repeating: 1, count: 32), start: now - 86_400,
+                end: now - 86_400 + 3600),
+            ReportableStay(
+                id: "b", venueName: "Library", locationId: [UInt8](repeating: 2, count: 32), start: now - 2 * 86_400,
+                end: now - 2 * 86_400 + 5 * 60),
+            ReportableStay(
+                id: "old", venueName: "Museum", locationId: [UInt8](repeating: 3, count: 32), start: now - 20 * 86_400,
+                end: now - 20 * 86_400 + 3600),
         ]
     }
 
     @Test func staysAreListedNoneSelectedAndOlderThan14DaysLeftOut() {
         var flow = ConsentFlow(now: now)
-        do { let accepted = flow.handle(.cardPresented(stays: stays)); #expect(accepted) }
-        guard case .selecting(let listed, let selected) = flow.state else { Issue.record("not selecting"); return }
+        do {
+            let accepted = flow.handle(.cardPresented(stays: stays))
+            #expect(accepted)
+        }
+        guard case .selecting(let listed, let selected) = flow.state else {
+            Issue.record("not selecting")
+            return
+        }
         #expect(selected.isEmpty)
         #expect(listed.map(\.id) == ["a", "b"])
         // Nothing selected: the holder cannot go on.
-        do { let accepted = flow.handle(.confirmSelection); #expect(!accepted) }
+        do {
+            let accepted = flow.handle(.confirmSelection)
+            #expect(!accepted)
+        }
     }
 
     @Test func fullFlowDisclosesThenAsksWithExactPreview() throws {
@@ -28,14 +43,32 @@ import Testing
         flow.handle(.toggle("a"))
         flow.handle(.toggle("b"))
         flow.handle(.toggle("b"))  // deselect again
-        do { let accepted = flow.handle(.confirmSelection); #expect(accepted) }
-        do { let accepted = flow.handle(.details(symptoms: .noInformation, output: .print)); #expect(accepted) }
-        guard case .disclosing(let preview) = flow.state else { Issue.record("no disclosure before the question"); return }
+        do {
+            let accepted = flow.handle(.confirmSelection)
+            #expect(accepted)
+        }
+        do {
+            let accepted = flow.handle(.details(symptoms: .noInformation, output: .print))
+            #expect(accepted)
+        }
+        guard case .disclosing(let preview) = flow.state else {
+            Issue.record("no disclosure before the question")
+            return
+        }
         #expect(preview.items.map(\.stay.id) == ["a"])
         // The answer cannot come before the disclosure is read.
-        do { let accepted = flow.handle(.answer(true)); #expect(!accepted) }
-        do { let accepted = flow.handle(.acknowledgeDisclosure); #expect(accepted) }
-        guard case .asking(let asked) = flow.state else { Issue.record("not asking"); return }
+        do {
+            let accepted = flow.handle(.answer(true))
+            #expect(!accepted)
+        }
+        do {
+            let accepted = flow.handle(.acknowledgeDisclosure)
+            #expect(accepted)
+        }
+        guard case .asking(let asked) = flow.state else {
+            Issue.record("not asking")
+            return
+        }
         #expect(asked.reportCount == 1)
         #expect(asked.dummyCount == 7)
         let report = try #require(asked.items.first?.reports.first)
@@ -43,11 +76,20 @@ import Testing
         #expect(report.period == 9)
         #expect(asked.lines.contains { $0.contains(TimeText.intervalWindow(report)) && $0.contains("risk level") })
         #expect(asked.lines.contains { $0.contains("decoy") })
-        do { let accepted = flow.handle(.answer(true)); #expect(accepted) }
-        guard case .consented(let plan) = flow.state else { Issue.record("not consented"); return }
+        do {
+            let accepted = flow.handle(.answer(true))
+            #expect(accepted)
+        }
+        guard case .consented(let plan) = flow.state else {
+            Issue.record("not consented")
+            return
+        }
         #expect(plan.sealingPlan.count == 1)
         #expect(plan.sealingPlan[0].locationId == stays[0].locationId)
-        do { let accepted = flow.handle(.outputFinished(.delivered(.print, reportCount: 1))); #expect(accepted) }
+        do {
+            let accepted = flow.handle(.outputFinished(.delivered(.print, reportCount: 1)))
+            #expect(accepted)
+        }
         #expect(flow.state == .finished(.delivered(.print, reportCount: 1)))
     }
 
@@ -58,9 +100,15 @@ import Testing
         flow.handle(.confirmSelection)
         flow.handle(.details(symptoms: .noSymptoms, output: .export))
         flow.handle(.acknowledgeDisclosure)
-        do { let accepted = flow.handle(.answer(false)); #expect(accepted) }
+        do {
+            let accepted = flow.handle(.answer(false))
+            #expect(accepted)
+        }
         #expect(flow.state == .finished(.declined))
-        do { let accepted = flow.handle(.outputFinished(.delivered(.export, reportCount: 1))); #expect(!accepted) }
+        do {
+            let accepted = flow.handle(.outputFinished(.delivered(.export, reportCount: 1)))
+            #expect(!accepted)
+        }
     }
 
     @Test(arguments: 0..<6)
@@ -68,10 +116,14 @@ import Testing
         var flow = ConsentFlow(now: now)
         let events: [ConsentFlow.Event] = [
             .cardPresented(stays: stays), .toggle("a"), .confirmSelection,
-            .details(symptoms: .noInformation, output: .upload(verificationCode: "ABC-123")), .acknowledgeDisclosure, .answer(true),
+            .details(symptoms: .noInformation, output: .upload(verificationCode: "ABC-123")), .acknowledgeDisclosure,
+            .answer(true),
         ]
         for event in events.prefix(step) { flow.handle(event) }
-        do { let accepted = flow.handle(.abort); #expect(accepted) }
+        do {
+            let accepted = flow.handle(.abort)
+            #expect(accepted)
+        }
         #expect(flow.state == .finished(.aborted))
     }
 
@@ -87,10 +139,18 @@ import Testing
         flow.handle(.confirmSelection)
         flow.handle(.details(symptoms: .noInformation, output: .print))
         flow.handle(.acknowledgeDisclosure)
-        for event: ConsentFlow.Event in [.confirmSelection, .acknowledgeDisclosure, .toggle("a"), .outputFinished(.declined)] {
-            do { let accepted = flow.handle(event); #expect(!accepted) }
+        for event: ConsentFlow.Event in [
+            .confirmSelection, .acknowledgeDisclosure, .toggle("a"), .outputFinished(.declined),
+        ] {
+            do {
+                let accepted = flow.handle(event)
+                #expect(!accepted)
+            }
         }
-        guard case .asking = flow.state else { Issue.record("left the question without an answer"); return }
+        guard case .asking = flow.state else {
+            Issue.record("left the question without an answer")
+            return
+        }
     }
 
     @Test func aStayTooShortToMatterLeadsToNothingToReport() {
@@ -112,6 +172,9 @@ import Testing
         #expect(TimeText.dateTime(unixSeconds: 0) == "1970-01-01 00:00")
         #expect(TimeText.dateTime(unixSeconds: 1_614_850_800) == "2021-03-04 09:40")
         #expect(TimeText.day(18690) == "2021-03-04")
-        #expect(TimeText.intervalWindow(PresenceReport(startIntervalNumber: 18690 * 144 + 138, period: 6, transmissionRiskLevel: 5)) == "23:00–24:00")
+        #expect(
+            TimeText.intervalWindow(
+                PresenceReport(startIntervalNumber: 18690 * 144 + 138, period: 6, transmissionRiskLevel: 5))
+                == "23:00–24:00")
     }
 }

@@ -4,22 +4,34 @@ import Testing
 /// CWA's preparation of stays before submission, with its vectors (`Tests/Vectors/cwa/`).
 @Suite struct StayPreparationTests {
     struct DerivationFile: Decodable {
-        struct Case: Decodable { let description, startDate, endDate: String; let expStartDate, expEndDate: String? }
+        struct Case: Decodable {
+            let description, startDate, endDate: String
+            let expStartDate, expEndDate: String?
+        }
         let testCases: [Case]
     }
     struct SplitFile: Decodable {
         struct Piece: Decodable { let start, end: String }
-        struct Case: Decodable { let description, startDate, endDate: String; let expSplits: [Piece] }
+        struct Case: Decodable {
+            let description, startDate, endDate: String
+            let expSplits: [Piece]
+        }
         let cases: [Case]
     }
     struct RiskLevelFile: Decodable {
-        struct Case: Decodable { let checkInStart, now: String; let transmissionRiskVector: [UInt8]; let expTransmissionRiskLevel: UInt8 }
+        struct Case: Decodable {
+            let checkInStart, now: String
+            let transmissionRiskVector: [UInt8]
+            let expTransmissionRiskLevel: UInt8
+        }
         let transmissionRiskVectors: [String: [UInt8]]
         let hostWarningTransmissionRiskLevel: UInt8
         let cases: [Case]
     }
 
-    static let derivationFiles = ["cwa/checkin-timeinterval-derivation.json", "cwa/transcribed/derive-time-interval-android.json"]
+    static let derivationFiles = [
+        "cwa/checkin-timeinterval-derivation.json", "cwa/transcribed/derive-time-interval-android.json",
+    ]
 
     @Test(arguments: derivationFiles)
     func derivedWindowsMatchCWA(_ path: String) throws {
@@ -27,10 +39,12 @@ import Testing
         #expect(file.testCases.count >= 10)
         for vector in file.testCases {
             let window = StayPreparation.derivedWindow(
-                start: ISOTime.parse(vector.startDate)!, end: ISOTime.parse(vector.endDate)!, parameters: .cwaProduction)
+                start: ISOTime.parse(vector.startDate)!, end: ISOTime.parse(vector.endDate)!, parameters: .cwaProduction
+            )
             if let expStart = vector.expStartDate, let expEnd = vector.expEndDate {
-                #expect(window == StayPreparation.Window(start: ISOTime.parse(expStart)!, end: ISOTime.parse(expEnd)!),
-                        "\(vector.description)")
+                #expect(
+                    window == StayPreparation.Window(start: ISOTime.parse(expStart)!, end: ISOTime.parse(expEnd)!),
+                    "\(vector.description)")
             } else {
                 #expect(window == nil, "\(vector.description)")
             }
@@ -41,8 +55,11 @@ import Testing
         let file = try Vectors.decode(SplitFile.self, from: "cwa/transcribed/split-checkin-by-midnight-utc.json")
         #expect(file.cases.count == 15)
         for vector in file.cases {
-            let pieces = StayPreparation.splitAtMidnightUTC(.init(start: ISOTime.parse(vector.startDate)!, end: ISOTime.parse(vector.endDate)!))
-            let expected = vector.expSplits.map { StayPreparation.Window(start: ISOTime.parse($0.start)!, end: ISOTime.parse($0.end)!) }
+            let pieces = StayPreparation.splitAtMidnightUTC(
+                .init(start: ISOTime.parse(vector.startDate)!, end: ISOTime.parse(vector.endDate)!))
+            let expected = vector.expSplits.map {
+                StayPreparation.Window(start: ISOTime.parse($0.start)!, end: ISOTime.parse($0.end)!)
+            }
             #expect(pieces == expected, "\(vector.description)")
         }
     }
@@ -50,9 +67,10 @@ import Testing
     @Test func transmissionRiskLevelByAge() throws {
         let file = try Vectors.decode(RiskLevelFile.self, from: "cwa/transcribed/transmission-risk-level.json")
         for vector in file.cases {
-            let level = TransmissionRisk.level(vector: vector.transmissionRiskVector,
-                                               stayDay: ISOTime.parse(vector.checkInStart)! / 86_400,
-                                               reportDay: ISOTime.parse(vector.now)! / 86_400)
+            let level = TransmissionRisk.level(
+                vector: vector.transmissionRiskVector,
+                stayDay: ISOTime.parse(vector.checkInStart)! / 86_400,
+                reportDay: ISOTime.parse(vector.now)! / 86_400)
             #expect(level == vector.expTransmissionRiskLevel)
         }
         #expect(TransmissionRisk.hostWarningLevel == file.hostWarningTransmissionRiskLevel)
@@ -60,18 +78,31 @@ import Testing
 
     /// The built-in vectors are CWA's table, entry for entry.
     @Test func builtInVectorsAreCWAsTable() throws {
-        let table = try Vectors.decode(RiskLevelFile.self, from: "cwa/transcribed/transmission-risk-level.json").transmissionRiskVectors
+        let table = try Vectors.decode(RiskLevelFile.self, from: "cwa/transcribed/transmission-risk-level.json")
+            .transmissionRiskVectors
         let reportDay: Int64 = 20_000
         for age in 0...20 {
-            #expect(TransmissionRisk.vector(for: .symptomOnset(day: reportDay - Int64(age)), reportDay: reportDay)
+            #expect(
+                TransmissionRisk.vector(for: .symptomOnset(day: reportDay - Int64(age)), reportDay: reportDay)
                     == table["POSITIVE_startDate_age_\(age)"])
         }
-        #expect(TransmissionRisk.vector(for: .symptomOnset(day: reportDay - 21), reportDay: reportDay) == table["POSITIVE_startDate_age_other"])
-        #expect(TransmissionRisk.vector(for: .symptomOnset(day: reportDay + 1), reportDay: reportDay) == table["POSITIVE_startDate_age_other"])
-        #expect(TransmissionRisk.vector(for: .symptomsInLastSevenDays, reportDay: reportDay) == table["POSITIVE_lastSevenDays"])
-        #expect(TransmissionRisk.vector(for: .symptomsOneToTwoWeeksAgo, reportDay: reportDay) == table["POSITIVE_oneToTwoWeeksAgo"])
-        #expect(TransmissionRisk.vector(for: .symptomsMoreThanTwoWeeksAgo, reportDay: reportDay) == table["POSITIVE_moreThanTwoWeeks"])
-        #expect(TransmissionRisk.vector(for: .symptomsWithoutDate, reportDay: reportDay) == table["POSITIVE_noInformation"])
+        #expect(
+            TransmissionRisk.vector(for: .symptomOnset(day: reportDay - 21), reportDay: reportDay)
+                == table["POSITIVE_startDate_age_other"])
+        #expect(
+            TransmissionRisk.vector(for: .symptomOnset(day: reportDay + 1), reportDay: reportDay)
+                == table["POSITIVE_startDate_age_other"])
+        #expect(
+            TransmissionRisk.vector(for: .symptomsInLastSevenDays, reportDay: reportDay)
+                == table["POSITIVE_lastSevenDays"])
+        #expect(
+            TransmissionRisk.vector(for: .symptomsOneToTwoWeeksAgo, reportDay: reportDay)
+                == table["POSITIVE_oneToTwoWeeksAgo"])
+        #expect(
+            TransmissionRisk.vector(for: .symptomsMoreThanTwoWeeksAgo, reportDay: reportDay)
+                == table["POSITIVE_moreThanTwoWeeks"])
+        #expect(
+            TransmissionRisk.vector(for: .symptomsWithoutDate, reportDay: reportDay) == table["POSITIVE_noInformation"])
         #expect(TransmissionRisk.vector(for: .noSymptoms, reportDay: reportDay) == table["NEGATIVE"])
         #expect(TransmissionRisk.vector(for: .noInformation, reportDay: reportDay) == table["NO_INFORMATION"])
     }
@@ -81,8 +112,9 @@ import Testing
         let start = ISOTime.parse("2021-03-04T09:30:00Z")!
         let end = ISOTime.parse("2021-03-06T09:45:00Z")!
         let now = ISOTime.parse("2021-03-07T12:00:00Z")!
-        let reports = StayPreparation.reports(stayStart: start, stayEnd: end, reportTime: now,
-                                              symptoms: .symptomOnset(day: ISOTime.parse("2021-03-05T00:00:00Z")! / 86_400))
+        let reports = StayPreparation.reports(
+            stayStart: start, stayEnd: end, reportTime: now,
+            symptoms: .symptomOnset(day: ISOTime.parse("2021-03-05T00:00:00Z")! / 86_400))
         // Onset 2 days before the report: vector [6, 8, 8, …]; ages 3, 2, 1 → 8, 8, 8.
         #expect(reports.map(\.day) == [18690, 18691, 18692])
         #expect(reports.map(\.transmissionRiskLevel) == [8, 8, 8])
@@ -95,10 +127,21 @@ import Testing
 
     @Test func shortStaysAndZeroRiskPiecesAreDropped() {
         let start: Int64 = 1_614_850_800
-        #expect(StayPreparation.reports(stayStart: start, stayEnd: start + 9 * 60, reportTime: start + 3600, symptoms: .noInformation).isEmpty)
+        #expect(
+            StayPreparation.reports(
+                stayStart: start, stayEnd: start + 9 * 60, reportTime: start + 3600, symptoms: .noInformation
+            ).isEmpty)
         // 14 days old with no symptoms: level 1, value 0 → dropped.
-        #expect(StayPreparation.reports(stayStart: start, stayEnd: start + 3600, reportTime: start + 14 * 86_400, symptoms: .noSymptoms).isEmpty)
-        #expect(StayPreparation.reports(stayStart: start, stayEnd: start + 3600, reportTime: start + 3600, symptoms: .noSymptoms).count == 1)
-        #expect(StayPreparation.reports(stayStart: start + 100, stayEnd: start, reportTime: start, symptoms: .noSymptoms).isEmpty)
+        #expect(
+            StayPreparation.reports(
+                stayStart: start, stayEnd: start + 3600, reportTime: start + 14 * 86_400, symptoms: .noSymptoms
+            ).isEmpty)
+        #expect(
+            StayPreparation.reports(
+                stayStart: start, stayEnd: start + 3600, reportTime: start + 3600, symptoms: .noSymptoms
+            ).count == 1)
+        #expect(
+            StayPreparation.reports(stayStart: start + 100, stayEnd: start, reportTime: start, symptoms: .noSymptoms)
+                .isEmpty)
     }
 }

@@ -24,8 +24,11 @@ import Testing
         #expect(actions.messages.first?.title == "Venue bound")
         #expect(actions.printJobs.isEmpty)
         if format == .clea {
-            #expect(venue.locationId == (try OpenSSLCrypto().sha256(Array("CheckInKiosk Clea location v1".utf8)
-                + VenueCodeParser.parse(code, crypto: OpenSSLCrypto()).canonicalPayload)))
+            #expect(
+                venue.locationId
+                    == (try OpenSSLCrypto().sha256(
+                        Array("CheckInKiosk Clea location v1".utf8)
+                            + VenueCodeParser.parse(code, crypto: OpenSSLCrypto()).canonicalPayload)))
         } else {
             #expect(venue.locationId == (try VenueCodeParser.parse(code, crypto: OpenSSLCrypto()).locationId))
         }
@@ -151,9 +154,14 @@ import Testing
         harness.openStaff()
         let payload = StationFixtures.cwaCode.split(separator: "#")[1]
         let actions = harness.run(.codeScanned("https://e.coronawarn.app?v=2#" + payload))
-        #expect(actions == [.show(StationMessage(title: "Venue code not usable",
-                                                 body: VenueCodeError.unsupportedVersion(.cwa).message, kind: .error)),
-                            .indicate(.error)])
+        #expect(
+            actions == [
+                .show(
+                    StationMessage(
+                        title: "Venue code not usable",
+                        body: VenueCodeError.unsupportedVersion(.cwa).message, kind: .error)),
+                .indicate(.error),
+            ])
         #expect(!actions.messages[0].body.contains("Friseur"))
         #expect(harness.machine.state.venue == nil)
     }
@@ -255,13 +263,19 @@ import Testing
             let actions = harness.run(.randomGenerated(.venueSeed, .success([UInt8](repeating: 9, count: 16))))
             let venue = try #require(harness.machine.state.venue, "\(vector.name)")
             let url = try #require(venue.posterURL)
-            let parsed = try VenueCodeParser(cwaDescriptors: CWAQRCodeDescriptor.production).parse(url, crypto: OpenSSLCrypto())
+            let parsed = try VenueCodeParser(cwaDescriptors: CWAQRCodeDescriptor.production).parse(
+                url, crypto: OpenSSLCrypto())
             #expect(parsed.cryptographicSeed == [UInt8](repeating: 9, count: 16))
             #expect(parsed.name == vector.draft.description)
             #expect(parsed.cwa?.type == Int(vector.draft.type ?? ""))
             #expect(actions.first == .persist(harness.machine.state))
-            #expect(actions.printJobs == [.venuePoster(VenuePoster(url: url, description: venue.description,
-                                                                   address: venue.address))])
+            #expect(
+                actions.printJobs == [
+                    .venuePoster(
+                        VenuePoster(
+                            url: url, description: venue.description,
+                            address: venue.address))
+                ])
         } else {
             #expect(first.patterns == [.refused], "\(vector.name)")
             #expect(first.taps == 0 && !first.contains(.requestRandom(.venueSeed)))
@@ -281,7 +295,8 @@ import Testing
         var harness = MachineHarness()
         harness.openStaff()
         harness.randomByte = 0x11
-        let draft = VenueDraft(description: "Library", address: "Main St 1", type: "7", defaultCheckInLengthInMinutes: "90")
+        let draft = VenueDraft(
+            description: "Library", address: "Main St 1", type: "7", defaultCheckInLengthInMinutes: "90")
         let actions = harness.run(.staffCommand(.createVenue(draft)))
         #expect(actions.contains(.requestRandom(.venueSeed)))
         let venue = try #require(harness.machine.state.venue)
@@ -351,7 +366,8 @@ import Testing
         #expect(actions.contains(.requestRandom(.cardEntropy)))
         #expect(actions.contains(.enrolCard(expected)))
         #expect(actions.printJobs == [.personalCard(expected)])
-        #expect(actions.firstIndex(of: .enrolCard(expected))! < actions.firstIndex(of: .print(.personalCard(expected)))!)
+        #expect(
+            actions.firstIndex(of: .enrolCard(expected))! < actions.firstIndex(of: .print(.personalCard(expected)))!)
         harness.run(.staffCommand(.leave))
         // The new card (or its printed code) checks in.
         let result14 = harness.run(.codeScanned(expected.printedText))
@@ -417,8 +433,9 @@ import Testing
         let exposed = StationFixtures.card()
         let other = StationFixtures.card()
         let day = RetentionPolicy.dayNumber(StationFixtures.start) - 3
-        let notice = WarningNotice(acknowledgementTag: [UInt8](repeating: 3, count: 32), exposureDays: [day],
-                                   isHighRisk: true)
+        let notice = WarningNotice(
+            acknowledgementTag: [UInt8](repeating: 3, count: 32), exposureDays: [day],
+            isHighRisk: true)
         harness.warnings[exposed.printedText] = notice
 
         let first = harness.run(.cardRead(.card(exposed)))
@@ -460,7 +477,8 @@ import Testing
         harness.bind()
         let card = StationFixtures.card()
         harness.warnings[card.printedText] = WarningNotice(
-            acknowledgementTag: [1], exposureDays: [RetentionPolicy.dayNumber(StationFixtures.start) - 1], isHighRisk: false)
+            acknowledgementTag: [1], exposureDays: [RetentionPolicy.dayNumber(StationFixtures.start) - 1],
+            isHighRisk: false)
         harness.run(.cardRead(.card(card)))
         harness.clock.advance(by: 121)
         harness.run(.tick)
@@ -499,8 +517,9 @@ struct CreationVector: Sendable {
     let errorFor: String?
 
     static let all: [CreationVector] = {
-        let json = try! JSONSerialization.jsonObject(
-            with: VectorFiles.data("cwa/transcribed/event-qr-code-creation-validation.json")) as! [String: Any]
+        let json =
+            try! JSONSerialization.jsonObject(
+                with: VectorFiles.data("cwa/transcribed/event-qr-code-creation-validation.json")) as! [String: Any]
         func text(_ value: Any?) -> String? {
             switch value {
             case let string as String: string
@@ -513,10 +532,11 @@ struct CreationVector: Sendable {
             let vendor = item["vendorData"] as! [String: Any]
             return CreationVector(
                 name: item["description"] as! String,
-                draft: VenueDraft(description: text(location["description"]), address: text(location["address"]),
-                                  type: text(vendor["type"]), startTimestamp: text(location["startTimestamp"]),
-                                  endTimestamp: text(location["endTimestamp"]),
-                                  defaultCheckInLengthInMinutes: text(vendor["defaultCheckInLengthInMinutes"])),
+                draft: VenueDraft(
+                    description: text(location["description"]), address: text(location["address"]),
+                    type: text(vendor["type"]), startTimestamp: text(location["startTimestamp"]),
+                    endTimestamp: text(location["endTimestamp"]),
+                    defaultCheckInLengthInMinutes: text(vendor["defaultCheckInLengthInMinutes"])),
                 valid: item["expIsValid"] as! Bool, errorFor: item["expErrorFor"] as? String)
         }
     }()

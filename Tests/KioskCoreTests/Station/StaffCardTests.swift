@@ -176,7 +176,8 @@ import Testing
     }
 
     @Test func aStateSavedBeforeStaffCardsStillLoads() throws {
-        let state = StationState(openCheckInEnds: [StationFixtures.start], staffCards: [[UInt8](repeating: 1, count: 32)])
+        let state = StationState(
+            openCheckInEnds: [StationFixtures.start], staffCards: [[UInt8](repeating: 1, count: 32)])
         let encoded = try JSONEncoder().encode(state)
         var object = try #require(try JSONSerialization.jsonObject(with: encoded) as? [String: Any])
         #expect(object["staffCards"] != nil)
@@ -196,8 +197,9 @@ import Testing
     var now: ClockReading { ClockReading(now: StationFixtures.start, isSynchronized: true) }
 
     @Test func bindsAnUnboundKioskAsStaffWould() throws {
-        let next = try #require(try StationState.initial.bindingConfiguredVenue(
-            StationFixtures.cwaCode, configuration: configuration, crypto: crypto, now: now))
+        let next = try #require(
+            try StationState.initial.bindingConfiguredVenue(
+                StationFixtures.cwaCode, configuration: configuration, crypto: crypto, now: now))
         // The same binding as scanning the poster in staff mode.
         var harness = MachineHarness()
         harness.bind()
@@ -205,17 +207,21 @@ import Testing
     }
 
     @Test func theSameVenueAgainChangesNothing() throws {
-        let bound = try #require(try StationState.initial.bindingConfiguredVenue(
-            StationFixtures.cwaCode, configuration: configuration, crypto: crypto, now: now))
+        let bound = try #require(
+            try StationState.initial.bindingConfiguredVenue(
+                StationFixtures.cwaCode, configuration: configuration, crypto: crypto, now: now))
         var withVisitors = bound
         withVisitors.openCheckInEnds = [StationFixtures.start.addingTimeInterval(3600)]
-        #expect(try withVisitors.bindingConfiguredVenue(StationFixtures.cwaCode, configuration: configuration,
-                                                        crypto: crypto, now: now) == nil)
+        #expect(
+            try withVisitors.bindingConfiguredVenue(
+                StationFixtures.cwaCode, configuration: configuration,
+                crypto: crypto, now: now) == nil)
     }
 
     @Test func anotherVenueReplacesTheBoundOneOnlyWhenNobodyIsCheckedIn() throws {
-        let bound = try #require(try StationState.initial.bindingConfiguredVenue(
-            StationFixtures.cwaCode, configuration: configuration, crypto: crypto, now: now))
+        let bound = try #require(
+            try StationState.initial.bindingConfiguredVenue(
+                StationFixtures.cwaCode, configuration: configuration, crypto: crypto, now: now))
         let other = StationFixtures.codes[2].1
         var withVisitors = bound
         withVisitors.openCheckInEnds = [StationFixtures.start.addingTimeInterval(3600)]
@@ -226,11 +232,14 @@ import Testing
         var ended = bound
         ended.openCheckInEnds = [StationFixtures.start.addingTimeInterval(-3600)]
         #expect(throws: ConfiguredVenueError.checkInsOpen(1)) {
-            try ended.bindingConfiguredVenue(other, configuration: configuration, crypto: crypto,
-                                             now: ClockReading(now: StationFixtures.start, isSynchronized: false))
+            try ended.bindingConfiguredVenue(
+                other, configuration: configuration, crypto: crypto,
+                now: ClockReading(now: StationFixtures.start, isSynchronized: false))
         }
-        let replaced = try #require(try ended.bindingConfiguredVenue(other, configuration: configuration,
-                                                                     crypto: crypto, now: now))
+        let replaced = try #require(
+            try ended.bindingConfiguredVenue(
+                other, configuration: configuration,
+                crypto: crypto, now: now))
         #expect(replaced.venue != nil && replaced.venue?.locationId != bound.venue?.locationId)
         #expect(replaced.openCheckInEnds.isEmpty)
         #expect(ConfiguredVenueError.checkInsOpen(2).description.contains("venue.code"))
@@ -239,7 +248,8 @@ import Testing
     @Test func aCodeTheParserRejectsIsRefusedNamingTheKeyNotTheCode() throws {
         let bad = "https://e.coronawarn.app?v=1#CAESEwgBEgdGcmlzZXVy"
         do {
-            _ = try StationState.initial.bindingConfiguredVenue(bad, configuration: configuration, crypto: crypto, now: now)
+            _ = try StationState.initial.bindingConfiguredVenue(
+                bad, configuration: configuration, crypto: crypto, now: now)
             Issue.record("a broken code was bound")
         } catch {
             guard case .notUsable = error else {

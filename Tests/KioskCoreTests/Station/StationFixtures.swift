@@ -1,8 +1,8 @@
-import Synchronization
 import Foundation
 import KioskCore
 import KioskOpenSSL
 import KioskSimulation
+import Synchronization
 
 /// Venue codes of every format, cards, and a harness that carries out a machine's actions the way the runner does
 /// (in memory: the desk over `InMemoryCheckInStore`, fixed randomness), for scenario tests without I/O.
@@ -61,8 +61,10 @@ struct MachineHarness {
     private(set) var persisted: StationState?
     private(set) var tapOutcomes: [TapOutcome] = []
 
-    init(configuration: StationConfiguration = StationConfiguration(staffCode: "STAFF-2026-secret"),
-         state: StationState = .initial, synchronized: Bool = true) {
+    init(
+        configuration: StationConfiguration = StationConfiguration(staffCode: "STAFF-2026-secret"),
+        state: StationState = .initial, synchronized: Bool = true
+    ) {
         clock = ManualClockSource(now: StationFixtures.start, isSynchronized: synchronized)
         machine = CheckInMachine(configuration: configuration, state: state, crypto: OpenSSLCrypto())
         desk = CheckInDesk(store: store, crypto: crypto)
@@ -99,7 +101,8 @@ struct MachineHarness {
                     pending.append(.wipeDone(.success(())))
                 case .expireNow: pending.append(.expiryDone(.success(try! desk.expire(clock: clock.read()))))
                 case .requestRandom(let purpose):
-                    pending.append(.randomGenerated(purpose, .success([UInt8](repeating: randomByte, count: purpose.byteCount))))
+                    pending.append(
+                        .randomGenerated(purpose, .success([UInt8](repeating: randomByte, count: purpose.byteCount))))
                 case .show, .indicate, .acknowledgeWarning: break
                 }
             }

@@ -12,7 +12,8 @@ enum ISOTime {
             return value
         }
         guard let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
-              let hour = number(11, 2), let minute = number(14, 2) else { return nil }
+            let hour = number(11, 2), let minute = number(14, 2)
+        else { return nil }
         var index = 16
         var second: Int64 = 0
         if index < chars.count, chars[index] == UInt8(ascii: ":") {

@@ -47,7 +47,7 @@ import Testing
             try VenueCodeParser.parse("https://tac.gouv.fr?v=1#Y2xlYQ", crypto: crypto)
         }
         var lsp = PayloadEncoding.decodeBase64(Array(Self.rows[0].lsp.utf8))!
-        lsp[0] = 0x20 // version 1
+        lsp[0] = 0x20  // version 1
         #expect(throws: VenueCodeError.unsupportedVersion(.clea)) {
             try VenueCodeParser.parse("https://tac.gouv.fr?v=0#" + PayloadEncoding.encodeBase64URL(lsp), crypto: crypto)
         }

@@ -37,7 +37,8 @@ import Testing
         let locationIdHashCases: [HashCase]
     }
 
-    static let traceLocationId = try! VectorFiles.json(TraceLocationIdFile.self, "cwa/transcribed/trace-location-id.json")
+    static let traceLocationId = try! VectorFiles.json(
+        TraceLocationIdFile.self, "cwa/transcribed/trace-location-id.json")
 
     @Test func traceLocationIdFileIsComplete() {
         #expect(Self.traceLocationId.locationIdCases.count == 7)
@@ -84,7 +85,9 @@ import Testing
             #expect(venue.endTimestamp == vector.traceLocation.endTimestamp)
             #expect(venue.cryptographicSeed == seed)
         } else {
-            #expect(throws: VenueCodeError.invalidCryptographicSeed(.cwa)) { try VenueCodeParser.parse(url, crypto: crypto) }
+            #expect(throws: VenueCodeError.invalidCryptographicSeed(.cwa)) {
+                try VenueCodeParser.parse(url, crypto: crypto)
+            }
         }
     }
 
@@ -148,16 +151,21 @@ import Testing
     static func descriptor(_ vector: Descriptor) -> CWAQRCodeDescriptor? {
         let encoding = PayloadEncoding(rawValue: vector.payloadEncoding)
         let shapes: [CWAQRCodeDescriptor.Shape] = [
-            .coronaWarnApp(allowsSlash: true), .coronaWarnApp(allowsSlash: false), .vendor(prefix: "https://app.luca-app.de/webapp/"),
+            .coronaWarnApp(allowsSlash: true), .coronaWarnApp(allowsSlash: false),
+            .vendor(prefix: "https://app.luca-app.de/webapp/"),
         ]
         guard let encoding, vector.versionGroupIndex == 0, vector.encodedPayloadGroupIndex == 1 else { return nil }
-        return shapes.map { CWAQRCodeDescriptor(shape: $0, encoding: encoding) }.first { $0.regexPattern == vector.regexPattern }
+        return shapes.map { CWAQRCodeDescriptor(shape: $0, encoding: encoding) }.first {
+            $0.regexPattern == vector.regexPattern
+        }
     }
 
     @Test func productionDescriptorsAreCWAs() {
         #expect(Self.urlParsing.productionDescriptors.count == CWAQRCodeDescriptor.production.count)
         #expect(Self.urlParsing.productionDescriptors.compactMap(Self.descriptor) == CWAQRCodeDescriptor.production)
-        #expect(CWAQRCodeDescriptor.production.map(\.regexPattern) == Self.urlParsing.productionDescriptors.map(\.regexPattern))
+        #expect(
+            CWAQRCodeDescriptor.production.map(\.regexPattern)
+                == Self.urlParsing.productionDescriptors.map(\.regexPattern))
     }
 
     @Test(arguments: urlParsing.validUrls.indices)
@@ -170,7 +178,9 @@ import Testing
         let parser = VenueCodeParser(cwaDescriptors: descriptors)
         if seed.count != 16 {
             // CWA computed these ids in unit tests that skip the scan-time seed check; the kiosk applies it.
-            #expect(throws: VenueCodeError.invalidCryptographicSeed(.cwa)) { try parser.parse(vector.url, crypto: crypto) }
+            #expect(throws: VenueCodeError.invalidCryptographicSeed(.cwa)) {
+                try parser.parse(vector.url, crypto: crypto)
+            }
             let canonicalId = try crypto.sha256(Array("CWA-GUID".utf8) + expectedPayload)
             #expect(canonicalId == VectorFiles.base64(vector.expLocationIdBase64))
             return
@@ -185,9 +195,12 @@ import Testing
         #expect((venue.endTimestamp ?? 0) == decoded.locationData.endTimestamp)
         #expect(venue.publicKey == VectorFiles.base64(decoded.crowdNotifierData.publicKeyBase64))
         #expect(venue.cryptographicSeed == seed)
-        #expect(venue.cwa == CWAVenueData(
-            version: decoded.vendorData.version, type: decoded.vendorData.type,
-            defaultCheckInLengthInMinutes: decoded.vendorData.defaultCheckInLengthInMinutes == 0 ? nil : decoded.vendorData.defaultCheckInLengthInMinutes))
+        #expect(
+            venue.cwa
+                == CWAVenueData(
+                    version: decoded.vendorData.version, type: decoded.vendorData.type,
+                    defaultCheckInLengthInMinutes: decoded.vendorData.defaultCheckInLengthInMinutes == 0
+                        ? nil : decoded.vendorData.defaultCheckInLengthInMinutes))
         #expect(venue.locationId == VectorFiles.base64(vector.expLocationIdBase64))
         if let raw = vector.locationIdOverRawBytesBase64 {
             // The non-canonical case: hashing the raw bytes would give a different id.
@@ -238,7 +251,8 @@ import Testing
         let cases: [Case]
     }
 
-    static let validation = try! VectorFiles.json(ValidationFile.self, "cwa/transcribed/qr-code-payload-validation.json")
+    static let validation = try! VectorFiles.json(
+        ValidationFile.self, "cwa/transcribed/qr-code-payload-validation.json")
 
     @Test(arguments: validation.cases.indices)
     func payloadValidation(_ index: Int) throws {

@@ -21,7 +21,8 @@ import Testing
         let cases: [Case]
     }
 
-    static let android = try! VectorFiles.json(AndroidFile.self, "crowdnotifier/transcribed/android-sdk-qr-url-parsing.json")
+    static let android = try! VectorFiles.json(
+        AndroidFile.self, "crowdnotifier/transcribed/android-sdk-qr-url-parsing.json")
 
     @Test(arguments: android.cases.indices)
     func androidSDKURLForms(_ index: Int) throws {
@@ -40,9 +41,11 @@ import Testing
             #expect(venue.endTimestamp == 10_261_871_435)
             #expect(venue.cryptographicSeed?.count == 32)
             #expect(venue.publicKey?.count == 96)
-            #expect(venue.swissCovid == SwissCovidVenueData(
-                version: 1, venueType: 0, room: nil, checkoutWarningDelayMs: 28_800_000,
-                automaticCheckoutDelayMs: 43_200_000, reminderDelayOptionsMs: [60_000, 3_600_000, 7_200_000]))
+            #expect(
+                venue.swissCovid
+                    == SwissCovidVenueData(
+                        version: 1, venueType: 0, room: nil, checkoutWarningDelayMs: 28_800_000,
+                        automaticCheckoutDelayMs: 43_200_000, reminderDelayOptionsMs: [60_000, 3_600_000, 7_200_000]))
             // The payload is canonical already, so the kiosk hashes exactly the scanned bytes.
             #expect(Hex.encode(venue.canonicalPayload) == file.payloadHex)
             let expectedId = try crypto.sha256(Array("CWA-GUID".utf8) + Hex.decode(file.payloadHex)!)
@@ -78,6 +81,8 @@ import Testing
                 let qrCodePayloadHex: String
                 let qrCodePayloadBase64Url: String
             }
+            // swift-format-ignore: AlwaysUseLowerCamelCase
+            // The vector file's own key.
             let url_prefix: String
             let cases: [String: Case]
         }
@@ -85,10 +90,12 @@ import Testing
         let raw = try #require(file.cases["rawAsEmittedByProtobufjs"])
         let canonical = try #require(file.cases["canonicalProto3Reserialization"])
         let fromRaw = try VenueCodeParser.parse(file.url_prefix + raw.qrCodePayloadBase64Url, crypto: crypto)
-        let fromCanonical = try VenueCodeParser.parse(file.url_prefix + canonical.qrCodePayloadBase64Url, crypto: crypto)
+        let fromCanonical = try VenueCodeParser.parse(
+            file.url_prefix + canonical.qrCodePayloadBase64Url, crypto: crypto)
         #expect(Hex.encode(fromRaw.canonicalPayload) == canonical.qrCodePayloadHex)
         #expect(fromRaw.locationId == fromCanonical.locationId)
-        #expect(fromRaw.locationId == (try crypto.sha256(Array("CWA-GUID".utf8) + Hex.decode(canonical.qrCodePayloadHex)!)))
+        #expect(
+            fromRaw.locationId == (try crypto.sha256(Array("CWA-GUID".utf8) + Hex.decode(canonical.qrCodePayloadHex)!)))
         #expect(fromRaw.name == "Kiosk Test Venue")
         // SwissCovidLocationData with every default set explicitly, plus a fourth reminder beyond the first three.
         #expect(fromRaw.swissCovid?.checkoutWarningDelayMs == SwissCovidVenueData.defaultCheckoutWarningDelayMs)
@@ -150,7 +157,8 @@ import Testing
         entry.data.validTo = 1_620_147_245_000
         entry.masterPublicKey = Data(repeating: 2, count: 96)
         let bytes: [UInt8] = try entry.serializedBytes()
-        let venue = try VenueCodeParser.parse("https://qr.notify-me.ch?v=2#" + PayloadEncoding.encodeBase64URL(bytes), crypto: crypto)
+        let venue = try VenueCodeParser.parse(
+            "https://qr.notify-me.ch?v=2#" + PayloadEncoding.encodeBase64URL(bytes), crypto: crypto)
         #expect(venue.format == .notifyMe)
         #expect(venue.payloadVersion == 2)
         #expect(venue.name == "Cafeteria")
@@ -170,19 +178,23 @@ import Testing
         let file = try VectorFiles.json(File.self, "crowdnotifier/transcribed/ios-sdk-user-upload-info.json")
         #expect(file.qrStrings.count == 2)
         for qr in file.qrStrings {
-            #expect(throws: VenueCodeError.unsupportedVersion(.notifyMe)) { try VenueCodeParser.parse(qr.url, crypto: crypto) }
+            #expect(throws: VenueCodeError.unsupportedVersion(.notifyMe)) {
+                try VenueCodeParser.parse(qr.url, crypto: crypto)
+            }
         }
     }
 
     @Test func swissCovidCountryDataDefaults() {
-        let empty = SwissCovidVenueData(version: 0, venueType: 0, room: "", rawCheckoutWarningDelayMs: 0,
-                                        rawAutomaticCheckoutDelayMs: 0, rawReminderDelayOptionsMs: [0, -5])
+        let empty = SwissCovidVenueData(
+            version: 0, venueType: 0, room: "", rawCheckoutWarningDelayMs: 0,
+            rawAutomaticCheckoutDelayMs: 0, rawReminderDelayOptionsMs: [0, -5])
         #expect(empty.checkoutWarningDelayMs == Int64(8 * 3_600_000))
         #expect(empty.automaticCheckoutDelayMs == Int64(12 * 3_600_000))
         #expect(empty.reminderDelayOptionsMs == [1_800_000, 3_600_000, 7_200_000])
         #expect(empty.room == nil)
-        let inverted = SwissCovidVenueData(version: 1, venueType: 1, room: "A", rawCheckoutWarningDelayMs: 5_000,
-                                           rawAutomaticCheckoutDelayMs: 4_000, rawReminderDelayOptionsMs: [9, 0, 8, 7, 6])
+        let inverted = SwissCovidVenueData(
+            version: 1, venueType: 1, room: "A", rawCheckoutWarningDelayMs: 5_000,
+            rawAutomaticCheckoutDelayMs: 4_000, rawReminderDelayOptionsMs: [9, 0, 8, 7, 6])
         #expect(inverted.checkoutWarningDelayMs == nil)
         #expect(inverted.reminderDelayOptionsMs == [9, 8, 7])
     }

@@ -8,7 +8,8 @@ import Testing
     let crypto = OpenSSLCrypto()
 
     /// CWA's published example (`seeds/003_…`): Friseur, Berlin, type 5, 120 minutes.
-    static let seedExample = "https://e.coronawarn.app?v=1#CAESEwgBEgdGcmlzZXVyGgZCZXJsaW4adggBEmCDAszMTXne1DAA5_YxmhRdd_NZN2VKl9L32Jl9-ZybE4b2eNIrhFOKYU4XAOHq3RPLDxdHTW6ANiO24rCOO4rj06HzcVZy3pel58-L1KSPG-_PneL2BoyZQRz3qlu2hoAaEATXwzyyIshzBHREtsdmc6kiBggBEAUYeA"
+    static let seedExample =
+        "https://e.coronawarn.app?v=1#CAESEwgBEgdGcmlzZXVyGgZCZXJsaW4adggBEmCDAszMTXne1DAA5_YxmhRdd_NZN2VKl9L32Jl9-ZybE4b2eNIrhFOKYU4XAOHq3RPLDxdHTW6ANiO24rCOO4rj06HzcVZy3pel58-L1KSPG-_PneL2BoyZQRz3qlu2hoAaEATXwzyyIshzBHREtsdmc6kiBggBEAUYeA"
 
     @Test func seedExample() throws {
         let venue = try VenueCodeParser.parse(Self.seedExample, crypto: crypto)
@@ -60,7 +61,7 @@ import Testing
         "https://e.coronawarn.app.evil.example?v=1#CAES", "https://qr.swisscovid.ch.evil.example?v=4#CAES",
         "https://qr.swisscovid.ch?v=4#", "https://example.org/#/CWA1/", "mailto:someone@example.org",
         "CKPB1:ABC", "\u{0}\u{0}\u{0}", "https://tac.gouv.fr?v=0#",
-        "https://e.coronawarn.app?v=1#CAES\nEwgB", // CWA's `.` does not match a line break
+        "https://e.coronawarn.app?v=1#CAES\nEwgB",  // CWA's `.` does not match a line break
 
     ])
     func notVenueCodes(_ text: String) {
@@ -99,7 +100,10 @@ import Testing
     /// Pseudo-random bytes, and mutations of valid codes, never crash the parser.
     @Test func randomInputsYieldVenueOrTypedError() throws {
         var generator = SplitMix64(seed: 0x5eed)
-        let bases = [Self.seedExample, "https://qr.swisscovid.ch?v=4#", "https://tac.gouv.fr?v=0#", "https://qr.notify-me.ch?v=2#"]
+        let bases = [
+            Self.seedExample, "https://qr.swisscovid.ch?v=4#", "https://tac.gouv.fr?v=0#",
+            "https://qr.notify-me.ch?v=2#",
+        ]
         var venues = 0
         for round in 0..<3000 {
             var bytes = Array(bases[round % bases.count].utf8)
@@ -127,8 +131,9 @@ import Testing
     // MARK: Encoder
 
     @Test func encoderMakesValidVenueWithFreshSeed() throws {
-        let fields = CWAVenueEncoder.Fields(description: "Community centre", address: "Market Square 1", type: 8,
-                                            defaultCheckInLengthInMinutes: 90)
+        let fields = CWAVenueEncoder.Fields(
+            description: "Community centre", address: "Market Square 1", type: 8,
+            defaultCheckInLengthInMinutes: 90)
         let first = try CWAVenueEncoder.makeVenue(fields, crypto: crypto)
         let second = try CWAVenueEncoder.makeVenue(fields, crypto: crypto)
         #expect(first.venue.name == "Community centre")
@@ -143,8 +148,11 @@ import Testing
 
     @Test func encoderRejectsWhatScannersReject() {
         let bad = CWAVenueEncoder.Fields(description: "Two\nlines", address: "Somewhere", type: 1)
-        #expect(throws: VenueCodeError.invalidDescription(.cwa, .lineBreak)) { try CWAVenueEncoder.makeVenue(bad, crypto: crypto) }
-        let event = CWAVenueEncoder.Fields(description: "Concert", address: "Park", type: 9, startTimestamp: 200, endTimestamp: 100)
+        #expect(throws: VenueCodeError.invalidDescription(.cwa, .lineBreak)) {
+            try CWAVenueEncoder.makeVenue(bad, crypto: crypto)
+        }
+        let event = CWAVenueEncoder.Fields(
+            description: "Concert", address: "Park", type: 9, startTimestamp: 200, endTimestamp: 100)
         #expect(throws: VenueCodeError.invalidTimestamps(.cwa)) { try CWAVenueEncoder.makeVenue(event, crypto: crypto) }
     }
 

@@ -17,28 +17,37 @@ import Testing
 
     func record(_ locationId: [UInt8], startInterval: UInt32, period: UInt16, trl: UInt8 = 7) throws -> [UInt8] {
         let keys = try CKPR.deriveKeys(locationId: locationId, crypto: crypto)
-        return try CKPR.seal(PresenceReport(startIntervalNumber: startInterval, period: period, transmissionRiskLevel: trl), keys: keys)
+        return try CKPR.seal(
+            PresenceReport(startIntervalNumber: startInterval, period: period, transmissionRiskLevel: trl), keys: keys)
     }
 
     @Test func packageIsVerifiedBeforeItIsRead() throws {
-        let package = try WarningPackage(createdAt: 1_700_000_000, records: [try record(venue, startInterval: UInt32(day) * 144 + 60, period: 6)])
+        let package = try WarningPackage(
+            createdAt: 1_700_000_000, records: [try record(venue, startInterval: UInt32(day) * 144 + 60, period: 6)])
         let bytes = package.bytes
         let signer = try ECDSAPrivateKey()
         let signature = try signer.signature(for: bytes)
-        #expect(try WarningPackage.verified(bytes: bytes, signature: signature, verifier: signer.publicKey()) == package)
+        #expect(
+            try WarningPackage.verified(bytes: bytes, signature: signature, verifier: signer.publicKey()) == package)
         #expect(throws: WarningPackageError.badSignature) {
             try WarningPackage.verified(bytes: bytes, signature: signature, verifier: ECDSAPrivateKey().publicKey())
         }
-        #expect(throws: WarningPackageError.unsigned) { try WarningPackage.verified(bytes: bytes, signature: [], verifier: FixedVerifier(answer: true)) }
+        #expect(throws: WarningPackageError.unsigned) {
+            try WarningPackage.verified(bytes: bytes, signature: [], verifier: FixedVerifier(answer: true))
+        }
         #expect(throws: WarningPackageError.oversized) {
-            try WarningPackage.verified(bytes: bytes, signature: signature, verifier: FixedVerifier(answer: true), maximumSize: 10)
+            try WarningPackage.verified(
+                bytes: bytes, signature: signature, verifier: FixedVerifier(answer: true), maximumSize: 10)
         }
         // A validly signed but truncated package is still refused.
         let truncated = Array(bytes.dropLast())
         #expect(throws: WarningPackageError.truncated) {
-            try WarningPackage.verified(bytes: truncated, signature: signer.signature(for: truncated), verifier: signer.publicKey())
+            try WarningPackage.verified(
+                bytes: truncated, signature: signer.signature(for: truncated), verifier: signer.publicKey())
         }
-        #expect(throws: WarningPackageError.notAPackage) { try WarningPackage(unverifiedBytes: Array("CKPB".utf8) + [1, 0]) }
+        #expect(throws: WarningPackageError.notAPackage) {
+            try WarningPackage(unverifiedBytes: Array("CKPB".utf8) + [1, 0])
+        }
     }
 
     @Test func overlappingStayIsWarnedOthersAreNot() throws {
@@ -52,11 +61,14 @@ import Testing
         #expect(index.count == 1)
 
         let base = day * 86_400
-        let overlapping = MatchableStay(id: "b", locationId: venue, start: base + 10 * 3600 + 30 * 60, end: base + 12 * 3600)
+        let overlapping = MatchableStay(
+            id: "b", locationId: venue, start: base + 10 * 3600 + 30 * 60, end: base + 12 * 3600)
         let before = MatchableStay(id: "c", locationId: venue, start: base + 8 * 3600, end: base + 9 * 3600)
         let elsewhere = MatchableStay(id: "d", locationId: otherVenue, start: base + 10 * 3600, end: base + 11 * 3600)
-        let own = MatchableStay(id: "a", locationId: venue, start: base + 10 * 3600, end: base + 11 * 3600, ownReports: [published])
-        let result = WarningMatcher.match(stays: [overlapping, before, elsewhere, own], index: index, now: base + 86_400, crypto: crypto)
+        let own = MatchableStay(
+            id: "a", locationId: venue, start: base + 10 * 3600, end: base + 11 * 3600, ownReports: [published])
+        let result = WarningMatcher.match(
+            stays: [overlapping, before, elsewhere, own], index: index, now: base + 86_400, crypto: crypto)
         #expect(result.matches.map(\.stayId) == ["b"])
         #expect(result.matches.first?.overlapMinutes == 30)
         #expect(result.matches.first?.normalizedTime == 42)
@@ -67,9 +79,11 @@ import Testing
     @Test func shortLowRiskOverlapIsLowAndOldStaysAreIgnored() throws {
         let published = try record(venue, startInterval: UInt32(day) * 144 + 60, period: 6, trl: 3)  // value 0.6
         var index = WarningIndex()
-        index.add([published], keepingTags: Set(try WarningMatcher.tags(locationId: venue, days: day...day, crypto: crypto)))
+        index.add(
+            [published], keepingTags: Set(try WarningMatcher.tags(locationId: venue, days: day...day, crypto: crypto)))
         let base = day * 86_400
-        let brief = MatchableStay(id: "x", locationId: venue, start: base + 10 * 3600 + 50 * 60, end: base + 11 * 3600 + 30 * 60)
+        let brief = MatchableStay(
+            id: "x", locationId: venue, start: base + 10 * 3600 + 50 * 60, end: base + 11 * 3600 + 30 * 60)
         let result = WarningMatcher.match(stays: [brief], index: index, now: base + 3600 * 20, crypto: crypto)
         #expect(result.matches.first?.overlapMinutes == 10)
         #expect(result.riskLevelByDay == [day: 1])
@@ -82,7 +96,8 @@ import Testing
         var published = try record(venue, startInterval: UInt32(day) * 144 + 60, period: 6)
         published[40] ^= 1
         var index = WarningIndex()
-        index.add([published], keepingTags: Set(try WarningMatcher.tags(locationId: venue, days: day...day, crypto: crypto)))
+        index.add(
+            [published], keepingTags: Set(try WarningMatcher.tags(locationId: venue, days: day...day, crypto: crypto)))
         let base = day * 86_400
         let stay = MatchableStay(id: "x", locationId: venue, start: base + 10 * 3600, end: base + 11 * 3600)
         #expect(WarningMatcher.match(stays: [stay], index: index, now: base + 86_400, crypto: crypto).matches.isEmpty)
@@ -91,8 +106,12 @@ import Testing
     @Test func retainDropsExpiredTags() throws {
         let tags = try WarningMatcher.tags(locationId: venue, days: day...day + 1, crypto: crypto)
         var index = WarningIndex()
-        index.add([try record(venue, startInterval: UInt32(day) * 144, period: 6), try record(venue, startInterval: UInt32(day + 1) * 144, period: 6)],
-                  keepingTags: Set(tags))
+        index.add(
+            [
+                try record(venue, startInterval: UInt32(day) * 144, period: 6),
+                try record(venue, startInterval: UInt32(day + 1) * 144, period: 6),
+            ],
+            keepingTags: Set(tags))
         #expect(index.count == 2)
         index.retain(tags: [tags[1]])
         #expect(index.count == 1)

@@ -2,13 +2,14 @@ import Foundation
 import KioskCamera
 import KioskCameraTesting
 import KioskCore
-import KioskSimulation
 import KioskDaemon
+import KioskSimulation
 import Testing
 
 @Suite(.serialized) struct SelfTestTests {
     static func temporaryDirectory() throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-selftest-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "kiosk-selftest-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return directory
     }
@@ -47,7 +48,9 @@ import Testing
         let results = SelfTest.run(devices: SelfTestDevices(lightsAndButtons: configuration))
         let gpio = try #require(results.first { $0.device == "gpio" })
         #expect(gpio.outcome == .fail)
-        #expect(gpio.detail.contains("green") && gpio.detail.contains("confirm") && gpio.detail.contains("gpiochip-kiosk-none"))
+        #expect(
+            gpio.detail.contains("green") && gpio.detail.contains("confirm")
+                && gpio.detail.contains("gpiochip-kiosk-none"))
         #expect(gpio.fix?.contains("gpiodetect") == true)
         #expect(!SelfTest.passed(results))
     }
@@ -66,7 +69,8 @@ import Testing
     }
 
     @Test func printerInAMissingDirectoryFails() throws {
-        let results = SelfTest.run(devices: SelfTestDevices(printer: ReceiptPrinterConfiguration(path: "/nonexistent-kiosk-dir/lp0")))
+        let results = SelfTest.run(
+            devices: SelfTestDevices(printer: ReceiptPrinterConfiguration(path: "/nonexistent-kiosk-dir/lp0")))
         let printer = try #require(results.first { $0.device == "printer" })
         #expect(printer.outcome == .fail)
         #expect(printer.detail.contains("/nonexistent-kiosk-dir/lp0"))

@@ -1,8 +1,8 @@
 import Foundation
 import KioskCore
+import KioskDaemon
 import KioskOpenSSL
 import KioskPrinter
-import KioskDaemon
 import KioskSimulation
 import Logging
 import Synchronization
@@ -50,8 +50,10 @@ final class IndexWarningSource: WarningSource {
     func publish(locationId: [UInt8], start: Date, minutes: Int) throws {
         let keys = try CKPR.deriveKeys(locationId: locationId, crypto: crypto)
         let interval = UInt32(start.timeIntervalSince1970 / 600)
-        let record = try CKPR.seal(PresenceReport(startIntervalNumber: interval, period: UInt16(minutes / 10),
-                                                  transmissionRiskLevel: 7), keys: keys)
+        let record = try CKPR.seal(
+            PresenceReport(
+                startIntervalNumber: interval, period: UInt16(minutes / 10),
+                transmissionRiskLevel: 7), keys: keys)
         let day = Int64(start.timeIntervalSince1970 / 86_400)
         let tags = Set(try WarningMatcher.tags(locationId: locationId, days: day...day, crypto: crypto))
         _ = index.withLock { $0.add([record], keepingTags: tags) }
@@ -85,8 +87,10 @@ struct RecordingLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String,
-             function: String, line: UInt) {
+    func log(
+        level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String,
+        function: String, line: UInt
+    ) {
         let text = "\(message) \((metadata ?? [:]).map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " "))"
         Self.entries.withLock { $0[label, default: []].append(text) }
     }
@@ -111,10 +115,13 @@ struct StationBench {
     let logLabel: String
     let runner: StationRunner
 
-    static let cwaCode = "https://e.coronawarn.app?v=1#CAESEwgBEgdGcmlzZXVyGgZCZXJsaW4adggBEmCDAszMTXne1DAA5_YxmhRdd_NZN2VKl9L32Jl9-ZybE4b2eNIrhFOKYU4XAOHq3RPLDxdHTW6ANiO24rCOO4rj06HzcVZy3pel58-L1KSPG-_PneL2BoyZQRz3qlu2hoAaEATXwzyyIshzBHREtsdmc6kiBggBEAUYeA"
+    static let cwaCode =
+        "https://e.coronawarn.app?v=1#CAESEwgBEgdGcmlzZXVyGgZCZXJsaW4adggBEmCDAszMTXne1DAA5_YxmhRdd_NZN2VKl9L32Jl9-ZybE4b2eNIrhFOKYU4XAOHq3RPLDxdHTW6ANiO24rCOO4rj06HzcVZy3pel58-L1KSPG-_PneL2BoyZQRz3qlu2hoAaEATXwzyyIshzBHREtsdmc6kiBggBEAUYeA"
 
-    init(settings: InMemoryStationStateStore = InMemoryStationStateStore(), printer: (any ReceiptPrinter)? = nil,
-         lights: (any Indicator)? = nil) throws {
+    init(
+        settings: InMemoryStationStateStore = InMemoryStationStateStore(), printer: (any ReceiptPrinter)? = nil,
+        lights: (any Indicator)? = nil
+    ) throws {
         let clock = ManualClockSource(now: Date(timeIntervalSince1970: 1_772_445_600))  // 2026-03-02 10:00 UTC
         let store = InMemoryCheckInStore()
         let indicator = RecordingIndicator()
@@ -125,7 +132,8 @@ struct StationBench {
         let label = "station-test-\(UUID().uuidString)"
         runner = try StationRunner(
             configuration: StationConfiguration(staffCode: "STAFF-CODE-1"),
-            desk: CheckInDesk(store: store, crypto: crypto), indicator: lights ?? indicator, printer: printer ?? recording,
+            desk: CheckInDesk(store: store, crypto: crypto), indicator: lights ?? indicator,
+            printer: printer ?? recording,
             enroller: enroller, warnings: warnings, clock: clock, settings: settings,
             logger: RecordingLogHandler.logger(label))
         self.clock = clock

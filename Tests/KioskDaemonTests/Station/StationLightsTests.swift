@@ -35,7 +35,8 @@ import Testing
         }
 
         var drivers: [IndicatorOutput: any IndicatorLineDriver] {
-            Dictionary(uniqueKeysWithValues: IndicatorOutput.allCases.map { ($0, Line($0, self) as any IndicatorLineDriver) })
+            Dictionary(
+                uniqueKeysWithValues: IndicatorOutput.allCases.map { ($0, Line($0, self) as any IndicatorLineDriver) })
         }
 
         /// The first time `output` was set on at or after `instant`.

@@ -1,11 +1,11 @@
-import Synchronization
 import Foundation
+import KioskCamera
 import KioskCore
+import KioskDaemon
 import KioskOpenSSL
 import KioskPrinter
-import KioskDaemon
 import KioskSimulation
-import KioskCamera
+import Synchronization
 import Testing
 
 /// The runner carries out the machine's actions in order over real ports' fakes (in-memory store, recording
@@ -87,7 +87,8 @@ import Testing
         let rendering = try ESCPOSInterpreter.render(receipt, paper: .mm58)
         #expect(rendering.lines.map(\.text).joined().contains(enrolled.printedText))
         let scanner = try ZBarImageScanner()
-        let codes = try scanner.scan(GreyImage(width: rendering.width, height: rendering.height, pixels: rendering.pixels))
+        let codes = try scanner.scan(
+            GreyImage(width: rendering.width, height: rendering.height, pixels: rendering.pixels))
         #expect(codes.map(\.text) == [enrolled.printedText])
         // The printed code checks in like the card.
         _ = await bench.runner.handle(.staffCommand(.leave))
@@ -179,7 +180,10 @@ import Testing
         _ = await bench.runner.handle(.codeScanned("STAFF-CODE-1"))
         _ = await bench.runner.handle(.staffCommand(.enrolCard))
         let enrol = await bench.runner.handle(.cardRead(.blank))
-        #expect(enrol.steps.contains(.printFailed(.personalCard, .printer(reason: PrinterError.notFound(path: "/dev/kiosk-printer").description))))
+        #expect(
+            enrol.steps.contains(
+                .printFailed(
+                    .personalCard, .printer(reason: PrinterError.notFound(path: "/dev/kiosk-printer").description))))
         let offer = try #require(enrol.shown.last)
         #expect(offer.title == "Not printed")
         #expect(offer.body.contains("personal QR card") && offer.body.contains("Press confirm to try again now"))
@@ -247,7 +251,8 @@ import Testing
         let locationId = try #require(await bench.runner.state.venue?.locationId)
         _ = await bench.runner.handle(.cardRead(.card(card)))
         #expect(bench.warnings.matchCalls.withLock { $0 } == 0)
-        try bench.warnings.publish(locationId: locationId, start: bench.clock.read().now.addingTimeInterval(-86_400), minutes: 60)
+        try bench.warnings.publish(
+            locationId: locationId, start: bench.clock.read().now.addingTimeInterval(-86_400), minutes: 60)
         bench.clock.advance(by: 3600)
         let tap = await bench.runner.handle(.cardRead(.card(card)))
         #expect(tap.indicated == [.checkedOut])
@@ -264,7 +269,8 @@ import Testing
         _ = await bench.runner.handle(.cardRead(.card(exposed)))
         bench.clock.advance(by: 3600)
         _ = await bench.runner.handle(.cardRead(.card(exposed)))
-        try bench.warnings.publish(locationId: locationId, start: bench.clock.read().now.addingTimeInterval(-3600), minutes: 60)
+        try bench.warnings.publish(
+            locationId: locationId, start: bench.clock.read().now.addingTimeInterval(-3600), minutes: 60)
         bench.clock.advance(by: 3 * 3600)
         let unrelated = await bench.runner.handle(.cardRead(.card(other)))
         #expect(!unrelated.indicated.contains(.warningPending))
@@ -315,8 +321,11 @@ import Testing
         bench.clock.setSynchronized(false)
         _ = await bench.runner.handle(.cardRead(.card(try bench.card())))
         let refusals = await bench.runner.counters.refusals
-        #expect(refusals == ["venueNotSetUp": 1, "blankCard": 1, "damagedCard": 1, "codeRefused": 1,
-                             "storeUnavailable": 1, "clockNotSynchronized": 1])
+        #expect(
+            refusals == [
+                "venueNotSetUp": 1, "blankCard": 1, "damagedCard": 1, "codeRefused": 1,
+                "storeUnavailable": 1, "clockNotSynchronized": 1,
+            ])
         // No key is a light pattern.
         #expect(Set(refusals.keys).isDisjoint(with: IndicatorPattern.allCases.map(\.rawValue)))
     }

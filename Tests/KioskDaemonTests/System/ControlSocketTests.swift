@@ -2,9 +2,10 @@ import Foundation
 import KioskCore
 import KioskDaemon
 import Testing
+
 #if canImport(Glibc)
-import Glibc
-import KioskSimulation
+    import Glibc
+    import KioskSimulation
 #endif
 
 @Suite struct ControlSocketTests {
@@ -22,7 +23,9 @@ import KioskSimulation
         server.start()
         defer { server.stop() }
         #expect(try await ControlSocketServer.request("hello", to: path) == "echo:HELLO")
-        #expect(try await ControlSocketServer.request("two words\nwith a newline", to: path) == "echo:TWO WORDS WITH A NEWLINE")
+        #expect(
+            try await ControlSocketServer.request("two words\nwith a newline", to: path)
+                == "echo:TWO WORDS WITH A NEWLINE")
         // Only the owner may talk to it.
         var info = stat()
         #expect(stat(path, &info) == 0)
@@ -47,7 +50,9 @@ import KioskSimulation
     }
 
     @Test func clientsGetClearErrors() throws {
-        #expect(throws: ControlSocketError.notRunning) { try ControlSocketServer.send("x", to: "/tmp/no-such-kiosk-\(UUID().uuidString).sock") }
+        #expect(throws: ControlSocketError.notRunning) {
+            try ControlSocketServer.send("x", to: "/tmp/no-such-kiosk-\(UUID().uuidString).sock")
+        }
         let long = "/tmp/" + String(repeating: "d", count: 120) + "/control.sock"
         #expect(throws: ControlSocketError.pathTooLong(long.utf8.count)) { try ControlSocketServer.send("x", to: long) }
         #expect(ControlSocketError.notRunning.description.contains("kiosk run --simulate"))
@@ -65,7 +70,9 @@ import KioskSimulation
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(receiver, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(receiver, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         #expect(bound == 0)
         let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": path, "WATCHDOG_USEC": "20000000"])

@@ -1,9 +1,11 @@
 import Foundation
-@testable import KioskDaemon
 import Synchronization
 import Testing
+
+@testable import KioskDaemon
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The local HTTP server over real loopback sockets.
@@ -31,7 +33,9 @@ import Glibc
             address.sin6_port = in_port_t(UInt16(port).bigEndian)
             inet_pton(AF_INET6, host, &address.sin6_addr)
             connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+                }
             }
         } else {
             var address = sockaddr_in()
@@ -39,7 +43,9 @@ import Glibc
             address.sin_port = in_port_t(UInt16(port).bigEndian)
             inet_pton(AF_INET, host, &address.sin_addr)
             connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
             }
         }
         try #require(connected == 0, "connect: \(String(cString: strerror(errno)))")
@@ -49,7 +55,7 @@ import Glibc
         while true {
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count <= 0 { break }
-            answer += buffer[0 ..< count]
+            answer += buffer[0..<count]
         }
         return String(decoding: answer, as: UTF8.self)
     }
@@ -61,8 +67,10 @@ import Glibc
     /// A server that echoes what it was handed, on a free port.
     static func echoServer(host: String = "127.0.0.1") throws -> LocalHTTPServer {
         let server = try LocalHTTPServer(host: host, port: 0) { request in
-            let text = "\(request.method) \(request.path) host=\(request.header("Host") ?? "-") body=\(String(decoding: request.body, as: UTF8.self))"
-            return LocalHTTPResponse(status: 200, headers: [("Content-Type", "text/plain"), ("X-Test", "yes")], body: Array(text.utf8))
+            let text =
+                "\(request.method) \(request.path) host=\(request.header("Host") ?? "-") body=\(String(decoding: request.body, as: UTF8.self))"
+            return LocalHTTPResponse(
+                status: 200, headers: [("Content-Type", "text/plain"), ("X-Test", "yes")], body: Array(text.utf8))
         }
         server.start()
         return server
@@ -84,7 +92,8 @@ import Glibc
     @Test func aBodyArrivingInPiecesIsReadToItsLength() async throws {
         let server = try Self.echoServer()
         defer { server.stop() }
-        let answer = try await Self.exchange("POST /press/confirm HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n\r\nhello, and more", port: server.port)
+        let answer = try await Self.exchange(
+            "POST /press/confirm HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n\r\nhello, and more", port: server.port)
         #expect(answer.hasSuffix("POST /press/confirm host=a body=hello"))
     }
 
@@ -100,7 +109,8 @@ import Glibc
         let server = try Self.echoServer(host: "::1")
         defer { server.stop() }
         #expect(server.authority == "[::1]:\(server.port)")
-        #expect(try await Self.exchange("GET / HTTP/1.1\r\n\r\n", port: server.port, host: "::1").hasPrefix("HTTP/1.1 200"))
+        #expect(
+            try await Self.exchange("GET / HTTP/1.1\r\n\r\n", port: server.port, host: "::1").hasPrefix("HTTP/1.1 200"))
     }
 
     @Test(arguments: [
@@ -127,7 +137,8 @@ import Glibc
     @Test func anOversizedHeadIsRefused() async throws {
         let server = try Self.echoServer()
         defer { server.stop() }
-        let request = "GET / HTTP/1.1\r\nX-Long: " + String(repeating: "a", count: LocalHTTPServer.maximumHead) + "\r\n\r\n"
+        let request =
+            "GET / HTTP/1.1\r\nX-Long: " + String(repeating: "a", count: LocalHTTPServer.maximumHead) + "\r\n\r\n"
         #expect(try await Self.exchange(request, port: server.port).hasPrefix("HTTP/1.1 431 "))
     }
 

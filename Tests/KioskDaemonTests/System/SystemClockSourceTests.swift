@@ -24,14 +24,18 @@ import Testing
     ]
 
     @Test(arguments: cases)
-    func eachSourceDecidesByItsOwnReading(_ source: SystemClockSource.Source, _ marker: Bool, _ kernel: Bool?,
-                                          _ expected: Bool) throws {
+    func eachSourceDecidesByItsOwnReading(
+        _ source: SystemClockSource.Source, _ marker: Bool, _ kernel: Bool?,
+        _ expected: Bool
+    ) throws {
         let path = Self.markerPath()
         if marker { #expect(FileManager.default.createFile(atPath: path, contents: nil)) }
         defer { try? FileManager.default.removeItem(atPath: path) }
         let clock = SystemClockSource(source: source, markerPath: path, kernel: { kernel })
         #expect(clock.source == source)
-        #expect(clock.read().isSynchronized == expected, "\(source) marker: \(marker) kernel: \(String(describing: kernel))")
+        #expect(
+            clock.read().isSynchronized == expected, "\(source) marker: \(marker) kernel: \(String(describing: kernel))"
+        )
     }
 
     @Test func timesyncdFollowsTheMarkerAsItComesAndGoes() throws {
