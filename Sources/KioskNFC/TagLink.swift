@@ -10,38 +10,6 @@ public protocol TagLink: AnyObject {
 
 extension NFCDevice: TagLink {}
 
-/// The NXP tags a kiosk card can be, identified by GET_VERSION.
-public enum NTAGModel: String, Equatable, Sendable, CaseIterable {
-    case ntag213, ntag215, ntag216, ultralightEV1MF0UL11, ultralightEV1MF0UL21
-
-    /// The model for a GET_VERSION answer, or nil for anything else.
-    public init?(version: [UInt8]) {
-        guard version.count == 8, version[0] == 0x00, version[1] == 0x04, version[7] == 0x03 else { return nil }
-        switch (version[2], version[6]) {
-        case (0x04, 0x0F): self = .ntag213
-        case (0x04, 0x11): self = .ntag215
-        case (0x04, 0x13): self = .ntag216
-        case (0x03, 0x0B): self = .ultralightEV1MF0UL11
-        case (0x03, 0x0E): self = .ultralightEV1MF0UL21
-        default: return nil
-        }
-    }
-
-    /// Total pages.
-    public var pageCount: Int {
-        switch self {
-        case .ntag213: 45
-        case .ntag215: 135
-        case .ntag216: 231
-        case .ultralightEV1MF0UL11: 20
-        case .ultralightEV1MF0UL21: 41
-        }
-    }
-
-    /// CFG0 (holding AUTH0); CFG1 (ACCESS), PWD and PACK follow.
-    public var configPage: Int { pageCount - 4 }
-}
-
 /// NTAG21x / Ultralight EV1 commands over a `TagLink` (NTAG213/215/216 data sheet §10).
 public struct NTAGCommands<Link: TagLink> {
     public let link: Link

@@ -10,8 +10,8 @@ import Testing
     let uid: [UInt8] = [0x04, 0x10, 0x20, 0x30, 0x40, 0x50, 0x60]
     let content = CardContent(kind: .visitor, secret: (1...32).map { UInt8($0) })
 
-    @Test(arguments: TagModel.allCases)
-    func enrolsAndReadsBack(_ model: TagModel) throws {
+    @Test(arguments: NTAGModel.allCases)
+    func enrolsAndReadsBack(_ model: NTAGModel) throws {
         let link = EmulatedTagLink(EmulatedTag(model: model, uid: uid))
         #expect(try access.read(link.target, over: link) == .notAKioskCard(.blank))
         link.replace()

@@ -61,8 +61,8 @@ import Testing
         #expect(!device.isTargetPresent())
     }
 
-    @Test(arguments: [TagModel.ntag213, .ntag215, .ntag216, .ultralightEV1MF0UL11, .ultralightEV1MF0UL21])
-    func enrolsAndReadsBack(_ model: TagModel) throws {
+    @Test(arguments: [NTAGModel.ntag213, .ntag215, .ntag216, .ultralightEV1MF0UL11, .ultralightEV1MF0UL21])
+    func enrolsAndReadsBack(_ model: NTAGModel) throws {
         let terminal = try emulator(.blank(model, uid: uid))
         let device = try NFCDevice(connection: connection(terminal))
         let target = try #require(try device.poll(count: 1, period: 1))

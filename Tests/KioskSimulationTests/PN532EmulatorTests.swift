@@ -1,3 +1,4 @@
+import KioskCore
 import KioskSimulation
 import Testing
 
@@ -55,7 +56,7 @@ import Testing
         var chip = PN532Chip()
         chip.place(.blank(.ntag213, uid: uid))
         #expect(exchange(&chip, [0x4A, 0x01, 0x00]) == [0x01, 0x01, 0x00, 0x44, 0x00, 0x07] + uid)
-        #expect(exchange(&chip, [0x40, 0x01, 0x60]) == [0x00] + TagModel.ntag213.version)
+        #expect(exchange(&chip, [0x40, 0x01, 0x60]) == [0x00] + NTAGModel.ntag213.version)
         #expect(exchange(&chip, [0x40, 0x01, 0xA2, 0x04, 1, 2, 3, 4]) == [0x00])
         #expect(exchange(&chip, [0x40, 0x01, 0x30, 0x04]) == [0x00, 1, 2, 3, 4] + [UInt8](repeating: 0, count: 12))
         chip.removeCard()
@@ -87,8 +88,8 @@ import Testing
 @Suite struct EmulatedTagTests {
     let uid: [UInt8] = [0x04, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06]
 
-    @Test(arguments: TagModel.allCases)
-    func memoryMapAndDefaults(_ model: TagModel) {
+    @Test(arguments: NTAGModel.allCases)
+    func memoryMapAndDefaults(_ model: NTAGModel) {
         var tag = EmulatedTag(model: model, uid: uid)
         tag.select()
         #expect(tag.handle([0x60]) == .data(model.version))

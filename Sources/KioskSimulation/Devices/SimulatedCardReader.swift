@@ -34,7 +34,7 @@ public final class SimulatedCardReader: Sendable {
             let saved = try? JSONDecoder().decode([String: SavedCard].self, from: data)
         {
             for (key, card) in saved {
-                guard let number = Int(key), let model = TagModel(rawValue: card.model),
+                guard let number = Int(key), let model = NTAGModel(rawValue: card.model),
                     let bytes = Hex.decode(card.memory), bytes.count == model.pageCount * 4
                 else { continue }
                 var tag = EmulatedTag(model: model, uid: Self.uid(for: number))

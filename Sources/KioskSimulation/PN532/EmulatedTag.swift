@@ -1,35 +1,4 @@
-/// The NXP tag types the emulator models, with their memory maps (NTAG213/215/216 data sheet §8.5, MF0ULx1 data
-/// sheet §8.5).
-public enum TagModel: String, CaseIterable, Sendable {
-    case ntag213, ntag215, ntag216, ultralightEV1MF0UL11, ultralightEV1MF0UL21
-
-    /// Number of 4-byte pages, configuration pages included.
-    public var pageCount: Int {
-        switch self {
-        case .ntag213: 45
-        case .ntag215: 135
-        case .ntag216: 231
-        case .ultralightEV1MF0UL11: 20
-        case .ultralightEV1MF0UL21: 41
-        }
-    }
-
-    /// First configuration page (CFG0: … AUTH0); CFG1 (ACCESS), PWD and PACK follow it.
-    public var configPage: Int { pageCount - 4 }
-
-    /// The 8-byte GET_VERSION answer.
-    public var version: [UInt8] {
-        switch self {
-        case .ntag213: [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x0F, 0x03]
-        case .ntag215: [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x11, 0x03]
-        case .ntag216: [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x13, 0x03]
-        case .ultralightEV1MF0UL11: [0x00, 0x04, 0x03, 0x01, 0x01, 0x00, 0x0B, 0x03]
-        case .ultralightEV1MF0UL21: [0x00, 0x04, 0x03, 0x01, 0x01, 0x00, 0x0E, 0x03]
-        }
-    }
-
-    var isNTAG: Bool { self == .ntag213 || self == .ntag215 || self == .ntag216 }
-}
+public import KioskCore
 
 /// How a tag answered one command.
 public enum TagAnswer: Equatable, Sendable {
@@ -46,7 +15,7 @@ public enum TagAnswer: Equatable, Sendable {
 /// An NTAG21x or MIFARE Ultralight EV1 with a 7-byte UID and its full memory, answering the commands a reader sends
 /// after anticollision: GET_VERSION, READ, FAST_READ, WRITE, COMPATIBILITY_WRITE, PWD_AUTH, READ_CNT, HALT.
 public struct EmulatedTag: Equatable, Sendable {
-    public let model: TagModel
+    public let model: NTAGModel
     public private(set) var memory: [UInt8]
     /// Whether PWD_AUTH succeeded since the tag was last selected.
     public private(set) var authenticated = false
@@ -60,7 +29,7 @@ public struct EmulatedTag: Equatable, Sendable {
 
     /// A factory-fresh tag: UID and check bytes in pages 0–2, capability container in page 3, zeroed user memory,
     /// AUTH0 = FF (no protection), PWD = FFFFFFFF, PACK = 0000.
-    public init(model: TagModel, uid: [UInt8]) {
+    public init(model: NTAGModel, uid: [UInt8]) {
         precondition(uid.count == 7, "NTAG21x and Ultralight EV1 UIDs are 7 bytes")
         self.model = model
         var memory = [UInt8](repeating: 0, count: model.pageCount * 4)
@@ -233,7 +202,7 @@ public enum EmulatedCard: Equatable, Sendable {
     case isoDep(uid: [UInt8], ats: [UInt8])
 
     /// A factory-fresh NTAG or Ultralight EV1.
-    public static func blank(_ model: TagModel, uid: [UInt8]) -> EmulatedCard {
+    public static func blank(_ model: NTAGModel, uid: [UInt8]) -> EmulatedCard {
         .tag(EmulatedTag(model: model, uid: uid))
     }
 
