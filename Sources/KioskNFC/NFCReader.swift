@@ -166,7 +166,7 @@ public final class NFCReader<Crypto: CryptoProvider>: Sendable {
                     logger.debug("NFC card left during reading")
                 }
             }
-            while !isStopping && device.isTargetPresent() {
+            while !isStopping && isStillThere(target, on: device) {
                 // Enrolment asked for while a (blank) card lies on the reader: enrol that card, no need to lift it.
                 if let request = takeEnrolmentRequest() {
                     do {
@@ -185,6 +185,16 @@ public final class NFCReader<Crypto: CryptoProvider>: Sendable {
             if !isStopping { continuation.yield(.removed) }
         }
         return nil
+    }
+
+    /// Whether the card read as `target` still lies on the reader. A tag that NAKed a command (a card of another
+    /// kiosk refuses the password) has gone idle and fails the presence check although it is still there, and would
+    /// otherwise be found, read and refused again at every poll: it is selected once more, and only no card, or
+    /// another one, means it left. One refusal per placement, whatever the card.
+    private func isStillThere(_ target: NFCTarget, on device: NFCDevice) -> Bool {
+        if device.isTargetPresent() { return true }
+        guard let again = try? device.reselect() else { return false }
+        return again.uid == target.uid
     }
 
     private typealias EnrolmentRequest = (

@@ -240,6 +240,43 @@ import Testing
         #expect(await events.next() == .card(.notAKioskCard(.blank)))
     }
 
+    /// Visitors carry other venues' cards: one enrolled at another kiosk NAKs the password, and a tag that NAKs goes
+    /// idle. Lying on the reader it must be refused once, not found again and refused at every poll.
+    @Test func aCardOfAnotherKioskLeftOnTheReaderIsRefusedOncePerPlacement() async throws {
+        let terminal = try emulator(nil)
+        let otherKiosk = NFCReader(
+            connection: connection(terminal),
+            access: KioskCardAccess(cardKey: [UInt8](repeating: 0xA7, count: 32), crypto: OpenSSLCrypto()),
+            logger: Logger(label: "test"), removalCheckInterval: .milliseconds(10))
+        otherKiosk.start()
+        async let enrolled = otherKiosk.enrolNextCard(content)
+        try await Task.sleep(for: .milliseconds(50))
+        terminal.emulator.place(.blank(.ntag215, uid: uid))
+        #expect((try? await enrolled.get()) != nil)
+        terminal.emulator.removeCard()
+        otherKiosk.stop()
+        for await _ in otherKiosk.events {}
+        let foreign = try #require(terminal.emulator.withChip { $0.lastRemovedCard })
+
+        let reader = startedReader(terminal)
+        defer { reader.stop() }
+        let seen = Mutex<[NFCCardEvent]>([])
+        let collecting = Task { for await event in reader.events { seen.withLock { $0.append(event) } } }
+        terminal.emulator.place(foreign)
+        try await Task.sleep(for: .milliseconds(1500))
+        let whileLying = seen.withLock { $0 }
+        #expect(whileLying.count == 1, "events while the card lay on the reader: \(whileLying.count)")
+        if case .card(let result) = whileLying.first {
+            #expect(result == .notAKioskCard(.otherPassword))
+        } else {
+            Issue.record("first event: \(String(describing: whileLying.first))")
+        }
+        terminal.emulator.removeCard()
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(seen.withLock { Array($0.dropFirst(whileLying.count)) } == [.removed])
+        collecting.cancel()
+    }
+
     @Test func readerReportsMissingPort() async throws {
         let reader = NFCReader(
             connection: "pn532_uart:/dev/no-such-reader", access: access, logger: Logger(label: "test"))
