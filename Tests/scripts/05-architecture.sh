@@ -18,14 +18,17 @@ python3 Tests/scripts/check-architecture.py "$work/describe.json" . || fail "a d
 frameworks='7NIOCore|8NIOPosix|9NIOHTTP1|11Hummingbird|15AsyncHTTPClient'
 swift build --product kiosk-authority -q
 authority="$(swift build --show-bin-path)/kiosk-authority"
-nm "$authority" 2>/dev/null | grep -Eq "$frameworks" \
+# grep reads all of nm's output (no -q: an early exit would end nm with SIGPIPE, which pipefail reports as no match).
+nm "$authority" > "$work/authority-symbols" 2>/dev/null || fail "nm cannot read $authority"
+[ "$(grep -Ec "$frameworks" "$work/authority-symbols" || true)" -gt 0 ] \
     || fail "the symbol check finds no Hummingbird or NIO symbol even in kiosk-authority: the check is broken"
 
 echo "05-architecture: building the release kiosk (the board's build, docs/board.md)" >&2
 swift build -c release --product kiosk --static-swift-stdlib -q
 kiosk="$(swift build -c release --show-bin-path)/kiosk"
 [ -x "$kiosk" ] || fail "no release kiosk at $kiosk"
-if nm "$kiosk" 2>/dev/null | grep -E "$frameworks" > "$work/symbols"; then
+nm "$kiosk" > "$work/kiosk-symbols" 2>/dev/null || fail "nm cannot read $kiosk"
+if grep -E "$frameworks" "$work/kiosk-symbols" > "$work/symbols"; then
     head -n 5 "$work/symbols" >&2
     fail "the release kiosk contains $(wc -l < "$work/symbols") Hummingbird or NIO symbols (first above)"
 fi
