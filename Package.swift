@@ -303,7 +303,7 @@ let package = Package(
         ),
         .testTarget(
             name: "KioskSimulationTests",
-            dependencies: ["KioskSimulation", "KioskCore", "KioskCamera"],
+            dependencies: ["KioskSimulation", "KioskDaemon", "KioskCore", "KioskCamera"],
             swiftSettings: strictness
         ),
         .testTarget(

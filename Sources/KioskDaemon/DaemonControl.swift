@@ -167,6 +167,10 @@ extension KioskDaemon {
         case "advance":
             guard let clock = simulation?.clock else { return .failure("time can be moved only on a simulated kiosk") }
             guard let seconds = request.seconds, seconds > 0 else { return .failure("say how far: e.g. 90m, 8h, 15d") }
+            guard seconds.isFinite, clock.read().now.timeIntervalSinceNow + seconds <= SimulatedTime.maximumOffset
+            else {
+                return .failure("the simulated time runs at most 100 years ahead of the real time: advance less")
+            }
             clock.advance(by: seconds)
             var answer = response(await loop.handle(.tick), fallback: "")
             answer.lines.insert(

@@ -60,6 +60,19 @@ import Testing
         return found
     }
 
+    /// A huge `advance` is refused with a message; the kiosk keeps answering, and so does a kiosk started again.
+    @Test func aHugeAdvanceIsRefusedAndTheKioskKeepsRunning() async throws {
+        let directory = try SimulatedKiosk.makeStateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let kiosk = try await SimulatedKiosk(stateDirectory: directory)
+        let refused = try await kiosk.send(ControlRequest(command: "advance", seconds: 1e300))
+        #expect(!refused.ok)
+        #expect(refused.lines.joined().contains("at most 100 years"), "\(refused.lines)")
+        let fine = try await kiosk.send(ControlRequest(command: "advance", seconds: 15 * 86_400))
+        #expect(fine.ok, "\(fine.lines)")
+        #expect(try await kiosk.status().ready)
+    }
+
     @Test func aDayAtAVenue() async throws {
         let directory = try SimulatedKiosk.makeStateDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -60,8 +60,16 @@ public struct SimulationControls: Sendable {
 
 /// A clock that can be moved and told whether it is synchronized.
 public protocol SimulatedClock: ClockSource {
+    /// Moves the simulated time forward by `seconds` (finite, positive, at most `SimulatedTime.maximumOffset` ahead
+    /// of the real time in all: a clock asked for more stops there).
     func advance(by seconds: TimeInterval)
     func setSynchronized(_ synchronized: Bool)
+}
+
+/// How far a simulated clock may run ahead of the real time: a century, far beyond any retention or event window,
+/// and far inside what the kiosk's day numbers and timestamps can hold.
+public enum SimulatedTime {
+    public static let maximumOffset: TimeInterval = 100 * 366 * 86_400
 }
 
 /// The reader's field: numbered cards are placed on it and taken away.

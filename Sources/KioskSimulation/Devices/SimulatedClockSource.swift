@@ -1,5 +1,6 @@
 public import Foundation
 public import KioskCore
+internal import KioskDaemon
 internal import Synchronization
 
 /// The clock of a simulated kiosk: the real time shifted by an offset that `kiosk simulate advance` moves forward,
@@ -23,6 +24,9 @@ public final class SimulatedClockSource: ClockSource {
             let saved = try? JSONDecoder().decode(State.self, from: data)
         {
             initial = saved
+            // A file from before the bound, or edited by hand, cannot take the clock where dates no longer fit.
+            if !initial.offsetSeconds.isFinite || initial.offsetSeconds < 0 { initial.offsetSeconds = 0 }
+            initial.offsetSeconds = min(initial.offsetSeconds, SimulatedTime.maximumOffset)
         }
         state = Mutex(initial)
     }
@@ -32,12 +36,13 @@ public final class SimulatedClockSource: ClockSource {
         return ClockReading(now: Date().addingTimeInterval(current.offsetSeconds), isSynchronized: current.synchronized)
     }
 
-    /// Moves the simulated time forward (never backward: a negative amount is ignored).
+    /// Moves the simulated time forward (never backward: a negative or non-finite amount is ignored), at most to
+    /// `SimulatedTime.maximumOffset` ahead of the real time.
     public func advance(by seconds: TimeInterval) {
-        guard seconds > 0 else { return }
+        guard seconds > 0, seconds.isFinite else { return }
         save(
             state.withLock {
-                $0.offsetSeconds += seconds
+                $0.offsetSeconds = min($0.offsetSeconds + seconds, SimulatedTime.maximumOffset)
                 return $0
             })
     }
