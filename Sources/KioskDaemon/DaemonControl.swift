@@ -232,9 +232,11 @@ extension KioskDaemon {
     private func response(_ report: StationReport, fallback: String) -> ControlResponse {
         let steps = ControlStep.steps(of: report)
         let lines = steps.compactMap(\.humanLine)
-        let failed = steps.contains {
-            ["printFailed", "saveFailed", "enrolFailed", "wipeFailed", "expiryFailed"].contains($0.type)
-        }
+        let failed =
+            report.indicated.contains(where: \.meansRefusal)
+            || steps.contains {
+                ["printFailed", "saveFailed", "enrolFailed", "wipeFailed", "expiryFailed"].contains($0.type)
+            }
         return ControlResponse(
             ok: !failed, lines: lines.isEmpty ? (fallback.isEmpty ? [] : [fallback]) : lines, steps: steps)
     }

@@ -60,6 +60,29 @@ import Testing
         return found
     }
 
+    /// What the kiosk refuses is not "ok" (so `kiosk simulate` exits 1, as docs/daemon.md says): a code that is
+    /// no check-in code, a tap the unbound kiosk cannot record; a stored tap is.
+    @Test func refusedTapsAndCodesAreNotOK() async throws {
+        let directory = try SimulatedKiosk.makeStateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let kiosk = try await SimulatedKiosk(stateDirectory: directory)
+        let code = try await kiosk.send(ControlRequest(command: "show-code", text: "HELLO-WORLD"))
+        #expect(!code.ok, "\(code.lines)")
+        _ = try await kiosk.send(ControlRequest(command: "staff"))
+        let enrol = try await kiosk.send(ControlRequest(command: "enrol", card: 1))
+        #expect(enrol.ok, "\(enrol.lines)")
+        _ = try await kiosk.send(ControlRequest(command: "staff-command", text: "leave"))
+        let unbound = try await kiosk.send(ControlRequest(command: "tap", card: 1))
+        #expect(!unbound.ok, "\(unbound.lines)")
+
+        _ = try await kiosk.send(ControlRequest(command: "staff"))
+        let poster = try Self.venuePoster(in: directory)
+        #expect(try await kiosk.send(ControlRequest(command: "show-code", path: poster.image)).ok)
+        _ = try await kiosk.send(ControlRequest(command: "staff-command", text: "leave"))
+        let stored = try await kiosk.send(ControlRequest(command: "tap", card: 1))
+        #expect(stored.ok && stored.tapOutcome == "checkedIn", "\(stored.lines)")
+    }
+
     /// A huge `advance` is refused with a message; the kiosk keeps answering, and so does a kiosk started again.
     @Test func aHugeAdvanceIsRefusedAndTheKioskKeepsRunning() async throws {
         let directory = try SimulatedKiosk.makeStateDirectory()

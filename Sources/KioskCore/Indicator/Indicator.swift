@@ -37,6 +37,15 @@ public enum IndicatorPattern: String, Sendable, Codable, CaseIterable, Hashable 
     case error
     /// The system clock is not synchronized yet, so no check-in can be recorded.
     case clockNotSet
+
+    /// The kiosk did not do what was asked: refused, failed, or could not record for want of a clock. What a script
+    /// driving a simulated kiosk hears as "refused or failed" (exit status 1).
+    public var meansRefusal: Bool {
+        switch self {
+        case .refused, .error, .clockNotSet: true
+        case .accepted, .checkedOut, .warningPending: false
+        }
+    }
 }
 
 /// One light or the buzzer, by role. Which GPIO line each is wired to is configuration (chip plus line offset).
