@@ -14,7 +14,7 @@ struct NFCBenchmark {
     static func main() async throws {
         var placements = 1000
         var stops = 50
-        var model = TagModel.ntag215
+        var model = NTAGModel.ntag215
         var baudRate: Int?
         var arguments = Array(CommandLine.arguments.dropFirst())
         while arguments.count >= 2 {
@@ -23,7 +23,7 @@ struct NFCBenchmark {
             switch option {
             case "--placements": placements = Int(value) ?? placements
             case "--stops": stops = Int(value) ?? stops
-            case "--model": model = TagModel(rawValue: value) ?? model
+            case "--model": model = NTAGModel(rawValue: value) ?? model
             case "--baud": baudRate = Int(value)
             default: break
             }
