@@ -11,19 +11,11 @@ public enum JSONValue: Sendable, Equatable {
     case array([JSONValue])
     case object([String: JSONValue])
 
-    /// Parses JSON text; the error says where the text stopped being JSON.
+    /// Parses JSON text; the error says where (line and column) and why the text stopped being JSON, and refuses a key
+    /// written twice in one object.
     public static func parse(_ text: String) throws(JSONSyntaxError) -> JSONValue {
-        do {
-            return try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
-        } catch let error as DecodingError {
-            if case .dataCorrupted(let context) = error {
-                let detail = (context.underlyingError as? NSError)?.userInfo[NSDebugDescriptionErrorKey] as? String
-                throw JSONSyntaxError(detail: detail ?? context.debugDescription)
-            }
-            throw JSONSyntaxError(detail: "unreadable")
-        } catch {
-            throw JSONSyntaxError(detail: "unreadable")
-        }
+        var parser = JSONParser(text)
+        return try parser.document()
     }
 
     /// The name of this value's JSON type, for messages ("expected a number, got a string").
@@ -39,45 +31,14 @@ public enum JSONValue: Sendable, Equatable {
     }
 }
 
-/// The text is not JSON; `detail` is the decoder's account of where it stopped (it quotes no more than a character).
+/// The text is not JSON, or sets a key twice: where (line and column from 1) and why. It quotes nothing of the text.
 public struct JSONSyntaxError: Error, Equatable, Sendable {
-    public var detail: String
-}
+    public var line: Int
+    public var column: Int
+    public var message: String
 
-extension JSONValue: Decodable {
-    public init(from decoder: any Decoder) throws {
-        if var list = try? decoder.unkeyedContainer() {
-            var items: [JSONValue] = []
-            while !list.isAtEnd { items.append(try list.decode(JSONValue.self)) }
-            self = .array(items)
-            return
-        }
-        if let object = try? decoder.container(keyedBy: AnyKey.self) {
-            var members: [String: JSONValue] = [:]
-            for key in object.allKeys { members[key.stringValue] = try object.decode(JSONValue.self, forKey: key) }
-            self = .object(members)
-            return
-        }
-        let single = try decoder.singleValueContainer()
-        if single.decodeNil() {
-            self = .null
-        } else if let value = try? single.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? single.decode(Int64.self) {
-            self = .integer(value)
-        } else if let value = try? single.decode(Double.self) {
-            self = .number(value)
-        } else {
-            self = .string(try single.decode(String.self))
-        }
-    }
-
-    private struct AnyKey: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
+    /// "line 3, column 14: expected ',' or '}' after a member of an object".
+    public var detail: String { "line \(line), column \(column): \(message)" }
 }
 
 extension JSONValue {

@@ -315,7 +315,13 @@ import Testing
     @Test func notJSONSaysSo() throws {
         let problems = Self.problems("{\"nfc\": {\"connection\": pn532_uart:/dev/ttyS0}}")
         #expect(problems.count == 1)
-        #expect(problems.first?.hasPrefix("the file is not valid JSON") == true)
+        #expect(problems.first?.hasPrefix("the file is not valid JSON: line 1, column 24:") == true)
+    }
+
+    @Test func aKeySetTwiceIsRefusedWithItsPlace() {
+        let problems = Self.problems("{\"checkIns\": {\"dailyLimit\": 5},\n \"checkIns\": {\"dailyLimit\": 50}}")
+        #expect(problems.count == 1)
+        #expect(problems.first?.contains("line 2, column 2: this key is already set") == true, "\(problems)")
     }
 
     @Test func everyProblemIsReportedAtOnce() throws {
