@@ -152,9 +152,15 @@ enum MetricsEndpoint {
     static func open(daemon: KioskDaemon) -> LocalHTTPServer? {
         guard let listen = daemon.settings.metricsListen, let (host, port) = parse(listen) else { return nil }
         let metrics = daemon.metrics
+        let boundPort = Mutex(port)
         let server: LocalHTTPServer
         do {
             server = try LocalHTTPServer(host: host, port: port) { request in
+                // The page's rule for the Host header: a name an attacker controls (DNS rebinding) reads nothing.
+                guard
+                    ScreenRequestGuard(listenHost: host, port: boundPort.withLock { $0 }).isKioskHost(
+                        request.header("Host") ?? "")
+                else { return .text(421, "The metrics are served for this machine only.\n") }
                 guard request.path == "/metrics" else { return .text(404, "Not found: the metrics are at /metrics.\n") }
                 guard request.method == "GET" || request.method == "HEAD" else { return .text(405, "GET only.\n") }
                 // Read when scraped (every 15 s or so): counters as they are now, the store's size from the disk.
@@ -167,6 +173,7 @@ enum MetricsEndpoint {
             daemon.logger.error("Metrics endpoint unavailable", metadata: ["listen": "\(listen)", "error": "\(error)"])
             return nil
         }
+        boundPort.withLock { $0 = server.port }
         server.start()
         daemon.metricsAddress.withLock { $0 = server.authority }
         return server

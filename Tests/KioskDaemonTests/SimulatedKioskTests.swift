@@ -137,6 +137,10 @@ import Testing
         #expect(metrics.headers["content-type"]?.hasPrefix("text/plain; version=0.0.4") == true)
         #expect(metrics.body.contains("\nkiosk_check_ins_total 3\n"), "\(metrics.body)")
         #expect(try await LoopbackHTTP.get(port: metricsPort, "/other").status == 404)
+        // A name someone else controls (DNS rebinding) reads no metrics.
+        let rebound = try await LoopbackHTTP.request(
+            port: metricsPort, path: "/metrics", host: "attacker.example:\(metricsPort)")
+        #expect(rebound.status == 421 && !rebound.body.contains("kiosk_"))
 
         // An hour later two check out; the third forgets.
         _ = try await kiosk.send(ControlRequest(command: "advance", seconds: 3600))

@@ -1,4 +1,4 @@
-/// Which requests the screen page answers, as a pure value.
+/// Which requests the screen page answers, as a pure value (the metrics endpoint applies its `Host` rule too).
 ///
 /// - The `Host` header must name the kiosk itself: `localhost`, `127.0.0.1`, `[::1]` or the configured listen host,
 ///   with the port the page listens on (a page on a listen address of `0.0.0.0` or `::` also answers any IP address
