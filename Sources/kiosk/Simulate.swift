@@ -55,6 +55,10 @@ struct Simulate: AsyncParsableCommand {
         let answer: String
         do {
             answer = try await ControlSocketServer.request(line, to: path, timeout: .seconds(60))
+        } catch .messageTooLarge {
+            // The kiosk did answer: the command's outcome is unknown here, not "no kiosk".
+            stderrLine("The kiosk's answer is larger than this command reads; nothing else is known of the outcome.")
+            throw ExitCode(1)
         } catch {
             stderrLine("\(error)")
             throw ExitCode(3)

@@ -42,6 +42,9 @@ public final class ControlSocketServer: Sendable {
     public typealias Handler = @Sendable (String) async -> String
     /// The largest request accepted.
     public static let maximumMessage = 1 << 20
+    /// The largest answer a client reads: answers list what the kiosk did (every package of a USB stick, every
+    /// receipt of a simulated day) and may be far larger than any request.
+    public static let maximumAnswer = 64 << 20
 
     public let path: String
     private let handler: Handler
@@ -110,7 +113,7 @@ public final class ControlSocketServer: Sendable {
     private func serve(_ connection: Int32) {
         defer { close(connection) }
         setTimeout(connection, seconds: 10)
-        guard let request = try? Self.readLine(connection) else { return }
+        guard let request = try? Self.readLine(connection, limit: Self.maximumMessage) else { return }
         let answer = Mutex<String?>(nil)
         let done = DispatchSemaphore(value: 0)
         let handler = self.handler
@@ -155,7 +158,7 @@ public final class ControlSocketServer: Sendable {
         setTimeout(descriptor, seconds: Int(timeout.components.seconds))
         let line = request.replacingOccurrences(of: "\n", with: " ") + "\n"
         try writeAll(descriptor, Array(line.utf8))
-        return try readLine(descriptor)
+        return try readLine(descriptor, limit: maximumAnswer)
     }
 
     private static func connect(_ path: String) throws(ControlSocketError) -> Int32 {
@@ -177,18 +180,19 @@ public final class ControlSocketServer: Sendable {
         return address
     }
 
-    private static func readLine(_ descriptor: Int32) throws(ControlSocketError) -> String {
+    private static func readLine(_ descriptor: Int32, limit: Int) throws(ControlSocketError) -> String {
         var received = [UInt8]()
         while true {
             let chunk: [UInt8]
             do { chunk = try SocketIO.read(descriptor) } catch { throw error.controlSocketError }
             if chunk.isEmpty { break }
-            received += chunk
-            if let end = received.firstIndex(of: UInt8(ascii: "\n")) {
-                received.removeSubrange(end...)
+            // Only the new bytes are searched for the line's end: a long answer is read in linear time.
+            if let end = chunk.firstIndex(of: UInt8(ascii: "\n")) {
+                received += chunk[..<end]
                 break
             }
-            if received.count > maximumMessage { throw .messageTooLarge }
+            received += chunk
+            if received.count > limit { throw .messageTooLarge }
         }
         return String(decoding: received, as: UTF8.self)
     }

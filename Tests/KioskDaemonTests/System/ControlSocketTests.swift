@@ -49,6 +49,19 @@ import Testing
         #expect(try await ControlSocketServer.request("x", to: path) == "second")
     }
 
+    /// Answers may be far larger than requests (every package of a USB stick, listed): a 2 MiB answer arrives whole.
+    @Test func anAnswerLargerThanAnyRequestArrivesWhole() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/control.sock"
+        let long = String(repeating: "package 1: refused. ", count: 2 << 20 / 20)
+        let server = try ControlSocketServer(path: path) { _ in long }
+        server.start()
+        defer { server.stop() }
+        let answer = try await ControlSocketServer.request("load-warnings", to: path)
+        #expect(answer.count == long.count && answer.count > ControlSocketServer.maximumMessage)
+    }
+
     @Test func clientsGetClearErrors() throws {
         #expect(throws: ControlSocketError.notRunning) {
             try ControlSocketServer.send("x", to: "/tmp/no-such-kiosk-\(UUID().uuidString).sock")
