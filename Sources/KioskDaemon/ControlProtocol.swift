@@ -143,6 +143,7 @@ extension TapRefusal {
         case .clockNotSynchronized: "clock_not_synchronized"
         case .clockBehindLastTap: "clock_behind_last_tap"
         case .dailyLimitReached: "daily_limit"
+        case .eventEnded: "event_ended"
         case .staffCard: "staff_card"
         case .storeUnavailable: "store_unavailable"
         case .cryptoFailure: "crypto_failure"

@@ -7,7 +7,8 @@ public import Foundation
 /// - a tap within `policy.debounce` of the card's last registered tap does nothing (`.alreadyRegistered`);
 /// - a tap while checked in at this venue checks out (at `now`, never after the automatic end, never before start);
 /// - a tap while checked in at another venue ends that stay and checks in here;
-/// - otherwise it checks in, unless the card reached `policy.dailyLimit` check-ins on this UTC day;
+/// - otherwise it checks in, unless the card reached `policy.dailyLimit` check-ins on this UTC day, or the venue is an
+///   event that has ended (as Corona-Warn-App refused an ended event's code; the stays there ended with it);
 /// - a clock more than `policy.debounce` behind the card's last tap refuses the tap, so no stay gets a negative length;
 /// - stays past retention are dropped on the way (`deletions`), whatever the store's expiry did.
 public enum CheckInLifecycle {
@@ -58,6 +59,9 @@ public enum CheckInLifecycle {
             return Decision(
                 outcome: .refused(.dailyLimitReached(limit: policy.dailyLimit)),
                 upserts: endedElsewhere, deletions: deletions)
+        }
+        if let end = venue.autoCheckout.eventEnd, now >= end {
+            return Decision(outcome: .refused(.eventEnded), upserts: endedElsewhere, deletions: deletions)
         }
         let stay = Stay(
             id: newStayID, locationId: venue.locationId, venueDescription: venue.description,

@@ -23,6 +23,8 @@ public enum TapRefusal: Error, Sendable, Equatable {
     case dailyLimitReached(limit: Int)
     /// A staff card was tapped where a visitor card belongs.
     case staffCard
+    /// The venue is an event that has ended: no check-in (the stays there ended with it).
+    case eventEnded
     /// The store cannot take check-ins now (full, read-only, damaged).
     case storeUnavailable(StoreError)
     /// The crypto library failed (no randomness, internal error).
@@ -36,6 +38,7 @@ extension TapRefusal: CustomStringConvertible {
         case .clockBehindLastTap: "The kiosk clock is behind this card's last check-in: ask staff to check the time."
         case .dailyLimitReached(let limit): "This card has reached today's limit of \(limit) check-ins."
         case .staffCard: "This is a staff card: it does not check in."
+        case .eventEnded: "This event has ended: check-ins are closed, and stays here ended with it."
         case .storeUnavailable(let error): "Check-ins are paused: \(error)"
         case .cryptoFailure: "Check-ins are paused: the kiosk's encryption failed. Restart the kiosk."
         }

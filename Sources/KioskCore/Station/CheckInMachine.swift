@@ -328,7 +328,7 @@ public struct CheckInMachine: Sendable {
         switch refusal {
         case .clockNotSynchronized: .clockNotSet
         case .storeUnavailable, .cryptoFailure: .error
-        case .clockBehindLastTap, .dailyLimitReached, .staffCard: .refused
+        case .clockBehindLastTap, .dailyLimitReached, .staffCard, .eventEnded: .refused
         }
     }
 
@@ -567,6 +567,17 @@ public struct CheckInMachine: Sendable {
         do { bound = try BoundVenue(venue, posterURL: posterURL, configuration: configuration, crypto: crypto) } catch {
             return [
                 .show(StationMessage(title: "Venue not bound", body: error.description, kind: .error)),
+                .indicate(.error),
+            ]
+        }
+        if let end = bound.eventEnd, now.isSynchronized, end <= now.now {
+            return [
+                .show(
+                    StationMessage(
+                        title: "Venue not bound",
+                        body: "This event ended on \(TimeText.date(unixSeconds: Int64(end.timeIntervalSince1970))): "
+                            + "no one can check in to it. Scan the code of a place or of an event still to come.",
+                        kind: .error)),
                 .indicate(.error),
             ]
         }

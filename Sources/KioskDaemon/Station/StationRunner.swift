@@ -342,6 +342,7 @@ public actor StationRunner {
         case .clockNotSynchronized: "clockNotSynchronized"
         case .clockBehindLastTap: "clockBehindLastTap"
         case .dailyLimitReached: "dailyLimitReached"
+        case .eventEnded: "eventEnded"
         case .staffCard: "staffCard"
         case .storeUnavailable: "storeUnavailable"
         case .cryptoFailure: "cryptoFailure"

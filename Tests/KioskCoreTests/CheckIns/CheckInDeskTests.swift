@@ -107,6 +107,23 @@ import Testing
         #expect(try desk.stays(of: card, clock: clock.read()).first?.end == end)
     }
 
+    /// An event that has ended takes no check-in (as Corona-Warn-App refused an ended event's code); the stays of
+    /// those who were there ended with it.
+    @Test func anEndedEventTakesNoCheckIn() throws {
+        let (staying, late) = (try self.card(), try self.card())
+        let end = clock.read().now.addingTimeInterval(1800)
+        let event = Self.venue("Concert", minutes: 600, eventEnd: end)
+        guard case .checkedIn = desk.tap(staying, at: event, clock: clock.read()) else {
+            Issue.record("no check-in before the end")
+            return
+        }
+        clock.advance(by: 1800)
+        #expect(desk.tap(late, at: event, clock: clock.read()) == .refused(.eventEnded))
+        #expect(try desk.stays(of: late, clock: clock.read()).isEmpty)
+        #expect(desk.tap(staying, at: event, clock: clock.read()) == .refused(.eventEnded))
+        #expect(try desk.stays(of: staying, clock: clock.read()).map(\.end) == [end])
+    }
+
     @Test func dailyCapOfTwentyCheckIns() throws {
         let card = try self.card()
         // Start of a UTC day, so the 40 taps stay within it.

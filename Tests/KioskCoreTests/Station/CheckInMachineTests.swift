@@ -12,6 +12,12 @@ import Testing
     func staffBindsVenueByScanningItsCode(_ index: Int) throws {
         let (format, code) = StationFixtures.codes[index]
         var harness = MachineHarness()
+        // An event's code is scanned while the event runs (an ended one is not bound: `anEndedEventIsNotBound`).
+        let parsed = try VenueCodeParser(cwaDescriptors: CWAQRCodeDescriptor.production).parse(
+            code, crypto: OpenSSLCrypto())
+        if let start = parsed.startTimestamp, start > 0 {
+            harness.clock.set(Date(timeIntervalSince1970: Double(start)))
+        }
         harness.openStaff()
         let actions = harness.run(.codeScanned(code))
         let venue = try #require(harness.machine.state.venue)
@@ -256,6 +262,10 @@ import Testing
     func createVenueFollowsCWACreationRules(_ index: Int) throws {
         let vector = CreationVector.all[index]
         var harness = MachineHarness()
+        // CWA's vectors date from 2021: an event is created while it runs (an ended one is not bound).
+        if let start = Double(vector.draft.startTimestamp ?? ""), start > 0 {
+            harness.clock.set(Date(timeIntervalSince1970: start))
+        }
         harness.openStaff()
         let first = harness.send(.staffCommand(.createVenue(vector.draft)))
         if vector.valid {
@@ -304,6 +314,29 @@ import Testing
         #expect(venue.cwaFields?.type == 7)
         #expect(actions.printJobs.count == 1)
         #expect(harness.persisted?.venue == venue)
+    }
+
+    /// Staff are told when the code they scan is of an event that has ended; the kiosk stays as it was.
+    @Test func anEndedEventIsNotBound() throws {
+        var harness = MachineHarness()
+        let now = UInt64(harness.now.now.timeIntervalSince1970)
+        func code(start: UInt64, end: UInt64) -> String {
+            let fields = CWAVenueEncoder.Fields(
+                description: "Concert", address: "Hall", type: 9, startTimestamp: start, endTimestamp: end,
+                defaultCheckInLengthInMinutes: 120)
+            return CWAVenueEncoder.url(
+                payload: CWAVenueEncoder.payload(fields, cryptographicSeed: [UInt8](repeating: 7, count: 16)))
+        }
+        harness.openStaff()
+        let ended = harness.run(.codeScanned(code(start: now - 7200, end: now - 60)))
+        #expect(ended.messages.first?.title == "Venue not bound")
+        #expect(ended.messages.first?.body.hasPrefix("This event ended on ") == true)
+        #expect(ended.patterns == [.error])
+        #expect(harness.machine.state.venue == nil)
+        // An event still running binds.
+        let running = harness.run(.codeScanned(code(start: now - 7200, end: now + 3600)))
+        #expect(running.messages.first?.title == "Venue bound")
+        #expect(harness.machine.state.venue != nil)
     }
 
     @Test func rotationIsRefusedWhileSomeoneIsCheckedIn() throws {
