@@ -10,7 +10,9 @@ struct SelfTestCommand: ParsableCommand {
         abstract: "Check the camera, NFC reader, lights and buttons, and printer.",
         discussion: """
             Prints one line per device: PASS, FAIL (with the fix to try) or SKIP (not configured). Exit status 0 \
-            only when every configured device passed.
+            only when every configured device passed. Without a device option, the devices of the kiosk's \
+            configuration (--config, default \(ConfigurationLoader.defaultPath)) are checked, as the daemon would \
+            open them.
             """
     )
 
@@ -22,11 +24,16 @@ struct SelfTestCommand: ParsableCommand {
 
     @Option(
         name: .customLong("gpio-config"),
-        help: "A JSON file with a `lightsAndButtons` section (board/config/devices.json format).")
+        help: "A JSON file with a `lightsAndButtons` section (board/config/kiosk.json format).")
     var gpioConfig: String?
 
     @Option(help: "The receipt printer's device or file, e.g. /dev/usb/lp0 (the test page is printed).")
     var printer: String?
+
+    @Option(
+        name: .customLong("config"),
+        help: "The kiosk's configuration, checked when no device option is given (default: the daemon's).")
+    var configPath: String?
 
     @Option(name: .customLong("camera-timeout"), help: "Seconds to wait for the camera's first frame.")
     var cameraTimeout: Double = 5
@@ -45,6 +52,19 @@ struct SelfTestCommand: ParsableCommand {
     func run() throws {
         var devices = SelfTestDevices(camera: camera, nfc: nfc, cameraTimeout: .milliseconds(Int(cameraTimeout * 1000)))
         if let printer { devices.printer = ReceiptPrinterConfiguration(path: printer) }
+        if camera == nil, nfc == nil, gpioConfig == nil, printer == nil {
+            // A field worker runs it bare: check what the kiosk itself would open.
+            let loader = ConfigurationLoader(path: configPath ?? ConfigurationLoader.defaultPath)
+            let configuration: KioskConfiguration
+            do { configuration = try loader.loadConfiguration() } catch {
+                print("FAIL config: \(loader.path): \(error) — fix: kiosk config check --config \(loader.path)")
+                throw ExitCode(1)
+            }
+            devices.camera = configuration.camera?.device
+            devices.nfc = configuration.nfc?.connection
+            devices.lightsAndButtons = configuration.lightsAndButtons
+            devices.printer = configuration.receiptPrinter
+        }
         var gpioFailure: SelfTestResult?
         if let gpioConfig {
             do {
@@ -52,7 +72,7 @@ struct SelfTestCommand: ParsableCommand {
             } catch {
                 gpioFailure = SelfTestResult(
                     device: "gpio", outcome: .fail, detail: "\(error)",
-                    fix: "fix the file (see board/config/devices.json)")
+                    fix: "fix the file (see board/config/kiosk.json)")
             }
         }
         var results = SelfTest.run(devices: devices)
