@@ -95,8 +95,10 @@ struct RecordingLogHandler: LogHandler {
         Self.entries.withLock { $0[label, default: []].append(text) }
     }
 
-    static func logger(_ label: String) -> Logger {
-        Logger(label: label) { RecordingLogHandler(label: $0) }
+    static func logger(_ label: String, level: Logger.Level = .trace) -> Logger {
+        var logger = Logger(label: label) { RecordingLogHandler(label: $0) }
+        logger.logLevel = level
+        return logger
     }
 
     static func lines(_ label: String) -> [String] { entries.withLock { $0[label] ?? [] } }
@@ -120,7 +122,7 @@ struct StationBench {
 
     init(
         settings: InMemoryStationStateStore = InMemoryStationStateStore(), printer: (any ReceiptPrinter)? = nil,
-        lights: (any Indicator)? = nil
+        lights: (any Indicator)? = nil, logLevel: Logger.Level = .trace
     ) throws {
         let clock = ManualClockSource(now: Date(timeIntervalSince1970: 1_772_445_600))  // 2026-03-02 10:00 UTC
         let store = InMemoryCheckInStore()
@@ -135,7 +137,7 @@ struct StationBench {
             desk: CheckInDesk(store: store, crypto: crypto), indicator: lights ?? indicator,
             printer: printer ?? recording,
             enroller: enroller, warnings: warnings, clock: clock, settings: settings,
-            logger: RecordingLogHandler.logger(label))
+            logger: RecordingLogHandler.logger(label, level: logLevel))
         self.clock = clock
         self.store = store
         self.settings = settings

@@ -5,6 +5,7 @@ import KioskDaemon
 import KioskOpenSSL
 import KioskPrinter
 import KioskSimulation
+import Logging
 import Synchronization
 import Testing
 
@@ -290,6 +291,26 @@ import Testing
         let later = await bench.runner.handle(.cardRead(.card(exposed)))
         #expect(later.indicated == [.checkedOut])
         #expect(later.printed.isEmpty)
+    }
+
+    /// At the daemon's default level (info) the log is no visit log: no line per tap, and no line says that a
+    /// warning was shown or its slip printed (the journal stamps every line with its time).
+    @Test func theDefaultLogLevelKeepsNoLinePerTapAndNoWordOfAWarning() async throws {
+        let bench = try StationBench(logLevel: .info)
+        await bench.bind()
+        let card = try bench.card()
+        let locationId = try #require(await bench.runner.state.venue?.locationId)
+        _ = await bench.runner.handle(.cardRead(.card(card)))
+        try bench.warnings.publish(locationId: locationId, start: bench.clock.read().now, minutes: 60)
+        bench.clock.advance(by: 3600)
+        let warned = await bench.runner.handle(.cardRead(.card(card)))
+        #expect(warned.printed == [.warningSlip])
+        bench.clock.advance(by: 3600)
+        _ = await bench.runner.handle(.cardRead(.card(try bench.card())))
+        let text = bench.logLines.joined(separator: "\n").lowercased()
+        #expect(!text.contains("tap"), "\(bench.logLines)")
+        #expect(!text.contains("warning"), "\(bench.logLines)")
+        #expect(!text.contains("receipt"), "\(bench.logLines)")
     }
 
     @Test func aTapWithWarningsHeldOpensTheCardsStaysOnce() async throws {
