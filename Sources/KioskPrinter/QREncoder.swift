@@ -29,13 +29,7 @@ public enum QREncoder {
     public static func matrix(for data: [UInt8], correction: QRErrorCorrection = .medium) throws(QREncodeError)
         -> QRMatrix
     {
-        let level: QRecLevel =
-            switch correction {
-            case .low: QR_ECLEVEL_L
-            case .medium: QR_ECLEVEL_M
-            case .quartile: QR_ECLEVEL_Q
-            case .high: QR_ECLEVEL_H
-            }
+        let level = Self.level(correction)
         let code = data.withUnsafeBufferPointer { buffer in
             QRcode_encodeData(Int32(buffer.count), buffer.baseAddress, 0, level)
         }
@@ -44,10 +38,7 @@ public enum QREncoder {
             if errno == .outOfRange { throw .tooLong(byteCount: data.count) }
             throw .failed(errno)
         }
-        defer { QRcode_free(code) }
-        let width = Int(code.pointee.width)
-        let modules = (0..<(width * width)).map { code.pointee.data[$0] & 1 == 1 }
-        return QRMatrix(size: width, modules: modules)
+        return matrix(taking: code)
     }
 
     /// `text` as UTF-8.
@@ -62,16 +53,24 @@ public enum QREncoder {
     public static func compactMatrix(for text: String, correction: QRErrorCorrection = .medium) throws(QREncodeError)
         -> QRMatrix
     {
-        let level: QRecLevel =
-            switch correction {
-            case .low: QR_ECLEVEL_L
-            case .medium: QR_ECLEVEL_M
-            case .quartile: QR_ECLEVEL_Q
-            case .high: QR_ECLEVEL_H
-            }
+        let level = Self.level(correction)
         guard let code = QRcode_encodeString(text, 0, level, QR_MODE_8, 1) else {
             throw .tooLong(byteCount: text.utf8.count)
         }
+        return matrix(taking: code)
+    }
+
+    private static func level(_ correction: QRErrorCorrection) -> QRecLevel {
+        switch correction {
+        case .low: QR_ECLEVEL_L
+        case .medium: QR_ECLEVEL_M
+        case .quartile: QR_ECLEVEL_Q
+        case .high: QR_ECLEVEL_H
+        }
+    }
+
+    /// The modules of libqrencode's result (bit 0 of each byte: dark), freeing it.
+    private static func matrix(taking code: UnsafeMutablePointer<QRcode>) -> QRMatrix {
         defer { QRcode_free(code) }
         let size = Int(code.pointee.width)
         let modules = (0..<(size * size)).map { code.pointee.data[$0] & 1 == 1 }
