@@ -297,12 +297,7 @@ import Testing
     /// warning was shown or its slip printed (the journal stamps every line with its time).
     @Test func theDefaultLogLevelKeepsNoLinePerTapAndNoWordOfAWarning() async throws {
         let bench = try StationBench(logLevel: .info)
-        await bench.bind()
-        let card = try bench.card()
-        let locationId = try #require(await bench.runner.state.venue?.locationId)
-        _ = await bench.runner.handle(.cardRead(.card(card)))
-        try bench.warnings.publish(locationId: locationId, start: bench.clock.read().now, minutes: 60)
-        bench.clock.advance(by: 3600)
+        let card = try await Self.cardCheckedInWhereAWarningWasPublished(bench)
         let warned = await bench.runner.handle(.cardRead(.card(card)))
         #expect(warned.printed == [.warningSlip])
         bench.clock.advance(by: 3600)
@@ -313,14 +308,21 @@ import Testing
         #expect(!text.contains("receipt"), "\(bench.logLines)")
     }
 
-    @Test func aTapWithWarningsHeldOpensTheCardsStaysOnce() async throws {
-        let bench = try StationBench()
+    /// Binds the bench, checks a card in, publishes a warning for that hour and lets the hour pass: the card's next
+    /// tap checks out and finds the warning.
+    static func cardCheckedInWhereAWarningWasPublished(_ bench: StationBench) async throws -> CardSecret {
         await bench.bind()
         let card = try bench.card()
         let locationId = try #require(await bench.runner.state.venue?.locationId)
         _ = await bench.runner.handle(.cardRead(.card(card)))
         try bench.warnings.publish(locationId: locationId, start: bench.clock.read().now, minutes: 60)
         bench.clock.advance(by: 3600)
+        return card
+    }
+
+    @Test func aTapWithWarningsHeldOpensTheCardsStaysOnce() async throws {
+        let bench = try StationBench()
+        let card = try await Self.cardCheckedInWhereAWarningWasPublished(bench)
         let reads = bench.store.readCount
         let tap = await bench.runner.handle(.cardRead(.card(card)))
         #expect(tap.indicated == [.checkedOut, .warningPending])
