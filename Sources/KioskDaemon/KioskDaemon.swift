@@ -93,7 +93,7 @@ public final class KioskDaemon: Sendable {
         let cardKey = try Self.cardKey(settings: settings, crypto: crypto)
 
         // The devices: handed in (real on a board, simulated by KioskSimulation).
-        clock = given.clock
+        clock = FlooredClockSource(base: given.clock, monotonic: given.monotonic, store: store)
         indicator = given.indicator
         buttons = given.buttons
         camera = given.camera

@@ -85,6 +85,18 @@ struct PrinterConnection: ~Copyable {
         guard descriptor >= 0 else {
             throw PrinterError.from(Errno(rawValue: Glibc.errno), path: device.path, call: "open")
         }
+        // A printer is a character device (USB, serial) or a pipe to one; a plain file would keep every receipt.
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            let errno = Errno(rawValue: Glibc.errno)
+            Glibc.close(descriptor)
+            throw PrinterError.from(errno, path: device.path, call: "fstat")
+        }
+        let kind = status.st_mode & S_IFMT
+        guard kind == S_IFCHR || kind == S_IFIFO else {
+            Glibc.close(descriptor)
+            throw PrinterError.notAPrinter(path: device.path)
+        }
         guard isatty(descriptor) == 1 else { return descriptor }
         var settings = termios()
         guard tcgetattr(descriptor, &settings) == 0 else {

@@ -23,6 +23,9 @@ public enum PrinterError: Error, Equatable, Sendable, CustomStringConvertible {
     case printerFault(path: String)
     /// The printer is configured as bidirectional but did not answer the status query (off, or wrong port or speed).
     case notResponding(path: String)
+    /// The path names a plain file or a folder, not a printer: receipts are never written to files, where the reports
+    /// and card codes they carry would outlive the 14 days the kiosk may keep them.
+    case notAPrinter(path: String)
     /// Any other failure of the named system call.
     case failed(path: String, call: String, errno: Errno)
     /// The kiosk has no receipt printer configured.
@@ -48,6 +51,8 @@ public enum PrinterError: Error, Equatable, Sendable, CustomStringConvertible {
             "the printer at \(path) reports a fault (cutter jam or overheating): switch it off and on"
         case .notResponding(let path):
             "the printer at \(path) does not answer: is it switched on, and are the port and speed right?"
+        case .notAPrinter(let path):
+            "\(path) is a file, not a printer: receipts are printed on a printer only, never kept in a file"
         case .failed(let path, let call, let errno): "printing to \(path) failed in \(call): \(errno.description)"
         case .notConfigured: "this kiosk has no receipt printer configured (receiptPrinter.path in the configuration)"
         }

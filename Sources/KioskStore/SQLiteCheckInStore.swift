@@ -111,6 +111,25 @@ public final class SQLiteCheckInStore: CheckInStore {
                     ) WITHOUT ROWID;
                     """)
         }
+        migrator.registerMigration("v4: expiry to the hour") { db in
+            // A row kept to the end of its expiry day keeps that bound (never earlier than 14 days after its stay):
+            // the first hour of day `expiry_day` is hour `expiry_day × 24`.
+            try db.execute(
+                sql: """
+                    CREATE TABLE stay_by_hour (
+                        handle BLOB NOT NULL CHECK (length(handle) = 32),
+                        id BLOB NOT NULL CHECK (length(id) = 16),
+                        sealed BLOB NOT NULL,
+                        expiry_hour INTEGER NOT NULL,
+                        PRIMARY KEY (handle, id)
+                    ) WITHOUT ROWID;
+                    INSERT INTO stay_by_hour (handle, id, sealed, expiry_hour)
+                        SELECT handle, id, sealed, expiry_day * 24 FROM stay;
+                    DROP TABLE stay;
+                    ALTER TABLE stay_by_hour RENAME TO stay;
+                    CREATE INDEX stay_by_expiry_hour ON stay(expiry_hour);
+                    """)
+        }
         return migrator
     }
 
@@ -120,8 +139,10 @@ public final class SQLiteCheckInStore: CheckInStore {
             .map { Array($0) }
     }
 
-    /// Stores (or with `nil` removes) a setting, durably.
+    /// Stores (or with `nil` removes) a setting, durably; the value it replaces leaves no copy in any file (the
+    /// station state holds warning records that must go with the stays they concern).
     public func setSetting(_ key: String, to value: [UInt8]?) throws(StoreError) {
+        defer { try? checkpoint() }
         if let value {
             try write { db in
                 try db.execute(
@@ -156,12 +177,12 @@ public final class SQLiteCheckInStore: CheckInStore {
     public func stays(handle: [UInt8]) throws(StoreError) -> [StoredStay] {
         try run { db in
             try Row.fetchAll(
-                db, sql: "SELECT id, sealed, expiry_day FROM stay WHERE handle = ?",
+                db, sql: "SELECT id, sealed, expiry_hour FROM stay WHERE handle = ?",
                 arguments: [Data(handle)]
             ).map { row in
                 StoredStay(
                     id: Array(row["id"] as Data), handle: handle, sealed: Array(row["sealed"] as Data),
-                    expiryDay: row["expiry_day"])
+                    expiryHour: row["expiry_hour"])
             }
         }
     }
@@ -174,9 +195,9 @@ public final class SQLiteCheckInStore: CheckInStore {
                 // Ids are per card, so no card can replace another card's row.
                 try db.execute(
                     sql: """
-                        INSERT INTO stay (handle, id, sealed, expiry_day) VALUES (?, ?, ?, ?)
-                        ON CONFLICT (handle, id) DO UPDATE SET sealed = excluded.sealed, expiry_day = excluded.expiry_day
-                        """, arguments: [Data(handle), Data(row.id), Data(row.sealed), row.expiryDay])
+                        INSERT INTO stay (handle, id, sealed, expiry_hour) VALUES (?, ?, ?, ?)
+                        ON CONFLICT (handle, id) DO UPDATE SET sealed = excluded.sealed, expiry_hour = excluded.expiry_hour
+                        """, arguments: [Data(handle), Data(row.id), Data(row.sealed), row.expiryHour])
             }
             for id in deletions {
                 try db.execute(
@@ -196,9 +217,9 @@ public final class SQLiteCheckInStore: CheckInStore {
         return count
     }
 
-    public func expire(today: Int64) throws(StoreError) -> Int {
+    public func expire(throughHour hour: Int64) throws(StoreError) -> Int {
         let count = try delete { db in
-            try db.execute(sql: "DELETE FROM stay WHERE expiry_day <= ?", arguments: [today])
+            try db.execute(sql: "DELETE FROM stay WHERE expiry_hour <= ?", arguments: [hour])
             return db.changesCount
         }
         try checkpoint()
@@ -214,11 +235,11 @@ public final class SQLiteCheckInStore: CheckInStore {
         try run { db in
             let stays = try Int.fetchOne(db, sql: "SELECT count(*) FROM stay") ?? 0
             let cards = try Int.fetchOne(db, sql: "SELECT count(DISTINCT handle) FROM stay") ?? 0
-            var byDay = [Int64: Int]()
-            for row in try Row.fetchAll(db, sql: "SELECT expiry_day, count(*) AS n FROM stay GROUP BY expiry_day") {
-                byDay[row["expiry_day"]] = row["n"]
+            var byHour = [Int64: Int]()
+            for row in try Row.fetchAll(db, sql: "SELECT expiry_hour, count(*) AS n FROM stay GROUP BY expiry_hour") {
+                byHour[row["expiry_hour"]] = row["n"]
             }
-            return StoreCounts(stays: stays, cards: cards, staysByExpiryDay: byDay)
+            return StoreCounts(stays: stays, cards: cards, staysByExpiryHour: byHour)
         }
     }
 

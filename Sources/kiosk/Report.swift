@@ -29,7 +29,10 @@ struct Report: AsyncParsableCommand {
     @Option(help: "The card's printed code (KC1-…); asked for when absent.")
     var card: String?
 
-    @Option(help: "The receipt printer: a device (/dev/usb/lp0, a serial port) or a file the receipt is appended to.")
+    @Option(
+        help:
+            "The receipt printer's device (/dev/usb/lp0, a serial port); a plain file is refused (it would keep the receipt)."
+    )
     var printer: String?
 
     @Option(help: "The paper width of the printer: 58 or 80 (mm).")

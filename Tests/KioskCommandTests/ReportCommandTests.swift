@@ -164,12 +164,12 @@ import Testing
     @Test func printedReceiptDecodesBackIntoTheBatch() throws {
         let kiosk = try makeKiosk()
         defer { kiosk.remove() }
-        let printer = kiosk.root + "/printer.bin"
-        _ = FileManager.default.createFile(atPath: printer, contents: nil)
+        let printer = try PipePrinter(path: kiosk.root + "/lp0")
+        defer { printer.stop() }
         let result = try report(
-            kiosk, ["--printer", printer], answers: ["1", "done", "symptoms", "print", "ok", "yes"])
+            kiosk, ["--printer", printer.path], answers: ["1", "done", "symptoms", "print", "ok", "yes"])
         #expect(result.status == 0, "stderr: \(result.stderr)")
-        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: printer)))
+        let bytes = printer.received()
         let rendering = try ESCPOSInterpreter.render(bytes, paper: .mm58)
         let scanner = try ZBarImageScanner()
         let codes = try scanner.scan(

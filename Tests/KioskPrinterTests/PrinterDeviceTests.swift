@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import KioskCore
 import KioskPrinter
+import KioskSimulation
 import Testing
 
 /// The printer output owner against real files, FIFOs and pseudo-terminals: each failure a real printer shows
@@ -19,14 +20,21 @@ import Testing
         return encoder.bytes
     }
 
-    @Test func plainFileReceivesTheWholeJob() throws {
+    @Test func aPrinterPipeReceivesTheWholeJobAndAPlainFileIsRefusedAndKeepsNothing() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
+        let pipe = try PipePrinter(path: directory.file("lp0"))
+        defer { pipe.stop() }
+        let job = Self.job()
+        try PrinterDevice(path: pipe.path).send(job)
+        #expect(pipe.received() == job)
+
+        // A file would keep every receipt (reports, card codes) beyond any retention: refused, left empty.
         let path = directory.file("receipt.bin")
         FileManager.default.createFile(atPath: path, contents: nil)
-        let job = Self.job()
-        try PrinterDevice(path: path).send(job)
-        #expect(readWholeFile(path) == job)
+        #expect(throws: PrinterError.notAPrinter(path: path)) { try PrinterDevice(path: path).send(job) }
+        #expect(readWholeFile(path) == [])
+        #expect(PrinterError.notAPrinter(path: path).description.contains("not a printer"))
     }
 
     @Test func absentPrinterIsNotFoundAndAFailedReceiptNeverPrintsLater() async throws {
@@ -40,13 +48,14 @@ import Testing
         #expect(error?.description.contains("plug it in") == true)
 
         // Plugged in: the next receipt, someone else's, comes out alone; the failed one is gone for good.
-        FileManager.default.createFile(atPath: path, contents: nil)
+        let plugged = try PipePrinter(path: path)
+        defer { plugged.stop() }
         let second = Self.job(500)
         try await printer.print(second)
-        #expect(readWholeFile(path) == second)
+        #expect(plugged.received() == second)
         // Trying again is the holder's choice, made now with the bytes the caller still holds.
         try await printer.print(job)
-        #expect(readWholeFile(path) == second + job)
+        #expect(plugged.received() == second + job)
     }
 
     @Test func fifoWithoutReaderIsUnplugged() async throws {

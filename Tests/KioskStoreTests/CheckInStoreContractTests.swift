@@ -23,7 +23,7 @@ import Testing
     static func row(_ id: UInt8, handle: UInt8, day: Int64, payload: UInt8 = 0) -> StoredStay {
         StoredStay(
             id: [UInt8](repeating: id, count: 16), handle: [UInt8](repeating: handle, count: 32),
-            sealed: [UInt8](repeating: payload, count: 40), expiryDay: day)
+            sealed: [UInt8](repeating: payload, count: 40), expiryHour: day)
     }
 
     @Test(arguments: Kind.allCases) func commitThenReadBack(kind: Kind) throws {
@@ -37,7 +37,7 @@ import Testing
         #expect(Set(try store.stays(handle: a.handle).map(\.id)) == [a.id, b.id])
         #expect(try store.stays(handle: c.handle) == [c])
         #expect(try store.stays(handle: [UInt8](repeating: 0xee, count: 32)).isEmpty)
-        #expect(try store.counts() == StoreCounts(stays: 3, cards: 2, staysByExpiryDay: [100: 2, 101: 1]))
+        #expect(try store.counts() == StoreCounts(stays: 3, cards: 2, staysByExpiryHour: [100: 2, 101: 1]))
     }
 
     @Test(arguments: Kind.allCases) func upsertReplacesAndDeletionIsScopedToTheHandle(kind: Kind) throws {
@@ -47,7 +47,7 @@ import Testing
         try store.commit(handle: a.handle, upserts: [a], deletions: [])
         var updated = a
         updated.sealed = [9, 9, 9]
-        updated.expiryDay = 90
+        updated.expiryHour = 90
         try store.commit(handle: a.handle, upserts: [updated], deletions: [])
         #expect(try store.stays(handle: a.handle) == [updated])
         // Another handle can neither overwrite nor delete the row, even with the same id.
@@ -75,11 +75,11 @@ import Testing
         #expect(try store.deleteAll(handle: [UInt8](repeating: 0xa, count: 32)) == 3)
         #expect(try store.counts().stays == 3)
         // Rows 1, 3, 5 expire on days 101, 103, 105: "today" deletes those due today or earlier.
-        #expect(try store.expire(today: 100) == 0)
-        #expect(try store.expire(today: 103) == 2)
-        #expect(try store.counts().staysByExpiryDay == [105: 1])
+        #expect(try store.expire(throughHour: 100) == 0)
+        #expect(try store.expire(throughHour: 103) == 2)
+        #expect(try store.counts().staysByExpiryHour == [105: 1])
         try store.wipe()
-        #expect(try store.counts() == StoreCounts(stays: 0, cards: 0, staysByExpiryDay: [:]))
+        #expect(try store.counts() == StoreCounts(stays: 0, cards: 0, staysByExpiryHour: [:]))
     }
 
     @Test(arguments: Kind.allCases) func handleSaltIsCreatedOnceAndKept(kind: Kind) throws {

@@ -100,4 +100,43 @@ import Testing
         // Bytes 18 and 19 of the header are 2 in WAL mode.
         #expect(header[18] == 2 && header[19] == 2)
     }
+
+    /// A warning the station remembered for a card (its acknowledgement tag) goes when the stays it concerns go:
+    /// the machine drops the record in its expiry hour and saves the state; no copy of the tag may remain.
+    @Test func aWarningRecordDroppedWithItsStaysLeavesNoBytesInAnyFile() throws {
+        let directory = TemporaryDirectory("forensic-warning")
+        defer { directory.remove() }
+        let crypto = OpenSSLCrypto()
+        let store = try SQLiteCheckInStore(directory: directory.path)
+        let tag = try crypto.randomBytes(count: 32)
+        let kept = try crypto.randomBytes(count: 32)
+        let start = Date(timeIntervalSince1970: 1_790_000_000)
+        let hour = RetentionPolicy.hourNumber(start)
+        var state = StationState(
+            warnings: [
+                WarningRecord(tag: tag, expiryHour: hour + 2, slipPrinted: true),
+                WarningRecord(tag: kept, expiryHour: hour + 400),
+            ])
+        try store.saveStationState(state)
+        // Other saves in between, as taps make them.
+        for minutes in 1...5 {
+            state.openCheckInEnds = [start.addingTimeInterval(TimeInterval(minutes) * 3600)]
+            try store.saveStationState(state)
+        }
+        let hexTag = Array(tag.map { String($0) }.joined(separator: ",").utf8)
+        #expect(!(try Self.remaining([hexTag], in: directory)).isEmpty, "control: the tag is in the files")
+
+        // The machine drops it at a tick in its expiry hour, and persists.
+        var machine = CheckInMachine(configuration: .default, state: state, crypto: crypto)
+        let actions = machine.handle(
+            .tick, now: ClockReading(now: start.addingTimeInterval(2 * 3600 + 5), isSynchronized: true))
+        var persisted: StationState?
+        for case .persist(let saved) in actions { persisted = saved }
+        let saved = try #require(persisted)
+        #expect(saved.warnings.map(\.expiryHour) == [hour + 400])
+        try store.saveStationState(saved)
+        let left = try Self.remaining([hexTag], in: directory)
+        #expect(left.isEmpty, "the dropped record remains: \(left)")
+        #expect(try store.loadStationState()?.warnings.count == 1)
+    }
 }

@@ -13,7 +13,7 @@ import Testing
             address: "Main St 1", maximumStay: 7200, eventEnd: nil, fingerprint: "0A1B-2C3D",
             cwaFields: nil, posterURL: nil),
         openCheckInEnds: [Date(timeIntervalSince1970: 1_772_452_800)],
-        warnings: [WarningRecord(tag: [1, 2, 3], expiryDay: 20_530, slipPrinted: true)])
+        warnings: [WarningRecord(tag: [1, 2, 3], expiryHour: 492_720, slipPrinted: true)])
 
     @Test func savedStateSurvivesReopeningAndWipes() throws {
         let directory = TemporaryDirectory("station-state")

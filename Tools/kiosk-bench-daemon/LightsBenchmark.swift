@@ -156,7 +156,7 @@ final class TimedStore: CheckInStore {
         commits.now()
     }
     func deleteAll(handle: [UInt8]) throws(StoreError) -> Int { try inner.deleteAll(handle: handle) }
-    func expire(today: Int64) throws(StoreError) -> Int { try inner.expire(today: today) }
+    func expire(throughHour hour: Int64) throws(StoreError) -> Int { try inner.expire(throughHour: hour) }
     func wipe() throws(StoreError) { try inner.wipe() }
     func counts() throws(StoreError) -> StoreCounts { try inner.counts() }
     func handleSalt(orStore fresh: [UInt8]) throws(StoreError) -> [UInt8] { try inner.handleSalt(orStore: fresh) }

@@ -69,7 +69,7 @@ struct StoreBench: ParsableCommand {
         for _ in 0..<taps {
             let row = StoredStay(
                 id: try crypto.randomBytes(count: 16), handle: handle,
-                sealed: try crypto.randomBytes(count: 120), expiryDay: 30_000)
+                sealed: try crypto.randomBytes(count: 120), expiryHour: 720_000)
             commitTimes.append(clock.measure { _ = try? store.commit(handle: handle, upserts: [row], deletions: []) })
         }
         let counts = try store.counts()

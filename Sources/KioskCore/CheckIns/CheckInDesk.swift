@@ -54,14 +54,12 @@ public struct CheckInDesk: Sendable {
         }
     }
 
-    /// The card's stays, newest first. With an unsynchronized clock nothing is filtered by age.
+    /// The card's stays, newest first; those past retention at the clock's lower bound (`ClockReading.earliest`)
+    /// are left out, nothing is when the clock knows no bound.
     public func stays(of card: CardSecret, clock: ClockReading) throws(TapRefusal) -> [StaySummary] {
         let keys = try makeKeys(card)
         defer { keys.wipe() }
-        var stays = try openStays(keys: keys)
-        if clock.isSynchronized {
-            stays = stays.filter { policy.retention.isWithinRetention($0, now: clock.now) }
-        }
+        let stays = policy.retention.kept(try openStays(keys: keys), clock: clock)
         return stays.sorted { $0.start > $1.start }.map { StaySummary($0, now: clock.now) }
     }
 
@@ -121,13 +119,15 @@ public struct CheckInDesk: Sendable {
         do { try store.wipe() } catch { throw .storeUnavailable(error) }
     }
 
-    /// Deletes every row whose expiry day has come. Runs at start-up and on a timer; refuses to run on an
-    /// unsynchronized clock (a clock set years ahead would otherwise delete stays early). A clock set back only
-    /// delays expiry until it is right again: rows carry their expiry day, so a late run deletes all that are due.
+    /// Deletes every row whose expiry hour has come by the clock's lower bound of the real time
+    /// (`ClockReading.earliest`: the time itself when synchronized, the kept floor otherwise), so a clock set years
+    /// ahead but not synchronized deletes nothing early, and an offline board without a real-time clock still deletes
+    /// what is due. Refuses when the clock knows no bound. A clock set back only delays expiry: rows carry their
+    /// expiry hour, so a late run deletes all that are due.
     @discardableResult
     public func expire(clock: ClockReading) throws(TapRefusal) -> Int {
-        guard clock.isSynchronized else { throw .clockNotSynchronized }
-        do { return try store.expire(today: RetentionPolicy.dayNumber(clock.now)) } catch {
+        guard let earliest = clock.earliest else { throw .clockNotSynchronized }
+        do { return try store.expire(throughHour: RetentionPolicy.hourNumber(earliest)) } catch {
             throw .storeUnavailable(error)
         }
     }
@@ -162,7 +162,7 @@ public struct CheckInDesk: Sendable {
             rows.append(
                 StoredStay(
                     id: stay.id.bytes, handle: keys.handle, sealed: sealed,
-                    expiryDay: policy.retention.expiryDay(forStayEndingAt: stay.endBound)))
+                    expiryHour: policy.retention.expiryHour(forStayEndingAt: stay.endBound)))
         }
         do {
             try store.commit(handle: keys.handle, upserts: rows, deletions: deletions.map(\.bytes))

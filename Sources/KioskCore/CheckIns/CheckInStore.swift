@@ -1,5 +1,5 @@
 /// One row of the check-in store: everything the store ever holds about a stay. Without the card's record key the
-/// row says nothing but its handle (a per-card pseudonym), its size and its expiry day.
+/// row says nothing but its handle (a per-card pseudonym), its size and its expiry hour.
 public struct StoredStay: Sendable, Equatable {
     /// Random 16-byte stay id; a row is named by (handle, id).
     public var id: [UInt8]
@@ -7,28 +7,28 @@ public struct StoredStay: Sendable, Equatable {
     public var handle: [UInt8]
     /// Nonce · AES-256-GCM ciphertext · tag; the associated data binds it to `handle` and `id`.
     public var sealed: [UInt8]
-    /// UTC day number from which the row may be deleted.
-    public var expiryDay: Int64
+    /// The hour (hours since the epoch, UTC) from whose start the row may be deleted.
+    public var expiryHour: Int64
 
-    public init(id: [UInt8], handle: [UInt8], sealed: [UInt8], expiryDay: Int64) {
+    public init(id: [UInt8], handle: [UInt8], sealed: [UInt8], expiryHour: Int64) {
         self.id = id
         self.handle = handle
         self.sealed = sealed
-        self.expiryDay = expiryDay
+        self.expiryHour = expiryHour
     }
 }
 
-/// What the store can tell without any card: counts and expiry days only.
+/// What the store can tell without any card: counts and expiry hours only.
 public struct StoreCounts: Sendable, Equatable {
     public var stays: Int
     public var cards: Int
-    /// Rows per expiry day (UTC day number).
-    public var staysByExpiryDay: [Int64: Int]
+    /// Rows per expiry hour (hours since the epoch).
+    public var staysByExpiryHour: [Int64: Int]
 
-    public init(stays: Int, cards: Int, staysByExpiryDay: [Int64: Int]) {
+    public init(stays: Int, cards: Int, staysByExpiryHour: [Int64: Int]) {
         self.stays = stays
         self.cards = cards
-        self.staysByExpiryDay = staysByExpiryDay
+        self.staysByExpiryHour = staysByExpiryHour
     }
 }
 
@@ -42,11 +42,11 @@ public protocol CheckInStore: Sendable {
     func commit(handle: [UInt8], upserts: [StoredStay], deletions: [[UInt8]]) throws(StoreError)
     /// Deletes every row under `handle`; returns how many.
     func deleteAll(handle: [UInt8]) throws(StoreError) -> Int
-    /// Deletes every row whose expiry day is `today` or earlier; returns how many.
-    func expire(today: Int64) throws(StoreError) -> Int
+    /// Deletes every row whose expiry hour is `hour` or earlier; returns how many.
+    func expire(throughHour hour: Int64) throws(StoreError) -> Int
     /// Deletes every row of every card.
     func wipe() throws(StoreError)
-    /// Counts and expiry days.
+    /// Counts and expiry hours.
     func counts() throws(StoreError) -> StoreCounts
     /// The kiosk's handle salt (mixed into every card's key derivation). If there is none yet, stores `fresh`
     /// durably and returns it; afterwards always returns the stored one.

@@ -1,11 +1,17 @@
 public import Foundation
 
-/// How long stays are kept: the Off-Device Venue Check-Ins specification deletes check-ins "permanently when 14 days have passed".
+/// How long stays are kept: the Off-Device Venue Check-Ins specification deletes check-ins "permanently when 14 days
+/// have passed".
 ///
-/// The store sees no times, only an **expiry day** per row (UTC day number, days since 1970-01-01): the first day on
-/// which the row may go. For a stay that ends on day `D`, that is `D + 15`, so a stay is always kept at least 14 full
-/// days after its end and gone before 15 days have passed (with the store's expiry running at least daily). While
-/// a card is present, its stays are also filtered to the exact 14 days.
+/// The store sees no times, only an **expiry hour** per row (hours since 1970-01-01 UTC): the first hour from whose
+/// start the row may go. For a stay that ends at `end`, that is the hour after the one holding `end + 14 days`, so a
+/// stay is always kept 14 full days after its end and gone within the hour after (the station runs the store's expiry
+/// as each hour begins). While a card is present, its stays are also filtered to the exact 14 days.
+///
+/// Expiry runs against `ClockReading.earliest`, a lower bound of the real time: the time itself on a synchronized
+/// clock; on a clock that is not synchronized (a board without a real-time clock that stays offline), the last
+/// synchronized reading plus the time that has surely passed since (`RealTimeFloor`). A wrong clock can delay expiry
+/// by the time the board was off, never bring it forward.
 public struct RetentionPolicy: Sendable, Equatable {
     public var retention: TimeInterval
 
@@ -18,9 +24,21 @@ public struct RetentionPolicy: Sendable, Equatable {
         Int64((date.timeIntervalSince1970 / 86_400).rounded(.down))
     }
 
-    /// The first UTC day on which a stay ending at `end` may be deleted.
-    public func expiryDay(forStayEndingAt end: Date) -> Int64 {
-        Self.dayNumber(end.addingTimeInterval(retention)) + 1
+    /// Hours since the epoch of `date`.
+    public static func hourNumber(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 / 3600).rounded(.down))
+    }
+
+    /// The first hour from whose start a stay ending at `end` may be deleted: more than `retention` after `end`, by
+    /// at most an hour.
+    public func expiryHour(forStayEndingAt end: Date) -> Int64 {
+        Self.hourNumber(end.addingTimeInterval(retention)) + 1
+    }
+
+    /// The stays still within retention at the clock's lower bound of the real time; all of them when it knows none.
+    public func kept(_ stays: [Stay], clock: ClockReading) -> [Stay] {
+        guard let earliest = clock.earliest else { return stays }
+        return stays.filter { isWithinRetention($0, now: earliest) }
     }
 
     /// True while `stay` must be kept at `now`: not yet ended, or ended no more than the retention period ago.

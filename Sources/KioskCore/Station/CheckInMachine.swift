@@ -73,7 +73,8 @@ public struct CheckInMachine: Sendable {
     private var reprintOffer: (job: PrintJob, until: Date)?
     /// How long a receipt that did not print is offered again.
     public static let reprintOfferTime: TimeInterval = 60
-    private var lastExpiry: Date?
+    /// The hour (of the clock's lower bound) in which expiry last ran: it runs again as each hour begins.
+    private var lastExpiryHour: Int64?
     private var clockWasSynchronized: Bool?
 
     /// `crypto` is used for hashing and constant-time comparison only.
@@ -293,7 +294,7 @@ public struct CheckInMachine: Sendable {
                 state.warnings.append(
                     WarningRecord(
                         tag: warning.acknowledgementTag,
-                        expiryDay: (warning.exposureDays.last ?? 0) + 15))
+                        expiryHour: warning.expiryHour))
                 index = state.warnings.count - 1
                 changed = true
             }
@@ -832,7 +833,7 @@ public struct CheckInMachine: Sendable {
         clockWasSynchronized = reading.isSynchronized
         if reading.isSynchronized {
             guard was == false else { return [] }
-            lastExpiry = nil
+            lastExpiryHour = nil
             return [.show(configuration.texts.clockSet)]
         }
         guard was != false else { return [] }
@@ -843,13 +844,11 @@ public struct CheckInMachine: Sendable {
         var actions = [StationAction]()
         if let shown = shownWarning, now.now >= shown.until { shownWarning = nil }
         if let offer = reprintOffer, now.now >= offer.until { dropReprintOffer() }
-        if now.isSynchronized {
-            let due =
-                lastExpiry.map { now.now.timeIntervalSince($0) >= configuration.expiryInterval || now.now < $0 } ?? true
-            if due {
-                lastExpiry = now.now
-                actions.append(.expireNow)
-            }
+        // Expiry runs at the first tick whose clock knows a lower bound of the real time, then as each of its hours
+        // begins (rows expire by the hour), synchronized or not.
+        if let earliest = now.earliest, RetentionPolicy.hourNumber(earliest) != lastExpiryHour {
+            lastExpiryHour = RetentionPolicy.hourNumber(earliest)
+            actions.append(.expireNow)
         }
         if needsPersist {
             needsPersist = false
@@ -858,12 +857,15 @@ public struct CheckInMachine: Sendable {
         return actions
     }
 
-    /// Drops counter entries and warning records that have run out (only on a synchronized clock).
+    /// Drops counter entries and warning records that have run out, by the clock's lower bound of the real time
+    /// (warning records by the hour, as the stays they concern).
     private mutating func prune(now: ClockReading) {
-        guard now.isSynchronized else { return }
-        state.openCheckInEnds.removeAll { $0 <= now.now }
-        let today = RetentionPolicy.dayNumber(now.now)
-        state.warnings.removeAll { $0.expiryDay <= today }
+        guard let earliest = now.earliest else { return }
+        state.openCheckInEnds.removeAll { $0 <= earliest }
+        let hour = RetentionPolicy.hourNumber(earliest)
+        let before = state.warnings.count
+        state.warnings.removeAll { $0.expiryHour <= hour }
+        if state.warnings.count != before { needsPersist = true }
     }
 }
 

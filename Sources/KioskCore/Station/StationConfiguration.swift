@@ -11,21 +11,18 @@ public struct StationConfiguration: Sendable, Equatable {
     public var defaultStayLength: TimeInterval
     /// How long a warning stays on screen waiting for the visitor's confirmation.
     public var warningDisplayTime: TimeInterval
-    /// How often expiry runs (it also runs at the first tick with a synchronized clock).
-    public var expiryInterval: TimeInterval
     /// The texts visitors and staff read.
     public var texts: StationTexts
 
     public init(
         staffTimeout: TimeInterval = 300, staffCode: String? = nil, defaultStayLength: TimeInterval = 8 * 3600,
-        warningDisplayTime: TimeInterval = 120, expiryInterval: TimeInterval = 3600,
+        warningDisplayTime: TimeInterval = 120,
         texts: StationTexts = StationTexts()
     ) {
         self.staffTimeout = staffTimeout
         self.staffCode = staffCode
         self.defaultStayLength = defaultStayLength
         self.warningDisplayTime = warningDisplayTime
-        self.expiryInterval = expiryInterval
         self.texts = texts
     }
 

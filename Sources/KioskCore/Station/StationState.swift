@@ -15,7 +15,7 @@ public struct StationState: Sendable, Equatable, Codable {
     /// under-counts; entries whose time has passed are dropped.
     public var openCheckInEnds: [Date]
     /// Warnings seen at taps, by acknowledgement tag (an HMAC under the card's record key, unlinkable without the
-    /// card); each goes away on its expiry day.
+    /// card); each goes away in its expiry hour, with the stays it concerns.
     public var warnings: [WarningRecord]
     /// The staff cards this kiosk enrolled, as `StaffCardDigest`s (a SHA-256 under a label of the card's secret):
     /// never the secrets. Only these cards open staff mode; a wipe forgets them.
@@ -68,16 +68,41 @@ public enum StaffCardDigest {
 /// A warning the kiosk showed at a tap.
 public struct WarningRecord: Sendable, Equatable, Codable {
     public var tag: [UInt8]
-    /// UTC day number from which the record may be dropped.
-    public var expiryDay: Int64
+    /// The hour (hours since the epoch) from which the record must be dropped: that of the stays it concerns.
+    public var expiryHour: Int64
     public var slipPrinted: Bool
     public var acknowledged: Bool
 
-    public init(tag: [UInt8], expiryDay: Int64, slipPrinted: Bool = false, acknowledged: Bool = false) {
+    public init(tag: [UInt8], expiryHour: Int64, slipPrinted: Bool = false, acknowledged: Bool = false) {
         self.tag = tag
-        self.expiryDay = expiryDay
+        self.expiryHour = expiryHour
         self.slipPrinted = slipPrinted
         self.acknowledged = acknowledged
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case tag, expiryHour, expiryDay, slipPrinted, acknowledged
+    }
+
+    /// Reads a record; one saved with an expiry day keeps it, from that day's first hour.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        tag = try container.decode([UInt8].self, forKey: .tag)
+        if let hour = try container.decodeIfPresent(Int64.self, forKey: .expiryHour) {
+            expiryHour = hour
+        } else {
+            expiryHour = try container.decode(Int64.self, forKey: .expiryDay) * 24
+        }
+        slipPrinted = try container.decode(Bool.self, forKey: .slipPrinted)
+        acknowledged = try container.decode(Bool.self, forKey: .acknowledged)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(tag, forKey: .tag)
+        try container.encode(expiryHour, forKey: .expiryHour)
+        try container.encode(slipPrinted, forKey: .slipPrinted)
+        try container.encode(acknowledged, forKey: .acknowledged)
     }
 }
 

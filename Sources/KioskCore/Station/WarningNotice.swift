@@ -10,11 +10,15 @@ public struct WarningNotice: Sendable, Equatable {
     /// UTC day numbers, ascending.
     public var exposureDays: [Int64]
     public var isHighRisk: Bool
+    /// The hour from which what the station remembers of this warning must go: the expiry hour of the latest stay it
+    /// concerns (`RetentionPolicy.expiryHour`), so the record never outlives the stays.
+    public var expiryHour: Int64
 
-    public init(acknowledgementTag: [UInt8], exposureDays: [Int64], isHighRisk: Bool) {
+    public init(acknowledgementTag: [UInt8], exposureDays: [Int64], isHighRisk: Bool, expiryHour: Int64) {
         self.acknowledgementTag = acknowledgementTag
         self.exposureDays = exposureDays
         self.isHighRisk = isHighRisk
+        self.expiryHour = expiryHour
     }
 
     static let tagLabel = Array("CheckInKiosk warning acknowledgement v1".utf8)
@@ -35,18 +39,14 @@ extension CheckInDesk {
         }
         let matchable = matchableStays(stays, clock: clock)
         guard !matchable.isEmpty, let result = await match(matchable) else { return nil }
-        return try warningNotice(for: card, result: result)
+        return try warningNotice(for: card, result: result, stays: matchable)
     }
 
-    /// The stays a warning may concern, as the matcher takes them: those within retention (with a synchronized
-    /// clock), without the holder's own reported stays (any warning about them came from their own report); an
-    /// open stay ends now, or at its latest end.
+    /// The stays a warning may concern, as the matcher takes them: those within retention (`RetentionPolicy.kept`),
+    /// without the holder's own reported stays (any warning about them came from their own report); an open stay
+    /// ends now, or at its latest end.
     func matchableStays(_ stays: [Stay], clock: ClockReading) -> [MatchableStay] {
-        var stays = stays
-        if clock.isSynchronized {
-            stays = stays.filter { policy.retention.isWithinRetention($0, now: clock.now) }
-        }
-        return stays.filter { !$0.reported }.map { stay in
+        policy.retention.kept(stays, clock: clock).filter { !$0.reported }.map { stay in
             let end = stay.end(asOf: clock.now) ?? min(clock.now, stay.latestEnd)
             return MatchableStay(
                 id: stay.id.hex, locationId: stay.locationId,
@@ -55,10 +55,16 @@ extension CheckInDesk {
         }
     }
 
-    /// Turns a match of the card's stays into the notice shown at its taps; `nil` when nothing matched. Needs only
-    /// the card's keys (derived, then wiped), not its stays.
-    public func warningNotice(for card: CardSecret, result: ExposureResult) throws(TapRefusal) -> WarningNotice? {
+    /// Turns a match of the card's stays (`stays`: as they were matched) into the notice shown at its taps; `nil`
+    /// when nothing matched. Needs only the card's keys (derived, then wiped), not its stored stays.
+    public func warningNotice(for card: CardSecret, result: ExposureResult, stays: [MatchableStay])
+        throws(TapRefusal) -> WarningNotice?
+    {
         guard !result.matches.isEmpty else { return nil }
+        let matched = Set(result.matches.map(\.stayId))
+        let latestEnd = stays.filter { matched.contains($0.id) }.map(\.end).max() ?? stays.map(\.end).max() ?? 0
+        let expiryHour = policy.retention.expiryHour(
+            forStayEndingAt: Date(timeIntervalSince1970: TimeInterval(latestEnd)))
         let keys = try self.keys(for: card)
         defer { keys.wipe() }
         let days = Set(result.matches.map(\.day)).sorted()
@@ -70,6 +76,7 @@ extension CheckInDesk {
         }
         let tag: [UInt8]
         do { tag = try crypto.hmacSHA256(key: keys.recordKey, data: message) } catch { throw .cryptoFailure }
-        return WarningNotice(acknowledgementTag: tag, exposureDays: days, isHighRisk: result.isHighRisk)
+        return WarningNotice(
+            acknowledgementTag: tag, exposureDays: days, isHighRisk: result.isHighRisk, expiryHour: expiryHour)
     }
 }

@@ -8,7 +8,10 @@ public import KioskPrinter
 /// simulated ones (the `KioskSimulation` module). The daemon never chooses or creates them itself, so it never
 /// links a simulated device.
 public struct DaemonDevices: Sendable {
+    /// The wall clock; the daemon keeps a lower bound of the real time over it (`FlooredClockSource`).
     public var clock: any ClockSource
+    /// The monotonic clock that bound moves with.
+    public var monotonic: any MonotonicClock
     public var indicator: any Indicator
     /// The receipt printer; nil when none is attached.
     public var printer: (any ReceiptPrinter)?
@@ -24,9 +27,10 @@ public struct DaemonDevices: Sendable {
     public init(
         clock: any ClockSource, indicator: any Indicator, printer: (any ReceiptPrinter)?, buttons: ButtonMonitor?,
         camera: (any CodeCamera)?, nfcConnection: String?, states: [String: String],
-        simulation: SimulationControls? = nil
+        simulation: SimulationControls? = nil, monotonic: any MonotonicClock = SystemMonotonicClock()
     ) {
         self.clock = clock
+        self.monotonic = monotonic
         self.indicator = indicator
         self.printer = printer
         self.buttons = buttons

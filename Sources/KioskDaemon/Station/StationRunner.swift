@@ -238,7 +238,9 @@ public actor StationRunner {
         var notice: WarningNotice?
         if !matchable.isEmpty, let result = await warnings.match(matchable), !result.matches.isEmpty {
             let found: Result<WarningNotice?, TapRefusal> = await offload {
-                do throws(TapRefusal) { return .success(try desk.warningNotice(for: tapped, result: result)) } catch {
+                do throws(TapRefusal) {
+                    return .success(try desk.warningNotice(for: tapped, result: result, stays: matchable))
+                } catch {
                     return .failure(error)
                 }
             }

@@ -8,13 +8,18 @@ internal import Synchronization
 ///
 /// The offset is kept in a small file in the state directory so that a simulated kiosk restarted after a crash
 /// continues at the same simulated time.
-public final class SimulatedClockSource: ClockSource {
+///
+/// It is also the simulated board's monotonic clock: each instance is one boot (a restarted simulated kiosk has been
+/// through a power cut), whose clock counts the simulated time since the instance began, advances included.
+public final class SimulatedClockSource: ClockSource, MonotonicClock {
     private struct State: Codable {
         var offsetSeconds: Double
         var synchronized: Bool
     }
     private let state: Mutex<State>
     private let file: String?
+    private let bootID = "simulated-" + UUID().uuidString
+    private let bootedAt: Date
 
     /// `file`: where the offset is kept (nil: memory only). A missing or unreadable file starts at offset zero.
     public init(file: String?, synchronized: Bool = true) {
@@ -29,6 +34,11 @@ public final class SimulatedClockSource: ClockSource {
             initial.offsetSeconds = min(initial.offsetSeconds, SimulatedTime.maximumOffset)
         }
         state = Mutex(initial)
+        bootedAt = Date().addingTimeInterval(initial.offsetSeconds)
+    }
+
+    public func reading() -> MonotonicReading {
+        MonotonicReading(bootID: bootID, sinceBoot: max(0, read().now.timeIntervalSince(bootedAt)))
     }
 
     public func read() -> ClockReading {

@@ -42,7 +42,8 @@ public struct SimulatedHardware: Sendable {
             nfcConnection: reader.connection,
             states: ["lights": "simulated", "printer": "simulated", "buttons": "simulated"],
             simulation: SimulationControls(
-                clock: clock, cards: reader, lights: lights, receipts: printer, codes: camera))
+                clock: clock, cards: reader, lights: lights, receipts: printer, codes: camera),
+            monotonic: clock)
     }
 }
 

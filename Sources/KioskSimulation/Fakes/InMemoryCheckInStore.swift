@@ -50,9 +50,9 @@ public final class InMemoryCheckInStore: CheckInStore {
         }
     }
 
-    public func expire(today: Int64) throws(StoreError) -> Int {
+    public func expire(throughHour hour: Int64) throws(StoreError) -> Int {
         try mutate { state in
-            let keys = state.rows.filter { $0.value.expiryDay <= today }.map(\.key)
+            let keys = state.rows.filter { $0.value.expiryHour <= hour }.map(\.key)
             for key in keys { state.rows[key] = nil }
             return keys.count
         }
@@ -64,11 +64,11 @@ public final class InMemoryCheckInStore: CheckInStore {
 
     public func counts() throws(StoreError) -> StoreCounts {
         state.withLock { state in
-            var byDay = [Int64: Int]()
-            for row in state.rows.values { byDay[row.expiryDay, default: 0] += 1 }
+            var byHour = [Int64: Int]()
+            for row in state.rows.values { byHour[row.expiryHour, default: 0] += 1 }
             return StoreCounts(
                 stays: state.rows.count, cards: Set(state.rows.values.map(\.handle)).count,
-                staysByExpiryDay: byDay)
+                staysByExpiryHour: byHour)
         }
     }
 

@@ -90,14 +90,14 @@ import Testing
         #expect(try store.counts().stays == 0)
     }
 
-    @Test func expiryDayBoundsRetentionBetween14And15Days() {
+    @Test func expiryHourBoundsRetentionBetween14DaysAndAnHourMore() {
         let policy = RetentionPolicy.default
-        for seconds in stride(from: 0.0, to: 86_400, by: 3607) {
+        for seconds in stride(from: 0.0, to: 2 * 86_400, by: 599) {
             let end = Date(timeIntervalSince1970: 1_790_006_400 + seconds)
-            let day = policy.expiryDay(forStayEndingAt: end)
-            let firstDeletion = Date(timeIntervalSince1970: TimeInterval(day) * 86_400)
+            let hour = policy.expiryHour(forStayEndingAt: end)
+            let firstDeletion = Date(timeIntervalSince1970: TimeInterval(hour) * 3600)
             #expect(firstDeletion.timeIntervalSince(end) > 14 * 86_400)
-            #expect(firstDeletion.timeIntervalSince(end) <= 15 * 86_400)
+            #expect(firstDeletion.timeIntervalSince(end) <= 14 * 86_400 + 3600)
         }
     }
 

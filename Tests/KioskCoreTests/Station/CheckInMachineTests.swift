@@ -468,7 +468,7 @@ import Testing
         let day = RetentionPolicy.dayNumber(StationFixtures.start) - 3
         let notice = WarningNotice(
             acknowledgementTag: [UInt8](repeating: 3, count: 32), exposureDays: [day],
-            isHighRisk: true)
+            isHighRisk: true, expiryHour: RetentionPolicy.hourNumber(StationFixtures.start) + 14 * 24)
         harness.warnings[exposed.printedText] = notice
 
         let first = harness.run(.cardRead(.card(exposed)))
@@ -511,7 +511,7 @@ import Testing
         let card = StationFixtures.card()
         harness.warnings[card.printedText] = WarningNotice(
             acknowledgementTag: [1], exposureDays: [RetentionPolicy.dayNumber(StationFixtures.start) - 1],
-            isHighRisk: false)
+            isHighRisk: false, expiryHour: RetentionPolicy.hourNumber(StationFixtures.start) + 14 * 24)
         harness.run(.cardRead(.card(card)))
         harness.clock.advance(by: 121)
         harness.run(.tick)

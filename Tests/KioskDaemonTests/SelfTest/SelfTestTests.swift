@@ -58,12 +58,12 @@ import Testing
     @Test func printerFileGetsTheTestPage() throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("printer.bin").path
-        _ = FileManager.default.createFile(atPath: path, contents: nil)
-        let results = SelfTest.run(devices: SelfTestDevices(printer: ReceiptPrinterConfiguration(path: path)))
+        let pipe = try PipePrinter(path: directory.appendingPathComponent("lp0").path)
+        defer { pipe.stop() }
+        let results = SelfTest.run(devices: SelfTestDevices(printer: ReceiptPrinterConfiguration(path: pipe.path)))
         let printer = try #require(results.first { $0.device == "printer" })
         #expect(printer.outcome == .pass, "\(printer.line)")
-        let bytes = try #require(FileManager.default.contents(atPath: path))
+        let bytes = pipe.received()
         #expect(bytes.starts(with: [0x1B, 0x40]))  // ESC @ initialises the printer
         #expect(bytes.count > 100)
     }
@@ -99,16 +99,16 @@ import Testing
     @Test func commandPassesWithTheStandInCamera() throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let printer = directory.appendingPathComponent("printer.bin").path
-        _ = FileManager.default.createFile(atPath: printer, contents: nil)  // a file stands in for the printer
-        let result = try Self.selftest(["--camera", V4L2Shim.device, "--printer", printer])
+        let printer = try PipePrinter(path: directory.appendingPathComponent("lp0").path)  // stands in for the printer
+        defer { printer.stop() }
+        let result = try Self.selftest(["--camera", V4L2Shim.device, "--printer", printer.path])
         #expect(result.status == 0, "\(result.standardOutput) \(result.standardError)")
         let lines = result.standardOutput.split(separator: "\n").map(String.init)
         #expect(lines.count == 4)
         #expect(lines.contains("PASS camera: \(V4L2Shim.device) delivers 640×480 frames"))
         #expect(lines.contains { $0.hasPrefix("SKIP nfc: not configured") })
         #expect(lines.contains { $0.hasPrefix("SKIP gpio: not configured") })
-        #expect(lines.contains("PASS printer: test page sent to \(printer)"))
+        #expect(lines.contains("PASS printer: test page sent to \(printer.path)"))
     }
 
     @Test func commandFailsWhenTheCameraIsBusy() throws {
