@@ -89,6 +89,7 @@ fi
 # --- Files ---
 put "$binary" /usr/local/bin/kiosk 0755
 put "$repo/board/systemd/kiosk.service" /etc/systemd/system/kiosk.service 0644
+put "$repo/board/systemd/journald@kiosk.conf" /etc/systemd/journald@kiosk.conf 0644
 put "$repo/board/udev/60-kiosk.rules" /etc/udev/rules.d/60-kiosk.rules 0644
 put "$repo/board/modprobe.d/blacklist-nfc.conf" /etc/modprobe.d/blacklist-nfc.conf 0644
 put "$repo/docs/configuration.md" /usr/local/share/doc/kiosk/configuration.md 0644

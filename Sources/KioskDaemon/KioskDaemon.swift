@@ -264,10 +264,11 @@ public final class KioskDaemon: Sendable {
         metrics.declare("kiosk_refusals_total", .counter, help: "Taps and codes refused, by reason.")
         metrics.declare("kiosk_expiry_runs_total", .counter, help: "Runs of the 14-day expiry.")
         metrics.declare("kiosk_expired_stays_total", .counter, help: "Stays deleted by expiry.")
-        metrics.declare("kiosk_prints_total", .counter, help: "Receipts printed.")
-        metrics.declare("kiosk_print_failures_total", .counter, help: "Receipts that did not print.")
+        metrics.declare("kiosk_prints_total", .counter, help: "Receipts printed (warning slips are not counted).")
+        metrics.declare(
+            "kiosk_print_failures_total", .counter, help: "Receipts that did not print (warning slips are not counted)."
+        )
         metrics.declare("kiosk_enrolments_total", .counter, help: "Cards enrolled.")
-        metrics.declare("kiosk_warnings_shown_total", .counter, help: "Exposure warnings shown at a tap.")
         metrics.declare("kiosk_store_bytes", .gauge, help: "Size of the check-in database files.")
         metrics.declare("kiosk_store_stays", .gauge, help: "Stays held (encrypted).")
         metrics.declare("kiosk_clock_synchronized", .gauge, help: "1 when the clock is synchronized.")
@@ -289,7 +290,6 @@ public final class KioskDaemon: Sendable {
         metrics.set("kiosk_prints_total", to: Double(counters.prints))
         metrics.set("kiosk_print_failures_total", to: Double(counters.printFailures))
         metrics.set("kiosk_enrolments_total", to: Double(counters.enrolments))
-        metrics.set("kiosk_warnings_shown_total", to: Double(counters.warningsShown))
         metrics.set("kiosk_store_bytes", to: Double(storeBytes()))
         if let counts = try? store.counts() { metrics.set("kiosk_store_stays", to: Double(counts.stays)) }
         metrics.set("kiosk_clock_synchronized", to: clock.read().isSynchronized ? 1 : 0)

@@ -9,6 +9,21 @@ import Testing
 /// real SQLite), driven through its control socket like `kiosk simulate`.
 @Suite(.serialized) struct SimulatedKioskTests {
     /// A CWA venue code with a 2-hour default stay, shown to the camera as an image.
+    /// The metric names in the first column of docs/daemon.md's metrics table.
+    static func documentedMetrics() throws -> Set<String> {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let text = try String(contentsOf: root.appendingPathComponent("docs/daemon.md"), encoding: .utf8)
+        var names = Set<String>()
+        for line in text.split(separator: "\n") where line.hasPrefix("| `kiosk_") {
+            let cell = line.split(separator: "|")[0]
+            for part in cell.split(separator: "`") where part.hasPrefix("kiosk_") {
+                names.insert(String(part.prefix { $0.isLetter || $0 == "_" }))
+            }
+        }
+        return names
+    }
+
     static func venuePoster(in directory: String) throws -> (url: String, image: String) {
         let fields = CWAVenueEncoder.Fields(
             description: "Community hall", address: "Main street 1", type: 3,
@@ -136,6 +151,12 @@ import Testing
         #expect(metrics.status == 200)
         #expect(metrics.headers["content-type"]?.hasPrefix("text/plain; version=0.0.4") == true)
         #expect(metrics.body.contains("\nkiosk_check_ins_total 3\n"), "\(metrics.body)")
+        // Exactly the metrics docs/daemon.md lists, each with what it reveals; none about warnings.
+        let exposed = Set(
+            metrics.body.split(separator: "\n").filter { $0.hasPrefix("# TYPE ") }
+                .map { String($0.split(separator: " ")[2]) })
+        #expect(exposed == (try Self.documentedMetrics()))
+        #expect(!exposed.contains { $0.contains("warning") })
         #expect(try await LoopbackHTTP.get(port: metricsPort, "/other").status == 404)
         // A name someone else controls (DNS rebinding) reads no metrics.
         let rebound = try await LoopbackHTTP.request(

@@ -33,7 +33,7 @@ for directive in Type=notify NotifyAccess=main WatchdogSec= User=kiosk StateDire
     LoadCredential=staff-code: DevicePolicy=closed DeviceAllow=char-gpiochip DeviceAllow=char-video4linux \
     DeviceAllow=char-usb ProtectSystem=strict ProtectHome=yes PrivateTmp=yes NoNewPrivileges=yes \
     'RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6' CapabilityBoundingSet= SystemCallFilter=@system-service \
-    MemoryDenyWriteExecute=yes ReadWritePaths=-/media/kiosk-usb Restart=on-failure; do
+    MemoryDenyWriteExecute=yes ReadWritePaths=-/media/kiosk-usb Restart=on-failure LogNamespace=kiosk; do
     grep -q "^$directive" "$unit" || fail "the unit lacks $directive"
 done
 # The exposure score systemd computes for the unit (0 = fully confined, 10 = unconfined).
@@ -142,7 +142,23 @@ echo "50-board-files: kiosk config check accepts board/config/kiosk.json and ref
 # --- install.sh into a scratch root ---
 target="$work/root"
 bash board/install.sh --root "$target" --binary "$kiosk" > "$work/install1.out" 2>&1 || fail "install.sh failed: $(cat "$work/install1.out")"
-for file in usr/local/bin/kiosk etc/systemd/system/kiosk.service etc/udev/rules.d/60-kiosk.rules \
+# The kiosk's journal keeps no line longer than 14 days: files rotate daily, and go once their newest line is older
+# than the retention (so retention + one file's span <= 14 days).
+journal=board/systemd/journald@kiosk.conf
+seconds() {  # a journald time span (Ns, Nmin, Nh, Nday) in seconds
+    case "$1" in
+        *day) echo $(( ${1%day} * 86400 )) ;; *h) echo $(( ${1%h} * 3600 )) ;;
+        *min) echo $(( ${1%min} * 60 )) ;; *s) echo "${1%s}" ;; *) fail "unknown time span $1" ;;
+    esac
+}
+retention=$(sed -n 's/^MaxRetentionSec=//p' "$journal")
+file_span=$(sed -n 's/^MaxFileSec=//p' "$journal")
+[ -n "$retention" ] && [ -n "$file_span" ] || fail "$journal sets no MaxRetentionSec or MaxFileSec"
+[ $(( $(seconds "$retention") + $(seconds "$file_span") )) -le $(( 14 * 86400 )) ] \
+    || fail "$journal keeps lines longer than 14 days ($retention + $file_span)"
+echo "50-board-files: the kiosk's journal keeps lines at most 14 days ($retention + $file_span)"
+
+for file in usr/local/bin/kiosk etc/systemd/system/kiosk.service etc/systemd/journald@kiosk.conf etc/udev/rules.d/60-kiosk.rules \
     etc/modprobe.d/blacklist-nfc.conf etc/nfc/libnfc.conf etc/kiosk/kiosk.json etc/kiosk/credentials/staff-code; do
     [ -f "$target/$file" ] || fail "install.sh did not install /$file"
 done

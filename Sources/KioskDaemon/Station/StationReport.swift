@@ -51,11 +51,11 @@ public struct StationCounters: Sendable, Equatable {
     public var refusals: [String: Int] = [:]
     public var expiryRuns = 0
     public var expiredStays = 0
+    /// Receipts printed and failed, warning slips left out: a count that rose at a visitor's tap would say a warning
+    /// was printed for them.
     public var prints = 0
     public var printFailures = 0
     public var enrolments = 0
-    public var warningsShown = 0
-    public var warningsAcknowledged = 0
 
     public init() {}
 }

@@ -114,7 +114,6 @@ public actor StationRunner {
             if let reason = Self.refusalReason(for: cause, pattern: pattern) {
                 counters.refusals[reason, default: 0] += 1
             }
-            if pattern == .warningPending { counters.warningsShown += 1 }
             // Starts the lights and goes on: they play on the indicator's own task, not inside this event.
             if !lights.isEmpty { await indicator.show(lights) }
             return nil
@@ -192,7 +191,6 @@ public actor StationRunner {
                 return .expiryDone(.failure(failure))
             }
         case .acknowledgeWarning:
-            counters.warningsAcknowledged += 1
             report.steps.append(.warningAcknowledged)
             return nil
         case .requestRandom(let purpose):
@@ -274,14 +272,20 @@ public actor StationRunner {
             failure = .printer(reason: "the receipt could not be laid out")
         }
         if case .personalCard(var secret) = job { secret.wipe(using: desk.crypto) }
+        // A warning slip is counted nowhere and logged at debug level only: a count or a line at a visitor's tap
+        // would say that a warning was printed for them.
+        let isWarningSlip = job.kind == .warningSlip
         if let failure {
-            counters.printFailures += 1
-            // No kind: a line must never say that a warning slip was printed (or tried).
-            logger.warning("Receipt not printed", metadata: ["print.error": "\(failure)"])
+            if isWarningSlip {
+                logger.debug("Receipt not printed", metadata: ["print.error": "\(failure)"])
+            } else {
+                counters.printFailures += 1
+                logger.warning("Receipt not printed", metadata: ["print.error": "\(failure)"])
+            }
             report.steps.append(.printFailed(job.kind, failure))
             return .printDone(job.kind, .failure(failure))
         }
-        counters.prints += 1
+        if !isWarningSlip { counters.prints += 1 }
         logger.debug("Receipt printed")
         report.steps.append(.printed(job.kind))
         return .printDone(job.kind, .success(()))
