@@ -33,10 +33,22 @@ public enum CardEnrolmentStep: Equatable, Sendable {
 
 /// The order in which enrolment writes a card (pure; the NFC adapter carries the steps out).
 public enum CardEnrolment {
+    /// AUTHLIM, the low three bits of ACCESS: how many wrong passwords in a row (2^AUTHLIM) the tag takes before it
+    /// refuses every password for good. **0: no limit**, deliberately (docs/THREAT-MODEL.md, "The card password"):
+    ///
+    /// - a limit would let anyone with a reader brick a card in a pocket in about a second (128 wrong tries at
+    ///   most), leaving a person without a phone without their card; the counter resets at every right password, so
+    ///   it only ever stops someone who has the card to themselves;
+    /// - that someone gains little: guessing the 32-bit password at the tag's pace (a few hundred tries a second,
+    ///   each needing a new selection after a wrong one) takes months of contact, while the password and the card
+    ///   secret cross the air in clear at every tap anyway (PWD_AUTH and READ are not encrypted), and the printed
+    ///   card carries the secret too. The password keeps casual readers (phones) out, nothing more.
+    public static let authenticationLimit: UInt8 = 0
+
     /// Steps for a card whose configuration pages start at `configPage` (CFG0 … AUTH0, CFG1 ACCESS, PWD, PACK).
     ///
     /// - A card not yet protected first gets PWD and PACK (inactive while AUTH0 is past the end), then ACCESS with
-    ///   PROT (reads need the password too), then AUTH0 = 4 (protection on). Then it must accept the password —
+    ///   PROT (reads need the password too) and AUTHLIM = `authenticationLimit`, then AUTH0 = 4 (protection on). Then it must accept the password —
     ///   proving the password really is set before anything that makes the card valid is written.
     /// - A card already protected (re-enrolment) is authenticated first.
     /// - Then the commit page is zeroed ("not committed"), pages 4–13 written, and the commit page written last.
@@ -53,7 +65,8 @@ public enum CardEnrolment {
         } else {
             steps.append(.write(page: configPage + 2, bytes: password.password))
             steps.append(.write(page: configPage + 3, bytes: password.acknowledge + [0, 0]))
-            steps.append(.write(page: configPage + 1, bytes: [cfg1[0] & 0x78 | 0x80] + cfg1[1..<4]))
+            let access = cfg1[0] & 0x78 | 0x80 | authenticationLimit & 0x07
+            steps.append(.write(page: configPage + 1, bytes: [access] + cfg1[1..<4]))
             steps.append(.write(page: configPage, bytes: Array(cfg0[0..<3]) + [UInt8(CardImage.firstPage)]))
             steps.append(.authenticate)
         }

@@ -98,6 +98,13 @@ import Testing
                 .authenticate,
             ])
         #expect(steps.count == 5 + 1 + 11)
+        // ACCESS: PROT set (reads need the password), CFGLCK clear, AUTHLIM as decided (0: no lockout), and the
+        // card's other ACCESS bits (NFC counter) kept.
+        #expect(CardEnrolment.authenticationLimit == 0)
+        let kept = CardEnrolment.steps(
+            image: image, password: password, configPage: 41, cfg0: [4, 0, 0, 0xFF],
+            cfg1: [0x1F, 5, 0, 0], alreadyProtected: false)
+        #expect(kept[2] == .write(page: 42, bytes: [0x98, 5, 0, 0]))
     }
 
     @Test func passwordIsPerCardAndDeterministic() throws {
