@@ -858,14 +858,14 @@ public struct CheckInMachine: Sendable {
     }
 
     /// Drops counter entries and warning records that have run out, by the clock's lower bound of the real time
-    /// (warning records by the hour, as the stays they concern).
+    /// (warning records by the hour, as the stays they concern), and has the state saved at the next tick so that
+    /// what went from memory goes from the disk too.
     private mutating func prune(now: ClockReading) {
         guard let earliest = now.earliest else { return }
+        let before = (state.openCheckInEnds.count, state.warnings.count)
         state.openCheckInEnds.removeAll { $0 <= earliest }
-        let hour = RetentionPolicy.hourNumber(earliest)
-        let before = state.warnings.count
-        state.warnings.removeAll { $0.expiryHour <= hour }
-        if state.warnings.count != before { needsPersist = true }
+        state.warnings.removeAll { $0.expiryHour <= RetentionPolicy.hourNumber(earliest) }
+        if (state.openCheckInEnds.count, state.warnings.count) != before { needsPersist = true }
     }
 }
 

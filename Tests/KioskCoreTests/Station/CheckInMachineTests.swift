@@ -532,6 +532,24 @@ import Testing
         #expect(result23.contains(.expireNow))
     }
 
+    @Test func whatRunsOutGoesFromTheSavedStateAtTheNextTick() {
+        var harness = MachineHarness()
+        harness.bind()
+        let card = StationFixtures.card()
+        harness.warnings[card.printedText] = WarningNotice(
+            acknowledgementTag: [7], exposureDays: [RetentionPolicy.dayNumber(StationFixtures.start) - 1],
+            isHighRisk: false, expiryHour: RetentionPolicy.hourNumber(StationFixtures.start) + 30)
+        harness.run(.cardRead(.card(card)))
+        #expect(harness.persisted?.openCheckInEnds.count == 1)
+        #expect(harness.persisted?.warnings.count == 1)
+        // Past the check-in's automatic end and the warning record's expiry hour: the next tick saves the state
+        // without them, though no tap changed anything.
+        harness.clock.advance(by: 31 * 3600)
+        harness.run(.tick)
+        #expect(harness.persisted?.openCheckInEnds.isEmpty == true)
+        #expect(harness.persisted?.warnings.isEmpty == true)
+    }
+
     @Test func stationStateRoundTripsThroughJSON() throws {
         var harness = MachineHarness()
         harness.bind()
