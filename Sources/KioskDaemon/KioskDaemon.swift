@@ -75,6 +75,8 @@ public final class KioskDaemon: Sendable {
     let metricsAddress = Mutex<String?>(nil)
     let screen: ScreenDisplay
     let webAddress = Mutex<String?>(nil)
+    /// The metrics and screen servers while they run.
+    let endpoints = Mutex<[LocalHTTPServer]>([])
 
     /// The control socket's path for a state directory.
     public static func controlSocketPath(stateDirectory: String) -> String {
@@ -135,7 +137,11 @@ public final class KioskDaemon: Sendable {
         loop = StationLoop(runner: runner)
         let path = Self.controlSocketPath(stateDirectory: directory)
         let handler = ControlHandlerBox()
-        do { control = try ControlSocketServer(path: path) { request in await handler.handle(request) } } catch {
+        do {
+            control = try ControlSocketServer(path: path, trouble: Self.socketTrouble(logger)) { request in
+                await handler.handle(request)
+            }
+        } catch {
             throw .control(error)
         }
         handler.set(self)
@@ -145,6 +151,7 @@ public final class KioskDaemon: Sendable {
     /// Runs until SIGTERM or SIGINT.
     public func run() async throws {
         let endpoints = [MetricsEndpoint.open(daemon: self), ScreenEndpoint.open(daemon: self)].compactMap { $0 }
+        self.endpoints.withLock { $0 = endpoints }
         nfcReader?.start()
         buttons?.start()
         let services: [any Service] = [
@@ -179,6 +186,18 @@ public final class KioskDaemon: Sendable {
         readyAfter.withLock { $0 = ContinuousClock.now - started }
         notifier.ready(status: "Ready")
         logger.notice("Kiosk ready", metadata: ["simulated": "\(simulation != nil)"])
+    }
+
+    /// Whether the control socket and the local pages still accept connections (`SocketListener.isAccepting`).
+    var socketsAccepting: Bool {
+        control.isAccepting && endpoints.withLock { $0.allSatisfy(\.isAccepting) }
+    }
+
+    /// Where a socket's accept trouble goes: the log, once when it starts and once when it ends.
+    var socketTrouble: @Sendable (String) -> Void { Self.socketTrouble(logger) }
+
+    static func socketTrouble(_ logger: Logger) -> @Sendable (String) -> Void {
+        { message in logger.error("\(message)") }
     }
 
     private func shutDown(_ endpoints: [LocalHTTPServer]) async {

@@ -113,7 +113,8 @@ struct TickService: Service {
 }
 
 /// Pings systemd's watchdog while the station keeps handling events (ticks arrive every second, so a station stuck
-/// in a device call stops the pings and systemd restarts the kiosk).
+/// in a device call stops the pings and systemd restarts the kiosk) and its sockets keep accepting (one whose accept
+/// has failed for half a minute — the file table full, memory gone — stops the pings too).
 struct WatchdogService: Service {
     let daemon: KioskDaemon
 
@@ -122,9 +123,12 @@ struct WatchdogService: Service {
         var last = -1
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             let handled = daemon.loop.eventsHandled
-            if handled != last {
+            let accepting = daemon.socketsAccepting
+            if handled != last && accepting {
                 daemon.notifier.watchdog()
                 last = handled
+            } else if !accepting {
+                daemon.logger.error("Kiosk sockets not accepting: watchdog not pinged")
             } else {
                 daemon.logger.error("Station not responding: watchdog not pinged")
             }
@@ -155,7 +159,7 @@ enum MetricsEndpoint {
         let boundPort = Mutex(port)
         let server: LocalHTTPServer
         do {
-            server = try LocalHTTPServer(host: host, port: port) { request in
+            server = try LocalHTTPServer(host: host, port: port, trouble: daemon.socketTrouble) { request in
                 // The page's rule for the Host header: a name an attacker controls (DNS rebinding) reads nothing.
                 guard
                     ScreenRequestGuard(listenHost: host, port: boundPort.withLock { $0 }).isKioskHost(

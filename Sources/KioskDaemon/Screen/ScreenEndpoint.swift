@@ -24,7 +24,8 @@ enum ScreenEndpoint {
         let boundPort = Mutex(address.port)
         let server: LocalHTTPServer
         do {
-            server = try LocalHTTPServer(host: address.host, port: address.port) { request in
+            server = try LocalHTTPServer(host: address.host, port: address.port, trouble: daemon.socketTrouble) {
+                request in
                 let verdict = ScreenRequestGuard(listenHost: address.host, port: boundPort.withLock { $0 })
                     .check(
                         host: request.header("Host"), origin: request.header("Origin"), isPost: request.method == "POST"

@@ -37,7 +37,9 @@ public enum ControlSocketError: Error, Equatable, Sendable, CustomStringConverti
 /// A local control socket: one request line in, one answer line out, per connection (AF_UNIX stream, mode 0600).
 ///
 /// The simulated kiosk is driven through it (`kiosk simulate …`), and `kiosk status` reads the daemon's state from
-/// it. Each connection is served on its own thread; the handler runs as async code.
+/// it. Each connection is served on its own thread (`SocketListener`: at most `maximumConnections` at once, more are
+/// closed at once with an answer that says so); a request must arrive whole within `requestDeadline`; the handler
+/// runs as async code.
 public final class ControlSocketServer: Sendable {
     public typealias Handler = @Sendable (String) async -> String
     /// The largest request accepted.
@@ -45,18 +47,20 @@ public final class ControlSocketServer: Sendable {
     /// The largest answer a client reads: answers list what the kiosk did (every package of a USB stick, every
     /// receipt of a simulated day) and may be far larger than any request.
     public static let maximumAnswer = 64 << 20
+    /// Connections served at once.
+    public static let maximumConnections = 16
+    /// The time a client has to send its whole request line, from the moment it is accepted.
+    public static let requestDeadline: Duration = .seconds(10)
 
     public let path: String
-    private let handler: Handler
-    private let listener: Int32
-    private let stopped = Atomic<Bool>(false)
-    private let started = Atomic<Bool>(false)
-    private let finished = DispatchSemaphore(value: 0)
+    private let listener: SocketListener
 
-    /// Binds and listens at `path`. A stale socket file (nothing answering) is replaced.
-    public init(path: String, handler: @escaping Handler) throws(ControlSocketError) {
+    /// Binds and listens at `path`. A stale socket file (nothing answering) is replaced. `trouble` hears when
+    /// accepting fails and when it works again (for the log).
+    public init(
+        path: String, trouble: @escaping @Sendable (String) -> Void = { _ in }, handler: @escaping Handler
+    ) throws(ControlSocketError) {
         self.path = path
-        self.handler = handler
         let address = try Self.address(path)
         if FileManager.default.fileExists(atPath: path) {
             if (try? Self.connect(path)).map({ close($0) }) != nil { throw .alreadyInUse }
@@ -76,47 +80,38 @@ public final class ControlSocketServer: Sendable {
             close(descriptor)
             throw .system(call: "listen", errno: code)
         }
-        listener = descriptor
+        listener = SocketListener(
+            listener: descriptor, name: "control", limits: .init(connections: Self.maximumConnections, perPeer: nil),
+            trouble: trouble,
+            refuse: { connection in
+                Self.setTimeout(connection, seconds: 1)
+                _ = try? Self.writeAll(connection, Array(Self.busyAnswer.utf8))
+            },
+            serve: { Self.serve($0, handler: handler) })
     }
 
+    /// What a connection beyond `maximumConnections` is told before it is closed (a JSON line, as answers are).
+    static let busyAnswer =
+        #"{"ok":false,"lines":["The kiosk is busy: too many control connections at once."],"steps":[]}"# + "\n"
+
     /// Starts accepting connections on a thread of its own.
-    public func start() {
-        guard !started.exchange(true, ordering: .sequentiallyConsistent) else { return }
-        let thread = Thread { [self] in
-            acceptLoop()
-            finished.signal()
-        }
-        thread.name = "control-socket"
-        thread.start()
-    }
+    public func start() { listener.start() }
 
     /// Stops accepting, removes the socket file and waits for the accepting thread to end.
     public func stop() {
-        guard !stopped.exchange(true, ordering: .sequentiallyConsistent) else { return }
-        shutdown(listener, Int32(SHUT_RDWR))
-        if started.load(ordering: .sequentiallyConsistent) { finished.wait() }
-        close(listener)
+        listener.stop()
         unlink(path)
     }
 
-    private func acceptLoop() {
-        while !stopped.load(ordering: .sequentiallyConsistent) {
-            let connection = SystemCall.retrying { accept(listener, nil, nil) }
-            if connection < 0 { return }
-            _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
-            let thread = Thread { [self] in serve(connection) }
-            thread.name = "control-connection"
-            thread.start()
-        }
-    }
+    /// False while accepting has kept failing (`SocketListener.isAccepting`).
+    public var isAccepting: Bool { listener.isAccepting }
 
-    private func serve(_ connection: Int32) {
-        defer { close(connection) }
+    private static func serve(_ connection: Int32, handler: @escaping Handler) {
         setTimeout(connection, seconds: 10)
-        guard let request = try? Self.readLine(connection, limit: Self.maximumMessage) else { return }
+        let deadline = ContinuousClock.now + requestDeadline
+        guard let request = try? Self.readLine(connection, limit: Self.maximumMessage, before: deadline) else { return }
         let answer = Mutex<String?>(nil)
         let done = DispatchSemaphore(value: 0)
-        let handler = self.handler
         Task {
             let text = await handler(request)
             answer.withLock { $0 = text }
@@ -157,7 +152,16 @@ public final class ControlSocketServer: Sendable {
         defer { close(descriptor) }
         setTimeout(descriptor, seconds: Int(timeout.components.seconds))
         let line = request.replacingOccurrences(of: "\n", with: " ") + "\n"
-        try writeAll(descriptor, Array(line.utf8))
+        do {
+            try writeAll(descriptor, Array(line.utf8))
+        } catch {
+            // A kiosk that turns the connection away (too many at once) answers and closes before reading: its
+            // answer is still there to read.
+            guard case .system(_, EPIPE) = error, let answer = try? readLine(descriptor, limit: maximumAnswer),
+                !answer.isEmpty
+            else { throw error }
+            return answer
+        }
         return try readLine(descriptor, limit: maximumAnswer)
     }
 
@@ -180,11 +184,19 @@ public final class ControlSocketServer: Sendable {
         return address
     }
 
-    private static func readLine(_ descriptor: Int32, limit: Int) throws(ControlSocketError) -> String {
+    /// One line, read in full by `deadline` when one is given (a trickle of bytes cannot stretch it).
+    private static func readLine(_ descriptor: Int32, limit: Int, before deadline: ContinuousClock.Instant? = nil)
+        throws(ControlSocketError) -> String
+    {
         var received = [UInt8]()
         while true {
             let chunk: [UInt8]
-            do { chunk = try SocketIO.read(descriptor) } catch { throw error.controlSocketError }
+            if let deadline {
+                guard let read = SocketIO.readSome(descriptor, before: deadline) else { throw .timedOut }
+                chunk = read
+            } else {
+                do { chunk = try SocketIO.read(descriptor) } catch { throw error.controlSocketError }
+            }
             if chunk.isEmpty { break }
             // Only the new bytes are searched for the line's end: a long answer is read in linear time.
             if let end = chunk.firstIndex(of: UInt8(ascii: "\n")) {
@@ -204,8 +216,6 @@ public final class ControlSocketServer: Sendable {
     private static func setTimeout(_ descriptor: Int32, seconds: Int) {
         SocketIO.setTimeout(descriptor, seconds: seconds)
     }
-
-    private func setTimeout(_ descriptor: Int32, seconds: Int) { Self.setTimeout(descriptor, seconds: seconds) }
 }
 
 extension SocketIO.Failure {

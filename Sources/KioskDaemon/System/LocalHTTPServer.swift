@@ -63,8 +63,10 @@ public enum LocalHTTPServerError: Error, Equatable, Sendable, CustomStringConver
 }
 
 /// A small HTTP/1.1 server for the kiosk's own pages (metrics, the local screen): one request per connection, a
-/// bounded head and body, a thread per connection and a bound on connections. The daemon's endpoints answer a
-/// few requests a second on loopback; this serves them without an event-loop framework in the daemon's memory.
+/// bounded head and body, a thread per connection, a bound on connections overall and per peer address, and one
+/// deadline for the whole request (a client that sends a byte now and then is dropped when it passes, whatever the
+/// pace). The daemon's endpoints answer a few requests a second on loopback; this serves them without an event-loop
+/// framework in the daemon's memory. The accept loop is `SocketListener`'s.
 ///
 /// Not a general web server: no keep-alive, no chunked bodies (refused), no TLS.
 public final class LocalHTTPServer: Sendable {
@@ -75,22 +77,24 @@ public final class LocalHTTPServer: Sendable {
     public static let maximumBody = 16 * 1024
     /// Connections served at once; more are answered 503.
     public static let maximumConnections = 8
+    /// Connections served at once for one peer address: one client alone cannot take every slot.
+    public static let maximumConnectionsPerPeer = 4
+    /// The time a client has to send its whole request, from the moment it is accepted.
+    public static let requestDeadline: Duration = .seconds(5)
 
     /// The address listened on, as given.
     public let host: String
     /// The port listened on (the one the system chose when asked for port 0).
     public let port: Int
-    private let handler: Handler
-    private let listener: Int32
-    private let stopped = Atomic<Bool>(false)
-    private let started = Atomic<Bool>(false)
-    private let connections = Atomic<Int>(0)
-    private let finished = DispatchSemaphore(value: 0)
+    private let listener: SocketListener
 
-    /// Binds and listens on `host:port` (IPv4, IPv6 or `localhost`; port 0: any free port).
-    public init(host: String, port: Int, handler: @escaping Handler) throws(LocalHTTPServerError) {
+    /// Binds and listens on `host:port` (IPv4, IPv6 or `localhost`; port 0: any free port). `trouble` hears when
+    /// accepting fails and when it works again (for the log); `requestDeadline` is for tests.
+    public init(
+        host: String, port: Int, requestDeadline: Duration = LocalHTTPServer.requestDeadline,
+        trouble: @escaping @Sendable (String) -> Void = { _ in }, handler: @escaping Handler
+    ) throws(LocalHTTPServerError) {
         self.host = host
-        self.handler = handler
         var storage = sockaddr_storage()
         let length: socklen_t
         let family: Int32
@@ -136,59 +140,30 @@ public final class LocalHTTPServer: Sendable {
             family == AF_INET6 ? bytes.load(as: sockaddr_in6.self).sin6_port : bytes.load(as: sockaddr_in.self).sin_port
         }
         self.port = Int(UInt16(bigEndian: networkPort))
-        listener = descriptor
+        listener = SocketListener(
+            listener: descriptor, name: "http",
+            limits: .init(connections: Self.maximumConnections, perPeer: Self.maximumConnectionsPerPeer),
+            trouble: trouble,
+            refuse: { Self.respond(LocalHTTPResponse.text(503, "Busy, try again.\n"), to: $0, head: false) },
+            serve: { Self.serve($0, deadline: .now + requestDeadline, handler: handler) })
     }
 
     /// `host:port` as a URL authority (`127.0.0.1:9464`, `[::1]:8080`).
     public var authority: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 
     /// Starts accepting connections on a thread of its own.
-    public func start() {
-        guard !started.exchange(true, ordering: .sequentiallyConsistent) else { return }
-        let thread = Thread { [self] in
-            acceptLoop()
-            finished.signal()
-        }
-        thread.name = "http-accept"
-        thread.start()
-    }
+    public func start() { listener.start() }
 
     /// Stops accepting and waits for the accepting thread (connections being served finish on their own).
-    public func stop() {
-        guard !stopped.exchange(true, ordering: .sequentiallyConsistent) else { return }
-        shutdown(listener, Int32(SHUT_RDWR))
-        if started.load(ordering: .sequentiallyConsistent) { finished.wait() }
-        close(listener)
-    }
+    public func stop() { listener.stop() }
 
-    private func acceptLoop() {
-        while !stopped.load(ordering: .sequentiallyConsistent) {
-            let connection = SystemCall.retrying { accept(listener, nil, nil) }
-            if connection < 0 {
-                if errno == ECONNABORTED { continue }
-                return
-            }
-            _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
-            SocketIO.setTimeout(connection, seconds: 5)
-            guard connections.add(1, ordering: .relaxed).newValue <= Self.maximumConnections else {
-                connections.subtract(1, ordering: .relaxed)
-                Self.respond(LocalHTTPResponse.text(503, "Busy, try again.\n"), to: connection, head: false)
-                close(connection)
-                continue
-            }
-            let thread = Thread { [self] in
-                serve(connection)
-                close(connection)
-                connections.subtract(1, ordering: .relaxed)
-            }
-            thread.name = "http-connection"
-            thread.start()
-        }
-    }
+    /// False while accepting has kept failing (`SocketListener.isAccepting`).
+    public var isAccepting: Bool { listener.isAccepting }
 
-    private func serve(_ connection: Int32) {
+    private static func serve(_ connection: Int32, deadline: ContinuousClock.Instant, handler: @escaping Handler) {
+        SocketIO.setTimeout(connection, seconds: 5)
         let request: LocalHTTPRequest
-        switch Self.readRequest(connection) {
+        switch Self.readRequest(connection, deadline: deadline) {
         case .success(let read): request = read
         case .failure(let refusal):
             guard let response = refusal.response else { return }
@@ -203,7 +178,6 @@ public final class LocalHTTPServer: Sendable {
         }
         let answer = Mutex<LocalHTTPResponse?>(nil)
         let done = DispatchSemaphore(value: 0)
-        let handler = self.handler
         Task {
             let response = await handler(request)
             answer.withLock { $0 = response }
@@ -223,11 +197,15 @@ public final class LocalHTTPServer: Sendable {
         static func status(_ status: Int, _ text: String) -> Refusal { Refusal(response: .text(status, text + "\n")) }
     }
 
-    static func readRequest(_ connection: Int32) -> Result<LocalHTTPRequest, Refusal> {
+    /// Reads one request; a client that has not sent all of it by `deadline` is dropped (the connection closes).
+    static func readRequest(_ connection: Int32, deadline: ContinuousClock.Instant) -> Result<LocalHTTPRequest, Refusal>
+    {
         var received = [UInt8]()
         var headEnd: Int?
         while headEnd == nil {
-            guard let chunk = SocketIO.readSome(connection), !chunk.isEmpty else { return .failure(.closed) }
+            guard let chunk = SocketIO.readSome(connection, before: deadline), !chunk.isEmpty else {
+                return .failure(.closed)
+            }
             let searchFrom = max(0, received.count - 3)
             received += chunk
             headEnd = find([13, 10, 13, 10], in: received, from: searchFrom)
@@ -235,7 +213,7 @@ public final class LocalHTTPServer: Sendable {
         }
         guard let end = headEnd, end <= maximumHead else { return .failure(.status(431, "Request head too large.")) }
         return parse(head: Array(received[..<end]), rest: Array(received[(end + 4)...])) {
-            SocketIO.readSome(connection)
+            SocketIO.readSome(connection, before: deadline)
         }
     }
 

@@ -1,3 +1,4 @@
+internal import KioskCore
 internal import KioskPOSIX
 
 #if canImport(Glibc)
@@ -22,6 +23,17 @@ enum SocketIO {
     /// The next bytes (empty at the end of the stream), or nil after a timeout or an error.
     static func readSome(_ descriptor: Int32) -> [UInt8]? {
         try? read(descriptor)
+    }
+
+    /// The next bytes (empty at the end of the stream), or nil after an error or once `deadline` has passed: the
+    /// receive timeout is set to what is left of it before each read, so a trickle of bytes cannot stretch it.
+    static func readSome(_ descriptor: Int32, before deadline: ContinuousClock.Instant) -> [UInt8]? {
+        let left = deadline - .now
+        guard left > .zero else { return nil }
+        let microseconds = max(1000, left.wholeNanoseconds / 1000)
+        var value = timeval(tv_sec: Int(microseconds / 1_000_000), tv_usec: Int(microseconds % 1_000_000))
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
+        return try? read(descriptor)
     }
 
     /// The next bytes, empty at the end of the stream.

@@ -1,0 +1,180 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import KioskDaemon
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The accept loop shared by the control socket and the local pages: bounded connections, one deadline per request,
+/// and accept failures that neither end the loop nor flood the log.
+@Suite struct SocketListenerTests {
+    /// A TCP connection to 127.0.0.1:`port` from the local address `from` (any 127.x.y.z reaches loopback).
+    static func connect(port: Int, from: String = "127.0.0.1") throws -> Int32 {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(descriptor >= 0)
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var local = sockaddr_in()
+        local.sin_family = sa_family_t(AF_INET)
+        inet_pton(AF_INET, from, &local.sin_addr)
+        let bound = withUnsafePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        try #require(bound == 0, "bind \(from): \(String(cString: strerror(errno)))")
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        try #require(connected == 0, "connect: \(String(cString: strerror(errno)))")
+        return descriptor
+    }
+
+    static func send(_ text: String, to descriptor: Int32) {
+        _ = Array(text.utf8).withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    /// Everything until the server closes (or 10 s pass: then nil).
+    static func readToEnd(_ descriptor: Int32) -> String? {
+        var answer = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count == 0 { return String(decoding: answer, as: UTF8.self) }
+            if count < 0 { return nil }
+            answer += buffer[0..<count]
+        }
+    }
+
+    @Test func slowClientsLoseTheirSlotAtTheDeadlineAndOneClientCannotTakeThemAll() async throws {
+        let server = try LocalHTTPServer(host: "0.0.0.0", port: 0, requestDeadline: .seconds(1)) { _ in
+            .text(200, "served\n")
+        }
+        server.start()
+        defer { server.stop() }
+        // Four clients from one address send a byte every 300 ms, never finishing their request.
+        let slow = try (0..<LocalHTTPServer.maximumConnectionsPerPeer).map { _ in try Self.connect(port: server.port) }
+        defer { for descriptor in slow { close(descriptor) } }
+        let trickling = Atomic<Bool>(true)
+        let trickle = Thread {
+            while trickling.load(ordering: .relaxed) {
+                for descriptor in slow { Self.send("G", to: descriptor) }
+                usleep(300_000)
+            }
+        }
+        trickle.start()
+        defer { trickling.store(false, ordering: .relaxed) }
+        usleep(200_000)
+        // A fifth from that address is turned away at once; another address is served meanwhile.
+        let fifth = try Self.connect(port: server.port)
+        defer { close(fifth) }
+        #expect(Self.readToEnd(fifth)?.hasPrefix("HTTP/1.1 503") == true)
+        let other = try Self.connect(port: server.port, from: "127.0.0.2")
+        defer { close(other) }
+        Self.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n", to: other)
+        #expect(Self.readToEnd(other)?.hasSuffix("served\n") == true)
+        // The trickling clients are closed once their deadline passes, though they keep sending.
+        for descriptor in slow {
+            let answer = Self.readToEnd(descriptor)
+            #expect(answer == "", "a slow client was kept (nil: still open after 10 s)")
+        }
+        // Their slots are free again.
+        let again = try Self.connect(port: server.port)
+        defer { close(again) }
+        Self.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n", to: again)
+        #expect(Self.readToEnd(again)?.hasSuffix("served\n") == true)
+    }
+
+    @Test func acceptFailuresAreSaidOnceAndTheLoopAcceptsAgain() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("listener-\(UUID().uuidString)").path
+        let address = try #require(UnixSocketAddress(path))
+        let listening = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        #expect(address.withSocketAddress { bind(listening, $0, $1) } == 0)
+        #expect(listen(listening, 4) == 0)
+        defer { unlink(path) }
+        // The file table is full for the first six accepts.
+        let failures = Atomic<Int>(6)
+        let said = Mutex<[String]>([])
+        let listener = SocketListener(
+            listener: listening, name: "test", limits: .init(connections: 2, perPeer: nil),
+            accept: { descriptor in
+                if failures.subtract(1, ordering: .relaxed).newValue >= 0 {
+                    errno = EMFILE
+                    return (-1, nil)
+                }
+                return SocketListener.systemAccept(descriptor)
+            },
+            trouble: { message in said.withLock { $0.append(message) } },
+            refuse: { _ in },
+            serve: { connection in _ = Array("ok".utf8).withUnsafeBytes { write(connection, $0.baseAddress, 2) } })
+        listener.start()
+        defer { listener.stop() }
+        let client = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(client) }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        #expect(address.withSocketAddress { Glibc.connect(client, $0, $1) } == 0)
+        #expect(Self.readToEnd(client) == "ok")
+        #expect(
+            said.withLock { $0 } == [
+                "test: accept failed (Too many open files); trying again", "test: accepting again",
+            ])
+        #expect(listener.isAccepting)
+    }
+
+    @Test func aLoopWhoseAcceptKeepsFailingSaysItIsNotAccepting() throws {
+        let listening = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        let said = Mutex<[String]>([])
+        let listener = SocketListener(
+            listener: listening, name: "test", limits: .init(connections: 2, perPeer: nil),
+            accept: { _ in
+                errno = ENFILE
+                return (-1, nil)
+            },
+            unhealthyAfter: .milliseconds(200), trouble: { message in said.withLock { $0.append(message) } },
+            refuse: { _ in }, serve: { _ in })
+        listener.start()
+        #expect(listener.isAccepting)
+        usleep(600_000)
+        #expect(!listener.isAccepting)
+        listener.stop()
+        // Said once, however often it failed meanwhile.
+        #expect(said.withLock { $0.count } == 1)
+    }
+
+    @Test func controlConnectionsBeyondTheBoundAreToldSoAndClosed() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("control-\(UUID().uuidString)").path
+        let server = try ControlSocketServer(path: path) { _ in #"{"ok":true,"lines":[],"steps":[]}"# }
+        server.start()
+        defer { server.stop() }
+        let address = try #require(UnixSocketAddress(path))
+        var idle = [Int32]()
+        defer { for descriptor in idle { close(descriptor) } }
+        for _ in 0..<ControlSocketServer.maximumConnections {
+            let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            #expect(address.withSocketAddress { Glibc.connect(descriptor, $0, $1) } == 0)
+            idle.append(descriptor)
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        let answer = try await ControlSocketServer.request("{}", to: path, timeout: .seconds(5))
+        #expect(answer.contains("too many control connections"))
+        for descriptor in idle { close(descriptor) }
+        idle = []
+        // The slots come free as the server sees the connections end.
+        var later = ""
+        for _ in 0..<100 where !later.contains(#""ok":true"#) {
+            try await Task.sleep(for: .milliseconds(100))
+            later = try await ControlSocketServer.request("{}", to: path, timeout: .seconds(5))
+        }
+        #expect(later.contains(#""ok":true"#), "\(later)")
+    }
+}
