@@ -114,15 +114,14 @@ public actor CWAWarningsClient {
         var report = SyncReport()
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { throw .noMedium }
         for name in names.sorted() where name.hasSuffix(".zip") {
-            let path = directory + "/" + name
-            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-                let size = attributes[.size] as? Int, size <= maximumArchiveSize
-            else {
+            let bytes: [UInt8]
+            switch LocalWarningsFiles.read(directory + "/" + name, limit: maximumArchiveSize) {
+            case .bytes(let read): bytes = read
+            case .oversized:
                 report.rejected.append("\(name): \(CWAPackageError.oversized)")
                 continue
-            }
-            guard let bytes = FileManager.default.contents(atPath: path).map([UInt8].init) else {
-                report.rejected.append("\(name): unreadable")
+            case .missing, .notAFile, .unreadable:
+                report.rejected.append("\(name): not a readable file")
                 continue
             }
             do {

@@ -119,15 +119,17 @@ public actor WarningsClient {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { throw .noMedium }
         for name in names.sorted() where name.hasSuffix(".bin") {
             let path = directory + "/" + name
-            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-                let size = attributes[.size] as? Int, size <= maximumPackageSize
-            else {
-                report.rejected.append("\(name): oversized or unreadable")
+            let bytes: [UInt8]
+            switch LocalWarningsFiles.read(path, limit: maximumPackageSize) {
+            case .bytes(let read): bytes = read
+            case .oversized:
+                report.rejected.append("\(name): larger than a package may be")
+                continue
+            case .missing, .notAFile, .unreadable:
+                report.rejected.append("\(name): not a readable file")
                 continue
             }
-            guard let bytes = FileManager.default.contents(atPath: path).map([UInt8].init),
-                let signature = FileManager.default.contents(atPath: path + ".sig").map([UInt8].init)
-            else {
+            guard case .bytes(let signature) = LocalWarningsFiles.read(path + ".sig", limit: 1024) else {
                 report.rejected.append("\(name): no signature beside it")
                 continue
             }
