@@ -467,18 +467,7 @@ public struct CheckInMachine: Sendable {
                                 + "and scan it.", kind: .error)), .indicate(.refused),
                 ]
             }
-            let open = now.isSynchronized ? state.openCheckIns(at: now.now) : state.openCheckInEnds.count
-            guard open == 0 else {
-                return [
-                    .show(
-                        StationMessage(
-                            title: "Not now",
-                            body:
-                                "\(open) visitor\(open == 1 ? " is" : "s are") still checked in here. Renew the code when "
-                                + "everyone has left (open stays also end by themselves).", kind: .error)),
-                    .indicate(.refused),
-                ]
-            }
+            if let refusal = refusalWhileCheckedIn(now: now, doing: "Renew the code") { return refusal }
             mode = .staff(.rotating(fields), until: until)
             return [.requestRandom(.rotatedVenueSeed)]
         case .reprintPoster:
@@ -533,10 +522,9 @@ public struct CheckInMachine: Sendable {
                 .indicate(.accepted),
             ]
         case .printStatus:
-            let open = now.isSynchronized ? state.openCheckIns(at: now.now) : state.openCheckInEnds.count
             let slip = StatusSlip(
                 venueFormat: state.venue?.formatName, venueFingerprint: state.venue?.fingerprint,
-                openCheckIns: open, clockSynchronized: now.isSynchronized, printedAt: now.now,
+                openCheckIns: state.openCheckIns(now: now), clockSynchronized: now.isSynchronized, printedAt: now.now,
                 staffCards: state.staffCards.count)
             return [printAction(.statusSlip(slip))]
         case .wipe(let confirmed, let forgetVenue):
@@ -553,6 +541,22 @@ public struct CheckInMachine: Sendable {
         case .leave:
             return leaveStaffMode()
         }
+    }
+
+    /// The one refusal of anything that would change the venue while visitors may be checked in at it: their
+    /// leaving tap would start a stay at the new venue. Nil when nobody may be.
+    private func refusalWhileCheckedIn(now: ClockReading, doing action: String) -> [StationAction]? {
+        let open = state.openCheckIns(now: now)
+        guard open > 0 else { return nil }
+        return [
+            .show(
+                StationMessage(
+                    title: "Not now",
+                    body:
+                        "\(open) visitor\(open == 1 ? " is" : "s are") still checked in here. \(action) when everyone "
+                        + "has left (open stays also end by themselves).", kind: .error)),
+            .indicate(.refused),
+        ]
     }
 
     private mutating func startWipe(forgetVenue: Bool, now: ClockReading) -> [StationAction] {
@@ -582,7 +586,11 @@ public struct CheckInMachine: Sendable {
                 .indicate(.error),
             ]
         }
-        if state.venue?.locationId != bound.locationId { state.openCheckInEnds = [] }
+        if state.venue?.locationId != bound.locationId {
+            let doing = created ? "Create a venue" : "Bind another venue"
+            if state.venue != nil, let refusal = refusalWhileCheckedIn(now: now, doing: doing) { return refusal }
+            state.openCheckInEnds = []
+        }
         state.venue = bound
         if case .staff = mode { mode = .staff(.menu, until: staffUntil(now)) }
         var actions: [StationAction] = [

@@ -44,7 +44,7 @@ extension StationState {
             if crypto.constantTimeEquals(current.locationId, bound.locationId) {
                 return nil
             }
-            let open = now.isSynchronized ? openCheckIns(at: now.now) : openCheckInEnds.count
+            let open = openCheckIns(now: now)
             guard open == 0 else { throw .checkInsOpen(open) }
         }
         next.venue = bound

@@ -51,6 +51,12 @@ public struct StationState: Sendable, Equatable, Codable {
 
     /// Check-ins that may still be open at `now`.
     public func openCheckIns(at now: Date) -> Int { openCheckInEnds.filter { $0 > now }.count }
+
+    /// Check-ins that may still be open by `now`: by the counter's times on a synchronized clock, every counted one
+    /// otherwise (an unset clock cannot tell which have ended).
+    public func openCheckIns(now: ClockReading) -> Int {
+        now.isSynchronized ? openCheckIns(at: now.now) : openCheckInEnds.count
+    }
 }
 
 /// How a staff card is remembered: SHA-256 over a label, the card's kind and its 128 random bits. The secret cannot be

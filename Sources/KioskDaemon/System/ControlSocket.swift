@@ -58,7 +58,8 @@ public final class ControlSocketServer: Sendable {
     /// Binds and listens at `path`. A stale socket file (nothing answering) is replaced. `trouble` hears when
     /// accepting fails and when it works again (for the log).
     public init(
-        path: String, trouble: @escaping @Sendable (String) -> Void = { _ in }, handler: @escaping Handler
+        path: String, requestDeadline: Duration = ControlSocketServer.requestDeadline,
+        trouble: @escaping @Sendable (String) -> Void = { _ in }, handler: @escaping Handler
     ) throws(ControlSocketError) {
         self.path = path
         let address = try Self.address(path)
@@ -87,7 +88,7 @@ public final class ControlSocketServer: Sendable {
                 Self.setTimeout(connection, seconds: 1)
                 _ = try? Self.writeAll(connection, Array(Self.busyAnswer.utf8))
             },
-            serve: { Self.serve($0, handler: handler) })
+            serve: { Self.serve($0, deadline: .now + requestDeadline, handler: handler) })
     }
 
     /// What a connection beyond `maximumConnections` is told before it is closed (a JSON line, as answers are).
@@ -106,9 +107,8 @@ public final class ControlSocketServer: Sendable {
     /// False while accepting has kept failing (`SocketListener.isAccepting`).
     public var isAccepting: Bool { listener.isAccepting }
 
-    private static func serve(_ connection: Int32, handler: @escaping Handler) {
+    private static func serve(_ connection: Int32, deadline: ContinuousClock.Instant, handler: @escaping Handler) {
         setTimeout(connection, seconds: 10)
-        let deadline = ContinuousClock.now + requestDeadline
         guard let request = try? Self.readLine(connection, limit: Self.maximumMessage, before: deadline) else { return }
         let answer = Mutex<String?>(nil)
         let done = DispatchSemaphore(value: 0)

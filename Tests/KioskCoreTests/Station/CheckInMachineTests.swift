@@ -365,6 +365,33 @@ import Testing
         #expect(harness.persisted?.venue == after)
     }
 
+    @Test func bindingAnotherVenueIsRefusedWhileSomeoneIsCheckedInAndTheSameVenueIsNot() throws {
+        var harness = MachineHarness()
+        harness.bind()
+        let before = try #require(harness.machine.state.venue)
+        let card = StationFixtures.card()
+        harness.run(.cardRead(.card(card)))
+        harness.openStaff()
+        // Another venue: their leaving tap would start a stay there. Refused, as renewing the code is.
+        let other = harness.run(.codeScanned(StationFixtures.codes[2].1))
+        #expect(other.messages.first?.title == "Not now")
+        #expect(other.messages.first?.body.hasPrefix("1 visitor is still checked in here. Bind another venue") == true)
+        #expect(other.patterns == [.refused])
+        #expect(harness.machine.state.venue == before)
+        // The same venue again changes nothing and is not refused.
+        let same = harness.run(.codeScanned(StationFixtures.cwaCode))
+        #expect(same.messages.first?.title == "Venue bound")
+        #expect(harness.machine.state.openCheckIns(at: harness.now.now) == 1)
+        harness.run(.staffCommand(.leave))
+        // Once the visitor has left, the other venue binds.
+        harness.clock.advance(by: 600)
+        harness.run(.cardRead(.card(card)))
+        harness.openStaff()
+        let later = harness.run(.codeScanned(StationFixtures.codes[2].1))
+        #expect(later.messages.first?.title == "Venue bound")
+        #expect(harness.machine.state.venue?.locationId != before.locationId)
+    }
+
     @Test func rotationCountsStaysThatEndedByThemselves() {
         var harness = MachineHarness()
         harness.bind()
