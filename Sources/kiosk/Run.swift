@@ -85,6 +85,8 @@ struct Run: AsyncParsableCommand {
                 simulate
                 ? try SimulatedHardware(settings: settings).devices
                 : BoardDevices.open(settings: settings, logger: logger)
+            // Storage that cannot be used yet (read-only, full, not mounted) is waited for, not a reason to exit.
+            try await StorageWait.untilUsable(settings: settings, devices: devices, logger: logger)
             daemon = try KioskDaemon(settings: settings, devices: devices, logger: logger)
         } catch {
             stderrLine("The kiosk cannot start: \(error)")

@@ -18,21 +18,35 @@ enum ScreenEndpoint {
     /// Binds and starts the page at `web.listen` (before the kiosk says it is ready, so `status` shows its address);
     /// nil when none is configured or it cannot listen (logged: the kiosk runs without it).
     static func open(daemon: KioskDaemon) -> LocalHTTPServer? {
-        guard let listen = daemon.settings.webListen, let address = parse(listen) else { return nil }
+        let server = open(
+            settings: daemon.settings, logger: daemon.logger, view: { await daemon.screenView() },
+            press: { button in _ = await daemon.loop.handle(.buttonPressed(button)) })
+        if let server { daemon.webAddress.withLock { $0 = server.authority } }
+        return server
+    }
+
+    /// The page with what `view` shows; `press` takes the buttons (nil: there is no station to press them yet, and
+    /// a press is answered 503).
+    static func open(
+        settings: DaemonSettings, logger: Logger, view: @escaping @Sendable () async -> ScreenView,
+        press: (@Sendable (StationButton) async -> Void)?
+    ) -> LocalHTTPServer? {
+        guard let listen = settings.webListen, let address = parse(listen) else { return nil }
         let crypto = OpenSSLCrypto()
         let policy = ScreenPage.contentSecurityPolicy { (try? crypto.sha256($0)) ?? [] }
         let boundPort = Mutex(address.port)
         let server: LocalHTTPServer
         do {
-            server = try LocalHTTPServer(host: address.host, port: address.port, trouble: daemon.socketTrouble) {
-                request in
+            server = try LocalHTTPServer(
+                host: address.host, port: address.port, trouble: KioskDaemon.socketTrouble(logger)
+            ) { request in
                 let verdict = ScreenRequestGuard(listenHost: address.host, port: boundPort.withLock { $0 })
                     .check(
                         host: request.header("Host"), origin: request.header("Origin"), isPost: request.method == "POST"
                     )
                 var response: LocalHTTPResponse
                 switch verdict {
-                case .allowed: response = await answer(request, daemon: daemon)
+                case .allowed: response = await answer(request, view: view, press: press)
                 case .wrongHost: response = .text(421, "This page is served for the kiosk's own screen only.\n")
                 case .crossOrigin: response = .text(403, "Buttons can be pressed from the kiosk's own page only.\n")
                 }
@@ -44,18 +58,20 @@ enum ScreenEndpoint {
                 return response
             }
         } catch {
-            daemon.logger.error("Screen page unavailable", metadata: ["web.listen": "\(listen)", "error": "\(error)"])
+            logger.error("Screen page unavailable", metadata: ["web.listen": "\(listen)", "error": "\(error)"])
             return nil
         }
         boundPort.withLock { $0 = server.port }
         server.start()
-        daemon.webAddress.withLock { $0 = server.authority }
-        daemon.logger.notice("Screen page served", metadata: ["web.port": "\(server.port)"])
+        logger.notice("Screen page served", metadata: ["web.port": "\(server.port)"])
         return server
     }
 
     /// The page's routes, for requests the guard let through.
-    static func answer(_ request: LocalHTTPRequest, daemon: KioskDaemon) async -> LocalHTTPResponse {
+    static func answer(
+        _ request: LocalHTTPRequest, view: @Sendable () async -> ScreenView,
+        press: (@Sendable (StationButton) async -> Void)?
+    ) async -> LocalHTTPResponse {
         let path = request.path
         let isRead = request.method == "GET" || request.method == "HEAD"
         switch path {
@@ -63,18 +79,19 @@ enum ScreenEndpoint {
             guard isRead else { return .text(405, "GET only.\n") }
             return LocalHTTPResponse(
                 status: 200, headers: [("Content-Type", "text/html; charset=utf-8")],
-                body: Array(ScreenPage.html(await daemon.screenView()).utf8))
+                body: Array(ScreenPage.html(await view()).utf8))
         case "/screen.json":
             guard isRead else { return .text(405, "GET only.\n") }
-            return json(await daemon.screenView())
+            return json(await view())
         default:
             guard path.hasPrefix("/press/") else { return .text(404, "Not found.\n") }
             guard request.method == "POST" else { return .text(405, "POST only.\n") }
             guard let button = StationButton(rawValue: String(path.dropFirst("/press/".count))) else {
                 return .text(404, "No such button.\n")
             }
-            _ = await daemon.loop.handle(.buttonPressed(button))
-            return json(await daemon.screenView())
+            guard let press else { return .text(503, "The kiosk is not running yet.\n") }
+            await press(button)
+            return json(await view())
         }
     }
 
