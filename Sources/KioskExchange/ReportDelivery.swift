@@ -72,7 +72,7 @@ public struct ReportDelivery: ReportDelivering {
         case .print:
             guard let printer else { throw .notAvailable("receipt printer") }
             let bytes: [UInt8]
-            do { bytes = try ReportReceipt.escpos(batch: batch, preview: preview, paper: paper) } catch {
+            do { bytes = try ReportReceipt.escpos(batch: batch, madeAt: preview.createdAt, paper: paper) } catch {
                 throw .receipt
             }
             // Nothing of a receipt that failed is kept: the holder is offered to try again now, or another output.
@@ -83,9 +83,8 @@ public struct ReportDelivery: ReportDelivering {
                 throw .notAvailable("export folder")
             }
             do {
-                let written = try ReportExporter(directory: directory)
-                    .export(batch: batch, preview: preview, stamp: Self.stamp(preview.createdAt))
-                return "Written: \(count) in \(written.batchFile) (and \(written.textFile), \(written.summaryFile))."
+                let written = try ReportExporter(directory: directory).export(batch: batch, madeAt: preview.createdAt)
+                return "Written: \(count) in \(written.batchFile) (and \(written.textFile), \(written.readMeFile))."
             } catch {
                 throw .export(error)
             }
@@ -94,15 +93,6 @@ public struct ReportDelivery: ReportDelivering {
             do { try await uploader.upload(batch, verificationCode: code) } catch { throw .upload(error) }
             return "Sent: \(count) reached the health authority."
         }
-    }
-
-    /// `20210306-030640` for UNIX seconds: unique per second, sorts by time.
-    static func stamp(_ seconds: Int64) -> String {
-        let date = TimeText.date(unixSeconds: seconds).filter { $0 != "-" }
-        let secondsOfDay = seconds - StayPreparation.floorTo(seconds, 86_400)
-        let time = [secondsOfDay / 3600, secondsOfDay % 3600 / 60, secondsOfDay % 60]
-            .map { $0 < 10 ? "0\($0)" : "\($0)" }.joined()
-        return date + "-" + time
     }
 
     /// True if `path` is an existing folder (checked before the holder is asked, so a typo is caught early).

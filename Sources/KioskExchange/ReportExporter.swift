@@ -1,8 +1,11 @@
+internal import Foundation
 public import KioskCore
 
 /// Writes a consented batch to a directory (a mounted USB stick): the CKPB/1 batch file, its text form, a CWA
-/// `SubmissionPayload` where one is given, and a plain-text summary. Every file is written atomically; nothing names
-/// a venue.
+/// `SubmissionPayload` where one is given, and a short read-me. Every file is written atomically. Nothing on the stick
+/// names a venue, a time of day, a risk level or how many of the records are real (the holder saw those on screen
+/// before consenting): the names carry the calendar day the export was made and, when that day already has an export
+/// on the stick, a number.
 public struct ReportExporter: Sendable {
     public let directory: String
 
@@ -14,21 +17,20 @@ public struct ReportExporter: Sendable {
     public struct Written: Equatable, Sendable {
         public let batchFile: String
         public let textFile: String
-        public let summaryFile: String
+        public let readMeFile: String
         public let submissionPayloadFile: String?
     }
 
-    /// Exports `batch` for `preview`; `stamp` (e.g. `20210304-101500`) makes the names unique.
-    public func export(batch: ReportBatch, preview: Preview, stamp: String, cwaSubmissionPayload: [UInt8]? = nil)
+    /// Exports `batch`, made at `madeAt` (UNIX seconds; only the UTC date is used).
+    public func export(batch: ReportBatch, madeAt: Int64, cwaSubmissionPayload: [UInt8]? = nil)
         throws(ExportError) -> Written
     {
-        let base = "checkin-reports-\(stamp)"
+        let base = Self.freeBase(day: TimeText.date(unixSeconds: madeAt).filter { $0 != "-" }, in: directory)
         let batchFile = base + ".ckpb"
         let textFile = base + ".txt"
-        let summaryFile = base + "-summary.txt"
-        // The summary first and the batch last: a stick pulled midway leaves no batch without its explanation.
-        try AtomicFile.write(
-            Array(Self.summary(batch: batch, preview: preview).utf8), named: summaryFile, in: directory)
+        let readMeFile = base + "-read-me.txt"
+        // The read-me first and the batch last: a stick pulled midway leaves no batch without its explanation.
+        try AtomicFile.write(Array(Self.readMe(madeAt: madeAt).utf8), named: readMeFile, in: directory)
         var payloadFile: String?
         if let cwaSubmissionPayload {
             payloadFile = base + ".cwa-submission.pb"
@@ -37,31 +39,30 @@ public struct ReportExporter: Sendable {
         try AtomicFile.write(Array((batch.text + "\n").utf8), named: textFile, in: directory)
         try AtomicFile.write(batch.bytes, named: batchFile, in: directory)
         return Written(
-            batchFile: batchFile, textFile: textFile, summaryFile: summaryFile, submissionPayloadFile: payloadFile)
+            batchFile: batchFile, textFile: textFile, readMeFile: readMeFile, submissionPayloadFile: payloadFile)
     }
 
-    /// Plain text for the holder and the test centre: what the files hold, without venue names or addresses.
-    public static func summary(batch: ReportBatch, preview: Preview) -> String {
-        var lines = [
+    /// `checkin-reports-20210306`, or with `-2`, `-3`, … when the stick already holds an export of that day.
+    static func freeBase(day: String, in directory: String) -> String {
+        let names = Set((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
+        var base = "checkin-reports-\(day)"
+        var number = 1
+        while names.contains(where: { $0.hasPrefix(base + ".") || $0.hasPrefix(base + "-read-me") }) {
+            number += 1
+            base = "checkin-reports-\(day)-\(number)"
+        }
+        return base
+    }
+
+    /// Plain text for the holder and the test centre: what the files are and what to do with them.
+    public static func readMe(madeAt: Int64) -> String {
+        [
             "Protected check-in reports",
             "",
-            "Made on \(TimeText.dateTime(unixSeconds: preview.createdAt)) UTC with the holder's consent.",
-            "\(preview.reportCount) report\(preview.reportCount == 1 ? "" : "s") and \(preview.dummyCount) decoy record\(preview.dummyCount == 1 ? "" : "s"), \(batch.records.count) records in all.",
+            "Made on \(TimeText.date(unixSeconds: madeAt)) with the holder's consent.",
             "",
-            "Times sent (UTC, rounded to 10 minutes):",
-        ]
-        for (_, report) in preview.sealingPlan.sorted(by: {
-            $0.report.startIntervalNumber < $1.report.startIntervalNumber
-        }) {
-            lines.append(
-                "  \(TimeText.day(report.day)) \(TimeText.intervalWindow(report)), risk level \(report.transmissionRiskLevel) of 8"
-            )
-        }
-        lines += [
-            "",
-            "Venues are not named here: only devices that saw a venue's code can read its reports.",
             "Give the .ckpb file (or the text in the .txt file) to the test centre or health authority.",
-        ]
-        return lines.joined(separator: "\n") + "\n"
+            "The files say nothing readable: only devices that were at the same places can open them.",
+        ].joined(separator: "\n") + "\n"
     }
 }

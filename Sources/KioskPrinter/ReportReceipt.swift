@@ -1,29 +1,21 @@
 public import KioskCore
 
-/// The receipt a positive visitor takes to the test centre: a short summary without venue names or addresses, the
-/// batch as QR codes (each a complete CKPB/1 text batch, sized to print sharply on 58 mm paper), and what to do.
+/// The receipt a positive visitor takes to the test centre: the batch as QR codes (each a complete CKPB/1 text batch,
+/// sized to print sharply on 58 mm paper), the calendar day it was made, and what to do with it — nothing else. The
+/// reports' days, windows and risk levels and how many of the records are real were shown to the holder on screen
+/// before they consented; printed, they would hand the test centre the very metadata the protected reports hide, and
+/// a count of real reports would undo the decoys. So the receipt is built from the batch and a date alone.
 public enum ReportReceipt {
     /// Records per QR code: a part of 8 records is about 900 Base45 characters, a version-18 code that prints at
     /// 3 dots per module within 384 dots.
     public static let recordsPerCode = 8
 
-    /// ESC/POS bytes for `batch` as consented in `preview`.
-    public static func escpos(batch: ReportBatch, preview: Preview, paper: PaperWidth) throws -> [UInt8] {
+    /// ESC/POS bytes for `batch`, made at `madeAt` (UNIX seconds; only its UTC date is printed).
+    public static func escpos(batch: ReportBatch, madeAt: Int64, paper: PaperWidth) throws -> [UInt8] {
         var encoder = ESCPOSEncoder(paper: paper)
         encoder.initialize()
         encoder.text("Protected check-in reports", alignment: .center, emphasized: true)
-        encoder.text(
-            "Made \(TimeText.dateTime(unixSeconds: preview.createdAt)) UTC with your consent.", alignment: .center)
-        encoder.feed(lines: 1)
-        encoder.text(
-            "\(preview.reportCount) report\(preview.reportCount == 1 ? "" : "s") and \(preview.dummyCount) decoys:")
-        for (_, report) in preview.sealingPlan.sorted(by: {
-            $0.report.startIntervalNumber < $1.report.startIntervalNumber
-        }) {
-            encoder.text(
-                "\(TimeText.day(report.day)) \(TimeText.intervalWindow(report)) UTC, risk \(report.transmissionRiskLevel)/8"
-            )
-        }
+        encoder.text("Made on \(TimeText.date(unixSeconds: madeAt)) with your consent.", alignment: .center)
         encoder.feed(lines: 1)
         let parts = ReportSealer.parts(of: batch, recordsPerPart: recordsPerCode)
         for (number, part) in parts.enumerated() {
@@ -32,7 +24,7 @@ public enum ReportReceipt {
             encoder.feed(lines: 1)
         }
         encoder.text("Give this receipt to the test centre or health authority so they can warn others who were there.")
-        encoder.text("Venue names are not printed: only devices that were there can read the codes.")
+        encoder.text("The codes say nothing readable: only devices that were at the same places can open them.")
         encoder.cut()
         return encoder.bytes
     }

@@ -97,7 +97,7 @@ import Testing
         let batchName = try #require(names.first { $0.hasSuffix(".ckpb") })
         let batch = try ReportBatch(
             bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: kiosk.exportDir + "/" + batchName))))
-        let textName = try #require(names.first { $0.hasSuffix(".txt") && !$0.contains("summary") })
+        let textName = try #require(names.first { $0.hasSuffix(".txt") && !$0.contains("read-me") })
         let text = try String(contentsOfFile: kiosk.exportDir + "/" + textName, encoding: .utf8)
         #expect(try ReportBatch(text: text.trimmingCharacters(in: .whitespacesAndNewlines)) == batch)
         let expected = expectedReports(kiosk, symptoms: .symptomOnset(day: now / 86_400 - 4))
@@ -109,9 +109,11 @@ import Testing
             result.stdout.contains(
                 "\(TimeText.day(report.day)) \(TimeText.intervalWindow(report)) UTC, risk level \(report.transmissionRiskLevel) of 8"
             ))
-        let summary = try String(
-            contentsOfFile: kiosk.exportDir + "/" + #require(names.first { $0.contains("summary") }), encoding: .utf8)
-        #expect(!summary.contains("Bakery"))
+        // The stick has the date and the files, not the window or level the holder saw on screen.
+        let readMe = try String(
+            contentsOfFile: kiosk.exportDir + "/" + #require(names.first { $0.contains("read-me") }), encoding: .utf8)
+        #expect(
+            !readMe.contains("Bakery") && !readMe.contains("risk") && !readMe.contains(TimeText.intervalWindow(report)))
     }
 
     @Test func decliningWritesNothing() throws {

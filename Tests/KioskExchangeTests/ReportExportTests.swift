@@ -29,8 +29,7 @@ import Testing
         defer { directory.remove() }
         let preview = try consentedPreview(output: .export)
         let batch = try ReportSealer.batch(for: preview, crypto: crypto)
-        let written = try ReportExporter(directory: directory.path).export(
-            batch: batch, preview: preview, stamp: "20210306-030640")
+        let written = try ReportExporter(directory: directory.path).export(batch: batch, madeAt: preview.createdAt)
 
         // Another kiosk reads the file from the stick.
         let fileBytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: directory.path + "/" + written.batchFile)))
@@ -56,18 +55,54 @@ import Testing
         // Library stay crosses midnight UTC: two reports; bakery: one.
         #expect(opened[library]?.count == 2)
 
-        let summary = try String(contentsOfFile: directory.path + "/" + written.summaryFile, encoding: .utf8)
-        #expect(!summary.contains("Bakery") && !summary.contains("Library"))
-        #expect(summary.contains("risk level"))
+        let readMe = try String(contentsOfFile: directory.path + "/" + written.readMeFile, encoding: .utf8)
+        #expect(!readMe.contains("Bakery") && !readMe.contains("Library"))
         // No temporary files are left behind.
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).allSatisfy { !$0.hasPrefix(".") })
+    }
+
+    /// Everything on the stick, read back: names with no time finer than the day, texts with the date and nothing
+    /// of the reports (no time of day, no risk level, no count of real reports: the same whatever that count).
+    @Test func theStickGetsTheDateAndTheBatchAndNothingOfTheReports() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var readMes = Set<String>()
+        for stays in 1...2 {
+            let preview = try ConsentWalkthrough.consentedPreview(
+                stays: (0..<stays).map { index in
+                    ReportableStay(
+                        id: "\(index)", venueName: "Bakery", locationId: bakery,
+                        start: now - 86_400 + Int64(index) * 7200,
+                        end: now - 86_400 + Int64(index) * 7200 + 3600)
+                }, now: now, symptoms: .symptomsWithoutDate, output: .export)
+            #expect(preview.reportCount == stays)
+            let batch = try ReportSealer.batch(for: preview, crypto: crypto)
+            let written = try ReportExporter(directory: directory.path).export(batch: batch, madeAt: preview.createdAt)
+            let readMe = try String(contentsOfFile: directory.path + "/" + written.readMeFile, encoding: .utf8)
+            readMes.insert(readMe)
+            #expect(readMe.contains("Made on 2021-03-06"))
+            #expect(readMe.range(of: #"\d{1,2}:\d{2}"#, options: .regularExpression) == nil)
+            #expect(!readMe.lowercased().contains("risk") && !readMe.lowercased().contains("decoy"))
+            #expect(readMe.replacingOccurrences(of: "2021-03-06", with: "").allSatisfy { !$0.isNumber })
+            let text = try String(contentsOfFile: directory.path + "/" + written.textFile, encoding: .utf8)
+            #expect(try ReportBatch(text: text.trimmingCharacters(in: .whitespacesAndNewlines)) == batch)
+        }
+        #expect(readMes.count == 1, "the read-me differs with the number of real reports")
+        // Two exports on one day: numbered, never timed.
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+        #expect(
+            names == [
+                "checkin-reports-20210306-2-read-me.txt", "checkin-reports-20210306-2.ckpb",
+                "checkin-reports-20210306-2.txt", "checkin-reports-20210306-read-me.txt",
+                "checkin-reports-20210306.ckpb", "checkin-reports-20210306.txt",
+            ])
     }
 
     @Test func missingStickIsAClearError() throws {
         let preview = try consentedPreview(output: .export)
         let batch = try ReportSealer.batch(for: preview, crypto: crypto)
         #expect(throws: ExportError.noMedium) {
-            try ReportExporter(directory: "/nonexistent/usb").export(batch: batch, preview: preview, stamp: "x")
+            try ReportExporter(directory: "/nonexistent/usb").export(batch: batch, madeAt: preview.createdAt)
         }
         #expect(ExportError.noMedium.description.contains("USB stick"))
     }

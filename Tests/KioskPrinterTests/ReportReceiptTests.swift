@@ -1,3 +1,4 @@
+import Foundation
 import KioskCore
 import KioskOpenSSL
 import KioskPrinter
@@ -27,7 +28,7 @@ import Testing
     func printedCodesDecodeBackIntoTheExactBatch(stays: Int, paper: PaperWidth) throws {
         let preview = try preview(stays: stays)
         let batch = try ReportSealer.batch(for: preview, crypto: crypto)
-        let bytes = try ReportReceipt.escpos(batch: batch, preview: preview, paper: paper)
+        let bytes = try ReportReceipt.escpos(batch: batch, madeAt: preview.createdAt, paper: paper)
         let rendering = try ESCPOSInterpreter.render(bytes, paper: paper)
         let decoded = ZBarDecoder.decodeQRCodes(
             width: rendering.width, height: rendering.height, grey: rendering.pixels)
@@ -37,7 +38,29 @@ import Testing
         #expect(parts.flatMap(\.records).count == batch.records.count)
         // Nothing names a venue.
         #expect(!rendering.lines.contains { $0.text.contains("Bakery") })
-        #expect(rendering.lines.contains { $0.text.contains("risk") })
+    }
+
+    /// Read back from the receipt's own ESC/POS bytes: the paper carries the date it was made and the codes, no time
+    /// of day, no risk level, and nothing that changes with how many of the records are real.
+    @Test func theReceiptGivesTheDateAndTheCodesAndNothingOfTheReports() throws {
+        var texts = [[String]]()
+        for stays in [1, 3, 5] {
+            let preview = try preview(stays: stays)
+            let batch = try ReportSealer.batch(for: preview, crypto: crypto)
+            #expect(batch.records.count == 8, "one page of codes for every case")
+            let bytes = try ReportReceipt.escpos(batch: batch, madeAt: preview.createdAt, paper: .mm58)
+            let lines = try ESCPOSInterpreter.render(bytes, paper: .mm58).lines.map(\.text)
+            let text = lines.joined(separator: " ")
+            #expect(text.contains("Made on 2021-03-06 with your consent."), "\(text)")
+            #expect(text.range(of: #"\d{1,2}:\d{2}"#, options: .regularExpression) == nil, "a time of day: \(text)")
+            #expect(!text.lowercased().contains("risk") && !text.contains("/8") && !text.lowercased().contains("decoy"))
+            #expect(!text.contains("\(preview.reportCount) report"))
+            // Digits only in the date.
+            let digits = text.replacingOccurrences(of: "2021-03-06", with: "").filter(\.isNumber)
+            #expect(digits.isEmpty, "numbers on the receipt: \(text)")
+            texts.append(lines)
+        }
+        #expect(texts.allSatisfy { $0 == texts[0] }, "the text differs with the number of real reports")
     }
 
     @Test func everyCodePrintsAtThreeDotsPerModuleOrMoreOn58mm() throws {
