@@ -1,6 +1,6 @@
-/// The tunable numbers of report preparation and risk calculation. The defaults are Corona-Warn-App's production
-/// values (its `presence-tracing-parameters.yaml`); a health authority may override them in the kiosk's
-/// configuration.
+/// The tunable numbers of report preparation and risk calculation: Corona-Warn-App's production values (its
+/// `presence-tracing-parameters.yaml`). The kiosk has no setting that changes them. Risk follows CWA's algorithm
+/// whatever the values (`WarningMatcher.riskLevels`).
 public struct PresenceTracingParameters: Codable, Equatable, Sendable {
     /// Stays whose length in minutes falls in one of these ranges are not reported (CWA: under 10 minutes).
     public var durationFilters: [MinuteRange]

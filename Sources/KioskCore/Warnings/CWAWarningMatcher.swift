@@ -49,7 +49,7 @@ extension WarningMatcher {
         crypto: some CryptoProvider
     ) -> ExposureResult {
         var matches = [ExposureMatch]()
-        let today = StayPreparation.floorTo(now, 86_400) / 86_400
+        let deadline = ageDeadline(now: now, parameters: parameters)
         // Windows per venue: each record is hashed, MAC-checked and decrypted once per venue, however many stays
         // share the venue. `report` identifies a protected report for the own-report check (nil for warnings).
         var windowsByVenue = [[UInt8]: [CWAWindow]]()
@@ -73,11 +73,12 @@ extension WarningMatcher {
                 guard value > 0 else { continue }
                 for piece in pieces {
                     let day = StayPreparation.floorTo(piece.start, 86_400) / 86_400
-                    guard day >= 0, today - day <= Int64(parameters.maxCheckInAgeInDays) else { continue }
+                    guard day >= 0 else { continue }
                     let minutes = overlapMinutes(
                         stayStart: piece.start, stayEnd: piece.end,
                         startIntervalNumber: window.start, endIntervalNumber: window.end)
-                    guard minutes > 0 else { continue }
+                    let overlapEnd = min(piece.end, window.end * Interval.seconds)
+                    guard minutes > 0, overlapEnd >= deadline else { continue }
                     matches.append(
                         ExposureMatch(
                             stayId: stay.id, day: day, overlapMinutes: minutes,

@@ -119,7 +119,7 @@ public enum WarningMatcher {
         crypto: some CryptoProvider
     ) -> ExposureResult {
         var matches = [ExposureMatch]()
-        let today = StayPreparation.floorTo(now, 86_400) / 86_400
+        let deadline = ageDeadline(now: now, parameters: parameters)
         // Keys per venue and tags per venue and day are derived once, however many stays share them.
         var keysByVenue = [[UInt8]: CKPRKeys]()
         var tags = [TagCacheKey: [UInt8]]()
@@ -132,7 +132,7 @@ public enum WarningMatcher {
                 keysByVenue[stay.locationId] = derived
                 keys = derived
             }
-            for day in stay.days where today - day <= Int64(parameters.maxCheckInAgeInDays) && day >= 0 {
+            for day in stay.days where day >= 0 && (day + 1) * 86_400 >= deadline {
                 let cacheKey = TagCacheKey(locationId: stay.locationId, day: day)
                 let tag: [UInt8]
                 if let known = tags[cacheKey] {
@@ -147,7 +147,8 @@ public enum WarningMatcher {
                         continue
                     }
                     let minutes = overlapMinutes(stayStart: stay.start, stayEnd: stay.end, report: report)
-                    guard minutes > 0 else { continue }
+                    let overlapEnd = min(stay.end, Int64(report.endIntervalNumber) * Interval.seconds)
+                    guard minutes > 0, overlapEnd >= deadline else { continue }
                     let value = parameters.transmissionRiskValue(for: report.transmissionRiskLevel)
                     guard value > 0 else { continue }
                     matches.append(
@@ -193,26 +194,45 @@ public enum WarningMatcher {
         return ExposureResult(matches: matches, riskLevelByDay: riskLevels(matches, parameters: parameters))
     }
 
-    /// Per-day risk: each match's normalized time is mapped per check-in, and summed per day and mapped again; a day
-    /// is high if either mapping says so (CWA's presence-tracing risk calculation).
+    /// The age filter, as Corona-Warn-App's Android client applies it (`CheckInsFilter.filterCheckInWarningsByAge`,
+    /// with the deadline at the start of the UTC day `maxCheckInAgeInDays` before today): an overlap counts unless it
+    /// ended before the deadline. Android's rule is taken because it judges each overlap, as matching here does (a
+    /// stay across midnight keeps its recent day and drops its old one), and keeps an overlap that was still going on
+    /// at the deadline (an earlier Android version required the overlap to start after it).
+    public static func ageDeadline(now: Int64, parameters: PresenceTracingParameters) -> Int64 {
+        (StayPreparation.floorTo(now, 86_400) / 86_400 - Int64(parameters.maxCheckInAgeInDays)) * 86_400
+    }
+
+    /// Per-day risk, exactly as Corona-Warn-App's presence-tracing risk calculation: per check-in and UTC day (the
+    /// matches are already split at midnight), the normalized time (transmission risk value × overlap minutes) is
+    /// summed over its matches and mapped with `normalizedTimePerCheckInToRiskLevel`; only check-in-days that got a
+    /// level are kept; their normalized times are summed per day and the sum mapped with
+    /// `normalizedTimePerDayToRiskLevel` — the day's level comes from that mapping alone.
     static func riskLevels(_ matches: [ExposureMatch], parameters: PresenceTracingParameters) -> [Int64: Int] {
-        var perDay = [Int64: Double]()
-        var levels = [Int64: Int]()
+        struct CheckInDay: Hashable {
+            let stayId: String
+            let day: Int64
+        }
+        var perCheckIn = [CheckInDay: Double]()
         for match in matches {
-            perDay[match.day, default: 0] += match.normalizedTime
-            if let level = parameters.normalizedTimePerCheckInToRiskLevel.first(where: {
-                $0.range.contains(match.normalizedTime)
-            })?.riskLevel {
-                levels[match.day] = max(levels[match.day] ?? 0, level)
-            }
+            perCheckIn[CheckInDay(stayId: match.stayId, day: match.day), default: 0] += match.normalizedTime
         }
+        var perDay = [Int64: Double]()
+        for (checkIn, normalizedTime) in perCheckIn
+        where Self.level(of: normalizedTime, in: parameters.normalizedTimePerCheckInToRiskLevel) != nil {
+            perDay[checkIn.day, default: 0] += normalizedTime
+        }
+        var levels = [Int64: Int]()
         for (day, total) in perDay {
-            if let level = parameters.normalizedTimePerDayToRiskLevel.first(where: { $0.range.contains(total) })?
-                .riskLevel
-            {
-                levels[day] = max(levels[day] ?? 0, level)
+            if let level = Self.level(of: total, in: parameters.normalizedTimePerDayToRiskLevel), level > 0 {
+                levels[day] = level
             }
         }
-        return levels.filter { $0.value > 0 }
+        return levels
+    }
+
+    /// The level of the first range holding `value`, nil when none does.
+    static func level(of value: Double, in ranges: [RiskLevelRange]) -> Int? {
+        ranges.first { $0.range.contains(value) }?.riskLevel
     }
 }
