@@ -115,12 +115,26 @@ public actor WarningPublisher {
         try AtomicFile.write(bytes, named: name, in: publishDirectory)
         try AtomicFile.write(try signer.signature(for: bytes), named: entry.signature, in: publishDirectory)
         index.packages.append(entry)
+        try writeIndex(index)
+        try AtomicFile.write([], named: Self.pendingName, in: stateDirectory)
+        return entry
+    }
+
+    /// Publishes `parameters` (nil: none, so kiosks use CWA's production values) in the signed index; checked first
+    /// as a kiosk checks them.
+    public func setParameters(_ parameters: PresenceTracingParameters.Published?) throws {
+        if let parameters { _ = try PresenceTracingParameters.cwaProduction.applying(parameters) }
+        var index = try loadIndex()
+        index.presenceTracingParameters = parameters
+        try writeIndex(index)
+    }
+
+    /// Writes the index and its signature (sorted keys, so the signed bytes are reproducible).
+    private func writeIndex(_ index: WarningIndexFile) throws {
         let indexBytes = Array(try JSONEncoder.sorted.encode(index))
         try AtomicFile.write(
             try signer.signature(for: indexBytes), named: WarningIndexFile.signatureName, in: publishDirectory)
         try AtomicFile.write(indexBytes, named: WarningIndexFile.name, in: publishDirectory)
-        try AtomicFile.write([], named: Self.pendingName, in: stateDirectory)
-        return entry
     }
 
     /// How many records wait for the next package.
@@ -172,6 +186,17 @@ public struct WarningIndexFile: Codable, Equatable, Sendable {
     public static let signatureName = "index.json.sig"
     public var version: Int
     public var packages: [PublishedPackage]
+    /// The risk criteria kiosks apply when matching (absent: CWA's production values).
+    public var presenceTracingParameters: PresenceTracingParameters.Published?
+
+    public init(
+        version: Int, packages: [PublishedPackage],
+        presenceTracingParameters: PresenceTracingParameters.Published? = nil
+    ) {
+        self.version = version
+        self.packages = packages
+        self.presenceTracingParameters = presenceTracingParameters
+    }
 }
 
 /// One published package in the index.

@@ -43,6 +43,8 @@ public final class DaemonWarnings: WarningSource {
     /// The matches of both sources, as one result (risk per day over all of them).
     public func match(_ stays: [MatchableStay]) async -> ExposureResult? {
         let now = Int64(clock.read().now.timeIntervalSince1970)
+        // The authority's published risk criteria (with its signed CKPW/1 index) govern both sources.
+        let parameters = await client?.parameters ?? self.parameters
         var results = [ExposureResult]()
         if let client {
             let index = await client.index

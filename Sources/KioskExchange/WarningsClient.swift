@@ -74,6 +74,20 @@ public actor WarningsClient {
         guard let index = try? JSONDecoder().decode(PublishedIndex.self, from: Data(body)) else {
             throw .malformedIndex
         }
+        // The authority's risk criteria, signed with the index: none published means CWA's; invalid ones are refused
+        // and the previous ones stay.
+        switch PublishedIndex.parameters(in: body) {
+        case .absent: state.parameters = nil
+        case .published(let published):
+            do throws(PublishedParametersError) {
+                state.parameters = try PresenceTracingParameters.cwaProduction.applying(published)
+            } catch {
+                report.rejected.append("presence-tracing parameters: \(error) (the previous ones are kept)")
+            }
+        case .malformed:
+            report.rejected.append(
+                "presence-tracing parameters: not in the documented form (the previous ones are kept)")
+        }
         for entry in index.packages.sorted(by: { $0.sequence < $1.sequence })
         where !state.seenPackages.contains(entry.sequence) {
             guard entry.file.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "." || $0 == "_" }),
@@ -146,6 +160,10 @@ public actor WarningsClient {
         return report
     }
 
+    /// The presence-tracing parameters matching uses: those the authority published with its signed index, CWA's
+    /// production values when it publishes none.
+    public var parameters: PresenceTracingParameters { state.parameters ?? .cwaProduction }
+
     /// Drops kept records whose tags no longer matter (their stays expired).
     public func retain(tags: Set<[UInt8]>) throws(WarningsSyncError) {
         state.retain(tags: tags)
@@ -182,6 +200,24 @@ struct PublishedIndex: Decodable {
         let signature: String
     }
     let packages: [Entry]
+
+    enum Parameters {
+        case absent
+        case published(PresenceTracingParameters.Published)
+        case malformed
+    }
+
+    /// The `presenceTracingParameters` member of the index's bytes.
+    static func parameters(in body: [UInt8]) -> Parameters {
+        struct Holder: Decodable { let presenceTracingParameters: PresenceTracingParameters.Published? }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
+            let member = object["presenceTracingParameters"], !(member is NSNull)
+        else { return .absent }
+        guard let holder = try? JSONDecoder().decode(Holder.self, from: Data(body)),
+            let published = holder.presenceTracingParameters
+        else { return .malformed }
+        return .published(published)
+    }
 }
 
 /// What the warnings client remembers between syncs.
@@ -190,6 +226,8 @@ public struct WarningsState: Codable, Equatable, Sendable {
     public var seenPackages: Set<Int> = []
     /// Kept records, hex-encoded.
     public var records: [String] = []
+    /// The risk criteria last published with a signed index; nil: none (CWA's production values apply).
+    public var parameters: PresenceTracingParameters?
 
     public init() {}
 

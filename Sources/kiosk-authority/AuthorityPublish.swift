@@ -1,5 +1,7 @@
 import ArgumentParser
+import Foundation
 import KioskAuthority
+import KioskCore
 
 /// `kiosk-authority publish --dir DIR`: every pending record as one signed, shuffled CKPW/1 package, and the index.
 struct AuthorityPublish: AsyncParsableCommand {
@@ -12,10 +14,40 @@ struct AuthorityPublish: AsyncParsableCommand {
     @Option(help: "The authority's directory.")
     var dir: String
 
+    @Option(
+        help: ArgumentHelp(
+            "Presence-tracing parameters to publish with the signed index (JSON, docs/PROTOCOL.md §4), or 'none' for "
+                + "CWA's production values.", valueName: "FILE"))
+    var parameters: String?
+
     func run() async throws {
         do {
             let (directory, key) = try AuthorityDirectory.open(dir)
             let publisher = try directory.publisher(key: key)
+            if let parameters {
+                let published: PresenceTracingParameters.Published?
+                if parameters == "none" {
+                    published = nil
+                } else {
+                    guard let data = FileManager.default.contents(atPath: parameters) else {
+                        throw AuthorityToolError.cannotWrite(parameters, "the file cannot be read")
+                    }
+                    do {
+                        published = try JSONDecoder().decode(PresenceTracingParameters.Published.self, from: data)
+                    } catch {
+                        throw AuthorityText.fail("\(parameters) is not in the documented form of the parameters.")
+                    }
+                }
+                do { try await publisher.setParameters(published) } catch let error as PublishedParametersError {
+                    throw AuthorityText.fail("The parameters were not published: \(error).")
+                } catch {
+                    throw AuthorityToolError.cannotWrite(dir, "\(error)")
+                }
+                AuthorityText.out(
+                    published == nil
+                        ? "Kiosks now use CWA's production parameters (none published in www/index.json)."
+                        : "Presence-tracing parameters published in the signed www/index.json.")
+            }
             let published: PublishedPackage?
             do { published = try await publisher.publish(now: AuthorityText.now()) } catch {
                 throw AuthorityToolError.cannotWrite(dir, "\(error)")

@@ -1,6 +1,7 @@
-/// The tunable numbers of report preparation and risk calculation: Corona-Warn-App's production values (its
-/// `presence-tracing-parameters.yaml`). The kiosk has no setting that changes them. Risk follows CWA's algorithm
-/// whatever the values (`WarningMatcher.riskLevels`).
+/// The tunable numbers of report preparation and risk calculation. The defaults are Corona-Warn-App's production
+/// values (its `presence-tracing-parameters.yaml`); the risk criteria may come, signed, from the health authority
+/// with its warnings (`Published`, docs/PROTOCOL.md §4); the kiosk's configuration has no setting for them. Risk
+/// follows CWA's algorithm whatever the values (`WarningMatcher.riskLevels`).
 public struct PresenceTracingParameters: Codable, Equatable, Sendable {
     /// Stays whose length in minutes falls in one of these ranges are not reported (CWA: under 10 minutes).
     public var durationFilters: [MinuteRange]
