@@ -125,7 +125,7 @@ public final class DaemonWarnings: WarningSource {
         let hashes = interestingHashes(venues: venues)
         do {
             let report = try await client.sync(interestingHashes: hashes)
-            try await client.retain(locationIdHashes: hashes)
+            try await client.retain(locationIdHashes: hashes, now: Int64(clock.read().now.timeIntervalSince1970))
             var lines = [
                 report.indexUnchanged
                     ? "Warnings (CWA): nothing new."

@@ -137,9 +137,28 @@ public actor CWAWarningsClient {
         return report
     }
 
-    /// Drops kept records about venues no longer interesting (their stays expired).
-    public func retain(locationIdHashes hashes: Set<[UInt8]>) throws(WarningsSyncError) {
+    /// How long a kept record may concern a stay the kiosk still holds: a stay is kept 14 days after its end, and
+    /// a record published at an hour concerns stays that ended before it.
+    public static let recordRetention: Int64 = 15 * 86_400
+
+    /// Drops kept records about venues no longer interesting, and records that can no longer concern a stay the kiosk
+    /// holds (`now` minus `recordRetention`): health-authority warnings by their window's end, protected reports by
+    /// the hour of the package they came in. Hours seen longer ago than an index lists are forgotten too.
+    public func retain(locationIdHashes hashes: Set<[UInt8]>, now: Int64) throws(WarningsSyncError) {
         warnings.retain(locationIdHashes: hashes)
+        let cutoff = now - Self.recordRetention
+        let nowHour = UInt32(clamping: max(0, now / 3600))
+        var hours = state.reportHours ?? [:]
+        warnings.drop(warningsEndingBefore: cutoff) { report in
+            let hex = Hex.encode(report.serialized)
+            // A report kept before hours were recorded starts its time now.
+            let hour = hours[hex] ?? nowHour
+            hours[hex] = hour
+            return Int64(hour) * 3600 < cutoff
+        }
+        state.reportHours = hours
+        let oldestListed = Int64(nowHour) - Int64(Self.maximumHoursPerIndex)
+        state.seenHours = state.seenHours.filter { Int64($0) >= oldestListed }
         try persist()
     }
 
@@ -158,12 +177,19 @@ public actor CWAWarningsClient {
 
     private func keep(_ package: CWATraceWarningPackage, interestingHashes: Set<[UInt8]>) -> Int {
         let kept = package.keeping(locationIdHashes: interestingHashes)
+        var hours = state.reportHours ?? [:]
+        for report in kept.checkInProtectedReports where hours[Hex.encode(report.serialized)] == nil {
+            hours[Hex.encode(report.serialized)] = package.hour
+        }
+        state.reportHours = hours
         return warnings.add(warnings: kept.timeIntervalWarnings, reports: kept.checkInProtectedReports)
     }
 
     private func persist() throws(WarningsSyncError) {
         state.warnings = warnings.warningsByHash.values.flatMap { $0.map { Hex.encode($0.serialized) } }.sorted()
         state.reports = warnings.reportsByHash.values.flatMap { $0.map { Hex.encode($0.serialized) } }.sorted()
+        let kept = Set(state.reports)
+        state.reportHours = state.reportHours?.filter { kept.contains($0.key) }
         do { try state.save(to: statePath) } catch { throw .storage }
     }
 
@@ -187,6 +213,9 @@ public struct CWAWarningsState: Codable, Equatable, Sendable {
     public var warnings: [String] = []
     /// Kept `CheckInProtectedReport`s, hex-encoded protobuf.
     public var reports: [String] = []
+    /// The hour of the package each kept report came in (by its hex), to let it go when it can no longer concern a
+    /// stay the kiosk holds. Absent in a state written before it was kept.
+    public var reportHours: [String: UInt32]?
 
     public init() {}
 

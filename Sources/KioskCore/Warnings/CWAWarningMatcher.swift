@@ -35,6 +35,15 @@ public struct CWAWarningSet: Equatable, Sendable {
         warningsByHash = warningsByHash.filter { hashes.contains($0.key) }
         reportsByHash = reportsByHash.filter { hashes.contains($0.key) }
     }
+
+    /// Drops health-authority warnings whose window ended before `cutoff` (UNIX seconds) and the protected reports
+    /// `isOld` says are (their windows are sealed: the caller judges them by when they were published).
+    public mutating func drop(warningsEndingBefore cutoff: Int64, reportsWhere isOld: (CWAProtectedReport) -> Bool) {
+        warningsByHash = warningsByHash.mapValues { list in
+            list.filter { (Int64($0.startIntervalNumber) + Int64($0.period)) * Interval.seconds >= cutoff }
+        }.filter { !$0.value.isEmpty }
+        reportsByHash = reportsByHash.mapValues { $0.filter { !isOld($0) } }.filter { !$0.value.isEmpty }
+    }
 }
 
 extension WarningMatcher {
