@@ -19,18 +19,24 @@ import Testing
         try #require(ftruncate(descriptor, off_t(size)) == 0)
     }
 
-    @Test func ckpwPackagesOnAStickAreReadOnlyWithinTheirBounds() async throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("stick-files-\(UUID().uuidString)")
-            .path
-        defer { try? FileManager.default.removeItem(atPath: root) }
+    /// A stick (and the kiosk's state folder beside it) with a huge file behind a small link, a device behind a link
+    /// and a named pipe, each named `*.suffix`.
+    static func hostileStick(suffix: String) throws -> (root: String, stick: String) {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("stick-\(UUID().uuidString)").path
         let stick = root + "/stick"
         try FileManager.default.createDirectory(atPath: stick, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: root + "/kiosk", withIntermediateDirectories: true)
-        // A huge file behind a small link; a device behind a link; a pipe; a package whose signature is 1 GiB.
-        try Self.sparse(root + "/huge", size: 1 << 30)
-        #expect(symlink(root + "/huge", stick + "/a-linked.bin") == 0)
-        #expect(symlink("/dev/zero", stick + "/b-device.bin") == 0)
-        #expect(mkfifo(stick + "/c-pipe.bin", 0o600) == 0)
+        try sparse(root + "/huge", size: 1 << 30)
+        try #require(symlink(root + "/huge", stick + "/a-linked.\(suffix)") == 0)
+        try #require(symlink("/dev/zero", stick + "/b-device.\(suffix)") == 0)
+        try #require(mkfifo(stick + "/c-pipe.\(suffix)", 0o600) == 0)
+        return (root, stick)
+    }
+
+    @Test func ckpwPackagesOnAStickAreReadOnlyWithinTheirBounds() async throws {
+        let (root, stick) = try Self.hostileStick(suffix: "bin")
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        // And a package whose signature is 1 GiB.
         try Data([1, 2, 3]).write(to: URL(fileURLWithPath: stick + "/d-big-signature.bin"))
         try Self.sparse(stick + "/d-big-signature.bin.sig", size: 1 << 30)
         let key = try ECDSAPrivateKey()
@@ -46,16 +52,8 @@ import Testing
     }
 
     @Test func cwaZipsOnAStickAreReadOnlyWithinTheirBounds() async throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("stick-zips-\(UUID().uuidString)")
-            .path
+        let (root, stick) = try Self.hostileStick(suffix: "zip")
         defer { try? FileManager.default.removeItem(atPath: root) }
-        let stick = root + "/stick"
-        try FileManager.default.createDirectory(atPath: stick, withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(atPath: root + "/kiosk", withIntermediateDirectories: true)
-        try Self.sparse(root + "/huge", size: 1 << 30)
-        #expect(symlink(root + "/huge", stick + "/a-linked.zip") == 0)
-        #expect(symlink("/dev/zero", stick + "/b-device.zip") == 0)
-        #expect(mkfifo(stick + "/c-pipe.zip", 0o600) == 0)
         let client = CWAWarningsClient(
             baseURL: "http://unused.invalid", verifier: try ECDSAPrivateKey().publicKey(),
             stateDirectory: root + "/kiosk")
