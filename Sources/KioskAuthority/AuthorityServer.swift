@@ -9,7 +9,9 @@ import NIOCore
 /// serves the published packages and index (ETag and If-None-Match included) for kiosks and tests; in production
 /// any static web server or CDN can serve the publish directory instead.
 ///
-/// No middleware logs requests, and no handler reads the peer's address: the server keeps no trace of who uploaded.
+/// No middleware logs requests. The peer's address is read only to bound how fast codes can be guessed
+/// (`CodeGuessLimiter`: held in memory for a minute, never logged or written): the server keeps no trace of who
+/// uploaded.
 public enum AuthorityServer {
     /// The largest upload accepted: a batch of 4096 records.
     public static let maximumUploadSize = 8 + 4096 * CKPR.recordLength
@@ -17,9 +19,10 @@ public enum AuthorityServer {
     public static func makeApplication(
         publisher: WarningPublisher, host: String = "127.0.0.1", port: Int = 8080, logger: Logger,
         now: @escaping @Sendable () -> Int64, cwaPublisher: CWAHourlyPublisher? = nil,
+        limiter: CodeGuessLimiter = CodeGuessLimiter(),
         onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
-        let router = Router()
+        let router = Router(context: AuthorityRequestContext.self)
         router.add(
             middleware: FileMiddleware(publisher.publishDirectory, urlBasePath: "/warnings", searchForIndexHtml: false))
         if let cwaPublisher {
@@ -29,6 +32,11 @@ public enum AuthorityServer {
         router.post("/v1/reports") { request, context -> Response in
             guard let code = request.headers[.init(ReportUploader.codeHeader)!] else {
                 return Response(status: .forbidden)
+            }
+            let admitted = await limiter.admit(client: context.peer, now: now())
+            if let summary = admitted.summary { context.logger.notice("\(summary)") }
+            guard admitted.allowed else {
+                return Response(status: .tooManyRequests, headers: [.retryAfter: "\(CodeGuessLimiter.window)"])
             }
             let body: ByteBuffer
             do {
@@ -50,7 +58,8 @@ public enum AuthorityServer {
                 context.logger.notice("Upload accepted", metadata: ["upload.outcome": "accepted"])
                 return Response(status: .created)
             } catch let error as AcceptError where error == .wrongCode || error == .expiredCode {
-                context.logger.notice("Upload refused", metadata: ["upload.outcome": "bad-code"])
+                // Counted, not logged one by one: the limiter says how many in a line per minute.
+                await limiter.wrongCode(client: context.peer, now: now())
                 return Response(status: .forbidden)
             } catch {
                 context.logger.error("Upload failed", metadata: ["upload.outcome": "storage"])
@@ -61,5 +70,21 @@ public enum AuthorityServer {
             router: router, configuration: .init(address: .hostname(host, port: port)),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
             logger: logger)
+    }
+}
+
+/// The authority server's request context: Hummingbird's, and the peer's IP address for `CodeGuessLimiter` alone.
+public struct AuthorityRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// The peer's IP address (nil for other kinds of socket).
+    let peer: String?
+
+    public init(source: Source) {
+        coreContext = .init(source: source)
+        switch source.channel.remoteAddress {
+        case .v4(let address): peer = address.host
+        case .v6(let address): peer = address.host
+        default: peer = nil
+        }
     }
 }
