@@ -347,8 +347,18 @@ public struct ReportConversation: Sendable {
         let message: String
         do throws(DeliveryError) {
             let batch: ReportBatch
-            do { batch = try ReportSealer.batch(for: preview, crypto: crypto) } catch { throw DeliveryError.sealing }
-            message = try await delivery.deliver(batch, preview: preview, exportDirectory: exportDirectory)
+            var cwaSubmission: [UInt8]?
+            do {
+                batch = try ReportSealer.batch(for: preview, crypto: crypto)
+                // On a stick, the same reports also in CWA's format, for an authority that takes CWA submissions.
+                if case .export = preview.output {
+                    cwaSubmission = try CWAProtectedReport.submissionPayload(for: preview, crypto: crypto)
+                }
+            } catch {
+                throw DeliveryError.sealing
+            }
+            message = try await delivery.deliver(
+                batch, preview: preview, cwaSubmission: cwaSubmission, exportDirectory: exportDirectory)
             outcome = .delivered(preview.output, reportCount: preview.reportCount)
             deliveredStayIDs.formUnion(selectedIDs)
         } catch {

@@ -17,9 +17,11 @@ public protocol ReportDelivering: Sendable {
     /// The folder an export goes to when the holder names none (the mounted USB stick), if set up.
     var defaultExportDirectory: String? { get }
 
-    /// Sends `batch` (sealed from `preview`) out by `preview.output`; an export goes to `exportDirectory`.
-    /// Returns one line for the holder saying what happened. On failure nothing is kept anywhere.
-    func deliver(_ batch: ReportBatch, preview: Preview, exportDirectory: String?) async throws(DeliveryError) -> String
+    /// Sends `batch` (sealed from `preview`) out by `preview.output`; an export goes to `exportDirectory`, with
+    /// `cwaSubmission` (the same reports as CWA's `SubmissionPayload`, for authorities that take CWA's format) beside
+    /// it. Returns one line for the holder saying what happened. On failure nothing is kept anywhere.
+    func deliver(_ batch: ReportBatch, preview: Preview, cwaSubmission: [UInt8]?, exportDirectory: String?)
+        async throws(DeliveryError) -> String
 }
 
 /// Why a consented batch did not leave. The text says what the holder can do; it names no stay, venue or code.
@@ -64,9 +66,9 @@ public struct ReportDelivery: ReportDelivering {
     public var canPrint: Bool { printer != nil }
     public var canUpload: Bool { uploader != nil }
 
-    public func deliver(_ batch: ReportBatch, preview: Preview, exportDirectory: String?) async throws(DeliveryError)
-        -> String
-    {
+    public func deliver(
+        _ batch: ReportBatch, preview: Preview, cwaSubmission: [UInt8]?, exportDirectory: String?
+    ) async throws(DeliveryError) -> String {
         let count = "\(preview.reportCount) report\(preview.reportCount == 1 ? "" : "s")"
         switch preview.output {
         case .print:
@@ -83,8 +85,12 @@ public struct ReportDelivery: ReportDelivering {
                 throw .notAvailable("export folder")
             }
             do {
-                let written = try ReportExporter(directory: directory).export(batch: batch, madeAt: preview.createdAt)
-                return "Written: \(count) in \(written.batchFile) (and \(written.textFile), \(written.readMeFile))."
+                let written = try ReportExporter(directory: directory).export(
+                    batch: batch, madeAt: preview.createdAt, cwaSubmissionPayload: cwaSubmission)
+                let cwa = written.submissionPayloadFile.map { ", \($0) in CWA's format" } ?? ""
+                return
+                    "Written: \(count) in \(written.batchFile) (and \(written.textFile)\(cwa), \(written.readMeFile))."
+
             } catch {
                 throw .export(error)
             }

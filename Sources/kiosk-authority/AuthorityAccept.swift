@@ -8,11 +8,13 @@ import KioskCore
 struct AuthorityAccept: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "accept",
-        abstract: "Take reports from exported .ckpb/.txt files or scanned CKPB1: texts into the pending pool.",
+        abstract:
+            "Take reports from exported .ckpb/.txt/.cwa-submission.pb files or scanned CKPB1: texts into the pools.",
         discussion: """
-            Each argument is a file (a .ckpb batch or the .txt beside it) or the text of one scanned receipt code. \
-            A receipt of several codes is several arguments. Nothing is accepted unless every argument reads as a \
-            batch. Prints only how many records were taken.
+            Each argument is a file (a .ckpb batch or the .txt beside it, or a .cwa-submission.pb: the same reports \
+            in CWA's SubmissionPayload, published in the CWA hourly packages) or the text of one scanned receipt \
+            code. A receipt of several codes is several arguments. Nothing is accepted unless every argument reads. \
+            Prints only how many records were taken.
             """
     )
 
@@ -28,7 +30,18 @@ struct AuthorityAccept: AsyncParsableCommand {
 
     func run() async throws {
         var batches = [ReportBatch]()
+        var submissions = [[UInt8]]()
         for (number, input) in inputs.enumerated() {
+            if input.hasSuffix(".cwa-submission.pb") {
+                guard let data = FileManager.default.contents(atPath: input), data.count <= 4 << 20,
+                    (try? CWAProtectedReport.reports(inSubmissionPayload: [UInt8](data))) != nil
+                else {
+                    throw AuthorityText.fail(
+                        "Argument \(number + 1) is not a readable CWA submission. Nothing was accepted.")
+                }
+                submissions.append([UInt8](data))
+                continue
+            }
             guard let batch = Self.batch(from: input) else {
                 throw AuthorityText.fail(
                     "Argument \(number + 1) is neither a readable batch file nor a complete CKPB1: text "
@@ -45,6 +58,14 @@ struct AuthorityAccept: AsyncParsableCommand {
                     throw AuthorityToolError.cannotWrite(dir, error.description)
                 }
                 records += batch.records.count
+            }
+            if !submissions.isEmpty {
+                let cwa = try directory.cwaPublisher(key: key)
+                for submission in submissions {
+                    do { records += try await cwa.acceptSubmissionPayload(submission) } catch {
+                        throw AuthorityToolError.cannotWrite(dir, "\(error)")
+                    }
+                }
             }
             let pending = (try? await publisher.pendingCount()) ?? records
             AuthorityText.out(

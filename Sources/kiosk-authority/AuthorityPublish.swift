@@ -48,6 +48,19 @@ struct AuthorityPublish: AsyncParsableCommand {
                         ? "Kiosks now use CWA's production parameters (none published in www/index.json)."
                         : "Presence-tracing parameters published in the signed www/index.json.")
             }
+            // Accepted CWA submissions go out in the next CWA hourly package.
+            let cwa = try directory.cwaPublisher(key: key)
+            if (try? await cwa.pendingCount()) ?? 0 > 0 {
+                do {
+                    if let hour = try await cwa.publish(now: AuthorityText.now()) {
+                        AuthorityText.out(
+                            "Published CWA hour \(hour.hour): \(hour.reports) protected report(s), \(hour.warnings) warning(s)."
+                        )
+                    }
+                } catch {
+                    throw AuthorityToolError.cannotWrite(dir, "\(error)")
+                }
+            }
             let published: PublishedPackage?
             do { published = try await publisher.publish(now: AuthorityText.now()) } catch {
                 throw AuthorityToolError.cannotWrite(dir, "\(error)")

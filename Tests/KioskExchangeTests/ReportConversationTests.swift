@@ -243,7 +243,8 @@ final class RecordingDelivery: ReportDelivering, Sendable {
 
     var deliveries: [Delivery] { state.withLock { $0.deliveries } }
 
-    func deliver(_ batch: ReportBatch, preview: Preview, exportDirectory: String?) async throws(DeliveryError) -> String
+    func deliver(_ batch: ReportBatch, preview: Preview, cwaSubmission: [UInt8]?, exportDirectory: String?)
+        async throws(DeliveryError) -> String
     {
         let failure: DeliveryError? = state.withLock { state in
             state.deliveries.append(

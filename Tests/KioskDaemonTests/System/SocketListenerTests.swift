@@ -15,7 +15,7 @@ import Testing
     static func connect(port: Int, from: String = "127.0.0.1") throws -> Int32 {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         try #require(descriptor >= 0)
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        var timeout = timeval(tv_sec: 60, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var local = sockaddr_in()
         local.sin_family = sa_family_t(AF_INET)
@@ -43,7 +43,8 @@ import Testing
         _ = Array(text.utf8).withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     }
 
-    /// Everything until the server closes (or 10 s pass: then nil).
+    /// Everything until the server closes (or 60 s pass: then nil; the handlers run on the cooperative pool, which
+    /// other tests may keep busy a while).
     static func readToEnd(_ descriptor: Int32) -> String? {
         var answer = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 4096)
@@ -70,7 +71,7 @@ import Testing
         #expect(seen.fifth?.hasPrefix("HTTP/1.1 503") == true, "\(String(describing: seen.fifth))")
         #expect(seen.other?.hasSuffix("served\n") == true, "\(String(describing: seen.other))")
         // The trickling clients are closed once their deadline passes, though they keep sending (nil: still open
-        // after 10 s).
+        // after 60 s).
         #expect(seen.slow == Array(repeating: "", count: LocalHTTPServer.maximumConnectionsPerPeer))
         // Their slots are free again.
         #expect(seen.again?.hasSuffix("served\n") == true, "\(String(describing: seen.again))")
@@ -144,7 +145,7 @@ import Testing
         defer { listener.stop() }
         let client = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(client) }
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        var timeout = timeval(tv_sec: 60, tv_usec: 0)
         setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         #expect(address.withSocketAddress { Glibc.connect(client, $0, $1) } == 0)
         let answer = try await Self.onThread { Self.readToEnd(client) }
