@@ -309,7 +309,7 @@ let package = Package(
         .testTarget(
             name: "KioskAuthorityTests",
             dependencies: [
-                "KioskAuthority", "KioskCore", "KioskOpenSSL", "KioskExchange",
+                "KioskAuthority", "KioskCore", "KioskOpenSSL", "KioskExchange", "KioskSimulation",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: strictness

@@ -13,8 +13,8 @@ import NIOCore
 /// (`CodeGuessLimiter`: held in memory for a minute, never logged or written): the server keeps no trace of who
 /// uploaded.
 public enum AuthorityServer {
-    /// The largest upload accepted: a batch of 4096 records.
-    public static let maximumUploadSize = 8 + 4096 * CKPR.recordLength
+    /// The largest upload accepted: a batch of 4096 records, and as many CWA reports beside it.
+    public static let maximumUploadSize = 2 * (8 + 4096 * CKPR.recordLength)
 
     public static func makeApplication(
         publisher: WarningPublisher, host: String = "127.0.0.1", port: Int = 8080, logger: Logger,
@@ -44,7 +44,18 @@ public enum AuthorityServer {
             } catch {
                 return Response(status: .contentTooLarge)
             }
-            let bytes = Array(body.readableBytesView)
+            var bytes = Array(body.readableBytesView)
+            // A submission carries the batch and the same reports in CWA's format; both are checked before the code
+            // is spent, and the CWA part goes to the hourly packages (kept only where this server publishes them).
+            var cwaReports: [CWAProtectedReport]?
+            if request.headers[.contentType]?.hasPrefix(ReportUploader.submissionContentType) == true {
+                guard let parts = ReportUploader.splitSubmission(bytes),
+                    let reports = try? CWAProtectedReport.reports(inSubmissionPayload: parts.cwa),
+                    reports.count <= 4096, reports.allSatisfy(CWAHourlyPublisher.hasReportShape)
+                else { return Response(status: .badRequest) }
+                bytes = parts.batch
+                cwaReports = reports
+            }
             let batch: ReportBatch
             if let parsed = try? ReportBatch(bytes: bytes) {
                 batch = parsed
@@ -55,6 +66,7 @@ public enum AuthorityServer {
             }
             do {
                 try await publisher.acceptUpload(batch, code: code, now: now())
+                if let cwaReports, let cwaPublisher { try await cwaPublisher.acceptProtectedReports(cwaReports) }
                 context.logger.notice("Upload accepted", metadata: ["upload.outcome": "accepted"])
                 return Response(status: .created)
             } catch let error as AcceptError where error == .wrongCode || error == .expiredCode {

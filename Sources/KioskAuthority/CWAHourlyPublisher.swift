@@ -83,17 +83,17 @@ public actor CWAHourlyPublisher {
     /// Pools accepted CWA protected reports (real and fake alike: they cannot be told apart, and CWA publishes both).
     /// Reports of the wrong shape are refused, all or nothing.
     public func acceptProtectedReports(_ reports: [CWAProtectedReport]) throws(CWAPublishError) {
-        for report in reports {
-            guard report.locationIdHash.count == 32, report.iv.count == 16, report.mac.count == 32,
-                !report.encryptedCheckInRecord.isEmpty, report.encryptedCheckInRecord.count % 16 == 0,
-                report.encryptedCheckInRecord.count <= 64
-            else {
-                throw .invalidReport
-            }
-        }
+        guard reports.allSatisfy(Self.hasReportShape) else { throw .invalidReport }
         var pool = try loadPool()
         pool.reports += reports.map { Hex.encode($0.serialized) }
         try savePool(pool)
+    }
+
+    /// Whether `report` has the shape of a CWA protected report (hash, IV and MAC lengths, whole AES blocks).
+    public static func hasReportShape(_ report: CWAProtectedReport) -> Bool {
+        report.locationIdHash.count == 32 && report.iv.count == 16 && report.mac.count == 32
+            && !report.encryptedCheckInRecord.isEmpty && report.encryptedCheckInRecord.count % 16 == 0
+            && report.encryptedCheckInRecord.count <= 64
     }
 
     /// Pools the protected reports of a CWA `SubmissionPayload`; returns how many.

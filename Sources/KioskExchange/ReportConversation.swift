@@ -347,12 +347,15 @@ public struct ReportConversation: Sendable {
         let message: String
         do throws(DeliveryError) {
             let batch: ReportBatch
-            var cwaSubmission: [UInt8]?
+            let cwaSubmission: [UInt8]?
             do {
                 batch = try ReportSealer.batch(for: preview, crypto: crypto)
-                // On a stick, the same reports also in CWA's format, for an authority that takes CWA submissions.
-                if case .export = preview.output {
+                // On a stick or in an upload, the same reports also in CWA's format, for an authority that publishes
+                // CWA's hourly packages (a receipt's QR codes carry the batch only).
+                switch preview.output {
+                case .export, .upload:
                     cwaSubmission = try CWAProtectedReport.submissionPayload(for: preview, crypto: crypto)
+                case .print: cwaSubmission = nil
                 }
             } catch {
                 throw DeliveryError.sealing

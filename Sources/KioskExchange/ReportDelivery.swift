@@ -19,7 +19,7 @@ public protocol ReportDelivering: Sendable {
 
     /// Sends `batch` (sealed from `preview`) out by `preview.output`; an export goes to `exportDirectory`, with
     /// `cwaSubmission` (the same reports as CWA's `SubmissionPayload`, for authorities that take CWA's format) beside
-    /// it. Returns one line for the holder saying what happened. On failure nothing is kept anywhere.
+    /// it; an upload carries both in one request. Returns one line for the holder saying what happened. On failure nothing is kept anywhere.
     func deliver(_ batch: ReportBatch, preview: Preview, cwaSubmission: [UInt8]?, exportDirectory: String?)
         async throws(DeliveryError) -> String
 }
@@ -96,7 +96,9 @@ public struct ReportDelivery: ReportDelivering {
             }
         case .upload(let code):
             guard let uploader else { throw .notAvailable("health authority address") }
-            do { try await uploader.upload(batch, verificationCode: code) } catch { throw .upload(error) }
+            do { try await uploader.upload(batch, cwaSubmission: cwaSubmission, verificationCode: code) } catch {
+                throw .upload(error)
+            }
             return "Sent: \(count) reached the health authority."
         }
     }

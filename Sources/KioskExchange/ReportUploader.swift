@@ -6,10 +6,13 @@ internal import KioskHTTP
 /// print or export it.
 ///
 /// Wire protocol: `POST <endpoint>` with body = the CKPB/1 batch, `Content-Type: application/x-ckpb`, and header
-/// `X-Verification-Code`. 201/204 = accepted; 401/403 = wrong or expired code; 409 = code already used;
+/// `X-Verification-Code`. With the same reports in CWA's format too, one request carries both (so one code covers
+/// them): `Content-Type: application/x-kiosk-submission`, body = `u32 length of the batch | CKPB/1 batch |
+/// SubmissionPayload`. 201/204 = accepted; 401/403 = wrong or expired code; 409 = code already used;
 /// 400/413/415 = batch refused; 5xx = server trouble.
 public struct ReportUploader: Sendable {
     public static let contentType = "application/x-ckpb"
+    public static let submissionContentType = "application/x-kiosk-submission"
     public static let codeHeader = "X-Verification-Code"
 
     public let endpoint: String
@@ -29,14 +32,19 @@ public struct ReportUploader: Sendable {
         return kept
     }
 
-    /// Uploads `batch`; throws a typed error a holder can act on.
-    public func upload(_ batch: ReportBatch, verificationCode typed: String) async throws(UploadError) {
+    /// Uploads `batch` (and `cwaSubmission`, the same reports as CWA's `SubmissionPayload`, in the same request);
+    /// throws a typed error a holder can act on.
+    public func upload(_ batch: ReportBatch, cwaSubmission: [UInt8]? = nil, verificationCode typed: String)
+        async throws(UploadError)
+    {
         guard let code = Self.normalizedCode(typed) else { throw .malformedCode }
         guard endpoint.hasPrefix("https://") || endpoint.hasPrefix("http://") else { throw .notConfigured }
+        let (type, body) =
+            cwaSubmission.map { (Self.submissionContentType, Self.submission(batch, cwa: $0)) }
+            ?? (Self.contentType, batch.bytes)
         let request = HTTPRequest(
             .post, url: endpoint,
-            headers: [(name: "Content-Type", value: Self.contentType), (name: Self.codeHeader, value: code)],
-            body: batch.bytes)
+            headers: [(name: "Content-Type", value: type), (name: Self.codeHeader, value: code)], body: body)
         let status: Int
         do {
             status = try await HTTP.send(request, limit: 64 * 1024, timeout: timeout).status
@@ -50,12 +58,30 @@ public struct ReportUploader: Sendable {
         }
         switch status {
         case 200...299: return
+        case 429: throw .serverError(status)
         case 401, 403: throw .wrongCode
         case 409: throw .codeAlreadyUsed
         case 400, 413, 415, 422: throw .refused
         case 500...599: throw .serverError(status)
         default: throw .unexpectedAnswer(status)
         }
+    }
+}
+
+extension ReportUploader {
+    /// `u32 length of the batch | CKPB/1 batch | SubmissionPayload`.
+    public static func submission(_ batch: ReportBatch, cwa: [UInt8]) -> [UInt8] {
+        let bytes = batch.bytes
+        let length = UInt32(bytes.count)
+        return [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: length >> $0) } + bytes + cwa
+    }
+
+    /// The batch and the CWA payload of a submission's bytes; nil when they do not split as written above.
+    public static func splitSubmission(_ body: [UInt8]) -> (batch: [UInt8], cwa: [UInt8])? {
+        guard body.count >= 4 else { return nil }
+        let length = body[0..<4].reduce(0) { $0 << 8 | Int($1) }
+        guard length <= body.count - 4 else { return nil }
+        return (Array(body[4..<(4 + length)]), Array(body[(4 + length)...]))
     }
 }
 
