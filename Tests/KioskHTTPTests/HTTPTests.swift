@@ -77,17 +77,17 @@ import Testing
         #expect(response.body.count == 1000)
     }
 
-    @Test func aServerThatNeverAnswersTimesOut() async throws {
+    // The timeout's own error proves it fired (a wait that never ended would run into the time limit); how long it
+    // took on a loaded machine is not asserted.
+    @Test(.timeLimit(.minutes(1))) func aServerThatNeverAnswersTimesOut() async throws {
         let server = try LoopbackServer { _ in .silence }
         defer { server.stop() }
-        let started = ContinuousClock.now
         await #expect(throws: HTTPFailure.timedOut) {
             _ = try await HTTP.send(HTTPRequest(url: server.url("/")), limit: 1024, timeout: .milliseconds(400))
         }
-        #expect(ContinuousClock.now - started < .seconds(20))
     }
 
-    @Test func cancellingTheWaitingTaskStopsTheTransfer() async throws {
+    @Test(.timeLimit(.minutes(1))) func cancellingTheWaitingTaskStopsTheTransfer() async throws {
         let server = try LoopbackServer { _ in .silence }
         defer { server.stop() }
         let task = Task { () -> HTTPFailure? in
@@ -99,11 +99,10 @@ import Testing
             }
         }
         try await Task.sleep(for: .milliseconds(300))
-        let cancelled = ContinuousClock.now
         task.cancel()
+        // libcurl hears of it at its next progress callback (at least once a second), long before the 120 s timeout:
+        // the error says it was the cancellation, not the timeout.
         #expect(await task.value == .cancelled)
-        // libcurl hears of it at its next progress callback (at least once a second); far below the timeout.
-        #expect(ContinuousClock.now - cancelled < .seconds(30))
     }
 
     @Test func aRedirectIsFollowedAndOnlyTheFinalHeadersCount() async throws {
