@@ -94,6 +94,7 @@ extension ControlStep {
             case .expired(let count): ControlStep(type: "expired", count: count)
             case .expiryFailed(let failure): ControlStep(type: "expiryFailed", detail: failure.description)
             case .warningAcknowledged: ControlStep(type: "warningAcknowledged")
+            case .sessionStep(let name): ControlStep(type: "session", kind: name)
             }
         }
     }
@@ -144,6 +145,7 @@ extension TapRefusal {
         case .clockBehindLastTap: "clock_behind_last_tap"
         case .dailyLimitReached: "daily_limit"
         case .eventEnded: "event_ended"
+        case .cardBlocked: "card_blocked"
         case .staffCard: "staff_card"
         case .storeUnavailable: "store_unavailable"
         case .cryptoFailure: "crypto_failure"

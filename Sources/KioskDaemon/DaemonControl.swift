@@ -129,9 +129,24 @@ extension KioskDaemon {
             guard asked.shown.allSatisfy({ $0.kind != .error }) else { return response(asked, fallback: "") }
             let answer = await simulateTap(timeout: .seconds(25)) { $0.place(card: number) }
             reader.save()
-            return ControlResponse(
-                ok: answer.ok, lines: response(asked, fallback: "").lines + answer.lines,
-                steps: ControlStep.steps(of: asked) + answer.steps)
+            var lines = response(asked, fallback: "").lines + answer.lines
+            var steps = ControlStep.steps(of: asked) + answer.steps
+            // The new holder's answers, when given: may the kiosk match their stays, and a PIN.
+            if answer.ok, request.command == "enrol", let matching = request.fields?["matching"] {
+                var choices = [matching == "yes" ? "yes" : "no"]
+                if let pin = request.fields?["pin"] {
+                    let keys = pin.map { "key:\($0)" }
+                    choices += ["set-pin"] + keys + ["key:ok"] + keys + ["key:ok"]
+                } else {
+                    choices.append("no-pin")
+                }
+                for choice in choices {
+                    let report = await loop.handle(.chosen(choice))
+                    steps += ControlStep.steps(of: report)
+                    lines += response(report, fallback: "").lines
+                }
+            }
+            return ControlResponse(ok: answer.ok, lines: lines, steps: steps)
         case "show-code":
             guard let camera = simulation?.codes else {
                 return .failure("codes are shown this way only on a simulated kiosk")
@@ -164,6 +179,34 @@ extension KioskDaemon {
                 return .failure("press which button: confirm or cancel")
             }
             return response(await loop.handle(.buttonPressed(button)), fallback: "Pressed \(name).")
+        case "choose":
+            guard let id = request.text, !id.isEmpty else { return .failure("choose what: give a choice's id") }
+            let before = await runner.screen()
+            guard before.offers(id) else {
+                return .failure(
+                    "“\(id)” is not a choice on the screen now; the choices are: "
+                        + before.choices.map(\.id).joined(separator: ", "))
+            }
+            return await withScreen(response(await loop.handle(.chosen(id)), fallback: ""))
+        case "navigate":
+            guard let name = request.button, let button = NavigationButton(rawValue: name) else {
+                return .failure("navigate with which button: next or choose")
+            }
+            return await withScreen(response(await loop.handle(.navigated(button)), fallback: ""))
+        case "type":
+            guard let text = request.text, !text.isEmpty else { return .failure("type what: give the characters") }
+            var steps = [StationReport.Step]()
+            for character in text where !character.isWhitespace && character != "-" {
+                let id = "key:" + String(character).uppercased()
+                guard await runner.screen().offers(id) else {
+                    return .failure("the screen has no key “\(character)” now")
+                }
+                steps += await loop.handle(.chosen(id)).steps
+            }
+            if request.flag ?? true { steps += await loop.handle(.chosen("key:ok")).steps }
+            return await withScreen(response(StationReport(steps: steps), fallback: ""))
+        case "screen":
+            return await withScreen(ControlResponse(ok: true, lines: []))
         case "advance":
             guard let clock = simulation?.clock else { return .failure("time can be moved only on a simulated kiosk") }
             guard let seconds = request.seconds, seconds > 0 else { return .failure("say how far: e.g. 90m, 8h, 15d") }
@@ -200,6 +243,28 @@ extension KioskDaemon {
         default:
             return .failure("unknown command '\(request.command)'")
         }
+    }
+
+    /// `response` followed by what the screen shows now (`screenLines`), with the screen as JSON in `data`.
+    private func withScreen(_ response: ControlResponse) async -> ControlResponse {
+        let screen = await runner.screen()
+        var answer = response
+        answer.lines = response.lines.filter { !$0.isEmpty } + Self.screenLines(screen)
+        answer.data = Self.json(screen)
+        return answer
+    }
+
+    /// The screen as a person reads it: title, text, list, keypad, choices (the selected one marked `>`, each with
+    /// its id for `kiosk simulate choose`).
+    static func screenLines(_ screen: ScreenModel) -> [String] {
+        var lines = ["[screen] \(screen.title)"]
+        lines += screen.lines.map { "    \($0)" }
+        lines += screen.items.map { "  • \($0)" }
+        if let keypad = screen.keypad { lines.append("    [\(keypad.shown)]") }
+        for (index, choice) in screen.choices.enumerated() where !choice.id.hasPrefix("key:") {
+            lines.append("  \(index == screen.selected ? ">" : " ") \(choice.label)  (\(choice.id))")
+        }
+        return lines
     }
 
     /// Places a card (or a foreign card) and waits for the station's answer to reading it.

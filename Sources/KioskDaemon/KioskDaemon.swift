@@ -73,7 +73,6 @@ public final class KioskDaemon: Sendable {
     let started = ContinuousClock.now
     let readyAfter = Mutex<Duration?>(nil)
     let metricsAddress = Mutex<String?>(nil)
-    let screen: ScreenDisplay
     let webAddress = Mutex<String?>(nil)
     /// The metrics and screen servers while they run.
     let endpoints = Mutex<[LocalHTTPServer]>([])
@@ -116,7 +115,6 @@ public final class KioskDaemon: Sendable {
             devices.set("nfc", "none configured")
             logger.warning("No NFC reader configured: cards cannot be read (personal QR cards still work)")
         }
-        screen = ScreenDisplay(clock: clock)
         warnings = try DaemonWarnings.make(settings: settings, crypto: crypto, clock: clock, logger: logger)
         if warnings == nil { devices.set("warnings", "none configured") }
         let enroller: any CardEnroller = nfcReader.map { NFCCardEnroller(reader: $0) } ?? NoReaderEnroller()
@@ -129,8 +127,8 @@ public final class KioskDaemon: Sendable {
             runner = try StationRunner(
                 configuration: settings.station, desk: desk, indicator: indicator, printer: printer, enroller: enroller,
                 warnings: warnings.map { $0 as any WarningSource } ?? NoWarnings(), clock: clock, settings: store,
-                display: screen, devices: devices, paper: settings.receiptPrinter?.paper ?? .mm58,
-                logger: logger)
+                devices: devices, paper: settings.receiptPrinter?.paper ?? .mm58,
+                reports: reportDelivery, logger: logger)
         } catch {
             throw .store(error)
         }

@@ -48,7 +48,8 @@ struct NFCService: Service {
     }
 }
 
-/// Button presses → station events.
+/// Button presses → station events. The two buttons step through the screen's choices: the one wired as `confirm`
+/// chooses the selected choice, the one wired as `cancel` moves to the next choice (`NavigationButton`).
 struct ButtonService: Service {
     let daemon: KioskDaemon
 
@@ -56,7 +57,7 @@ struct ButtonService: Service {
         guard let buttons = daemon.buttons else { return await waitForShutdown() }
         await withGracefulShutdownHandler {
             for await event in buttons.events where event.pressed {
-                daemon.loop.submit(.buttonPressed(event.button == .confirm ? .confirm : .cancel))
+                daemon.loop.submit(.navigated(event.button == .confirm ? .choose : .next))
             }
         } onGracefulShutdown: {
             buttons.stop()

@@ -69,10 +69,12 @@ public enum StorageWait {
         logger.notice("Storage available again: starting")
     }
 
-    static func view(_ problem: DaemonError) -> ScreenView {
-        ScreenView(
-            title: "Out of service: storage",
-            body: "The kiosk cannot use its storage: \(problem). It tries again every few seconds and starts by "
-                + "itself once the storage works.", kind: "error", buttons: [])
+    static func view(_ problem: DaemonError) -> ScreenModel {
+        ScreenModel(
+            kind: "error", title: "Out of service: storage",
+            lines: [
+                "The kiosk cannot use its storage: \(problem). It tries again every few seconds and starts by "
+                    + "itself once the storage works."
+            ])
     }
 }

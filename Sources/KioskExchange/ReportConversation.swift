@@ -346,22 +346,7 @@ public struct ReportConversation: Sendable {
         let outcome: ConsentFlow.Outcome
         let message: String
         do throws(DeliveryError) {
-            let batch: ReportBatch
-            let cwaSubmission: [UInt8]?
-            do {
-                batch = try ReportSealer.batch(for: preview, crypto: crypto)
-                // On a stick or in an upload, the same reports also in CWA's format, for an authority that publishes
-                // CWA's hourly packages (a receipt's QR codes carry the batch only).
-                switch preview.output {
-                case .export, .upload:
-                    cwaSubmission = try CWAProtectedReport.submissionPayload(for: preview, crypto: crypto)
-                case .print: cwaSubmission = nil
-                }
-            } catch {
-                throw DeliveryError.sealing
-            }
-            message = try await delivery.deliver(
-                batch, preview: preview, cwaSubmission: cwaSubmission, exportDirectory: exportDirectory)
+            message = try await delivery.sendConsented(preview, crypto: crypto, exportDirectory: exportDirectory)
             outcome = .delivered(preview.output, reportCount: preview.reportCount)
             deliveredStayIDs.formUnion(selectedIDs)
         } catch {

@@ -109,3 +109,37 @@ public struct ReportDelivery: ReportDelivering {
         return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
     }
 }
+
+extension ReportDelivering {
+    /// Seals a consented preview and sends it: the CKPB/1 batch (`ReportSealer`), and on a stick or in an upload the
+    /// same reports in CWA's format beside it (a receipt's QR codes carry the batch only). The one path from a "yes"
+    /// to the kiosk's edge, for the staff console's conversation and the holder's own session alike. Returns the
+    /// line for the holder.
+    public func sendConsented(_ preview: Preview, crypto: any CryptoProvider, exportDirectory: String? = nil)
+        async throws(DeliveryError) -> String
+    {
+        let batch: ReportBatch
+        let cwaSubmission: [UInt8]?
+        do {
+            batch = try ReportSealer.batch(for: preview, crypto: crypto)
+            switch preview.output {
+            case .export, .upload:
+                cwaSubmission = try CWAProtectedReport.submissionPayload(for: preview, crypto: crypto)
+            case .print: cwaSubmission = nil
+            }
+        } catch {
+            throw DeliveryError.sealing
+        }
+        return try await deliver(
+            batch, preview: preview, cwaSubmission: cwaSubmission, exportDirectory: exportDirectory)
+    }
+
+    /// The outputs a holder can choose now: a printer, a mounted USB stick (its folder exists now), an authority.
+    public var availableOutputs: Set<VisitorSession.OutputKind> {
+        var outputs = Set<VisitorSession.OutputKind>()
+        if canPrint { outputs.insert(.print) }
+        if let directory = defaultExportDirectory, ReportDelivery.isDirectory(directory) { outputs.insert(.export) }
+        if canUpload { outputs.insert(.upload) }
+        return outputs
+    }
+}

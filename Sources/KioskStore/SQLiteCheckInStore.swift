@@ -130,6 +130,19 @@ public final class SQLiteCheckInStore: CheckInStore {
                     CREATE INDEX stay_by_expiry_hour ON stay(expiry_hour);
                     """)
         }
+        migrator.registerMigration("v5: card profiles and blocked cards") { db in
+            // A card's own choices (sealed under its record key) and the handles of cards their holders blocked.
+            try db.execute(
+                sql: """
+                    CREATE TABLE card_profile (
+                        handle BLOB PRIMARY KEY NOT NULL CHECK (length(handle) = 32),
+                        sealed BLOB NOT NULL
+                    ) WITHOUT ROWID;
+                    CREATE TABLE blocked_card (
+                        handle BLOB PRIMARY KEY NOT NULL CHECK (length(handle) = 32)
+                    ) WITHOUT ROWID;
+                    """)
+        }
         return migrator
     }
 
@@ -211,7 +224,44 @@ public final class SQLiteCheckInStore: CheckInStore {
     public func deleteAll(handle: [UInt8]) throws(StoreError) -> Int {
         let count = try delete { db in
             try db.execute(sql: "DELETE FROM stay WHERE handle = ?", arguments: [Data(handle)])
-            return db.changesCount
+            let rows = db.changesCount
+            try db.execute(sql: "DELETE FROM card_profile WHERE handle = ?", arguments: [Data(handle)])
+            return rows
+        }
+        try checkpoint()
+        return count
+    }
+
+    public func profile(handle: [UInt8]) throws(StoreError) -> [UInt8]? {
+        try run { db in
+            try Data.fetchOne(db, sql: "SELECT sealed FROM card_profile WHERE handle = ?", arguments: [Data(handle)])
+        }.map { Array($0) }
+    }
+
+    public func saveProfile(handle: [UInt8], sealed: [UInt8]) throws(StoreError) {
+        try write { db in
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO card_profile (handle, sealed) VALUES (?, ?)",
+                arguments: [Data(handle), Data(sealed)])
+        }
+        // The replaced profile (a PIN verifier, a wrong-PIN count) leaves no copy in the WAL.
+        try checkpoint()
+    }
+
+    public func isBlocked(handle: [UInt8]) throws(StoreError) -> Bool {
+        try run { db in
+            try Bool.fetchOne(
+                db, sql: "SELECT EXISTS (SELECT 1 FROM blocked_card WHERE handle = ?)", arguments: [Data(handle)])
+        } ?? false
+    }
+
+    public func block(handle: [UInt8]) throws(StoreError) -> Int {
+        let count = try delete { db in
+            try db.execute(sql: "DELETE FROM stay WHERE handle = ?", arguments: [Data(handle)])
+            let rows = db.changesCount
+            try db.execute(sql: "DELETE FROM card_profile WHERE handle = ?", arguments: [Data(handle)])
+            try db.execute(sql: "INSERT OR IGNORE INTO blocked_card (handle) VALUES (?)", arguments: [Data(handle)])
+            return rows
         }
         try checkpoint()
         return count
@@ -227,7 +277,11 @@ public final class SQLiteCheckInStore: CheckInStore {
     }
 
     public func wipe() throws(StoreError) {
-        try delete { db in try db.execute(sql: "DELETE FROM stay") }
+        try delete { db in
+            try db.execute(sql: "DELETE FROM stay")
+            try db.execute(sql: "DELETE FROM card_profile")
+            try db.execute(sql: "DELETE FROM blocked_card")
+        }
         try checkpoint()
     }
 

@@ -29,7 +29,8 @@ import Testing
         let bound = try await kiosk.send(ControlRequest(command: "show-code", text: poster.url))
         #expect(bound.ok, "\(bound.lines)")
         for card in 1...3 {
-            let enrolled = try await kiosk.send(ControlRequest(command: "enrol", card: card))
+            let enrolled = try await kiosk.send(
+                ControlRequest(command: "enrol", card: card, fields: ["matching": "yes"]))
             #expect(enrolled.ok, "\(enrolled.lines)")
         }
         _ = try await kiosk.send(ControlRequest(command: "staff-command", text: "leave"))

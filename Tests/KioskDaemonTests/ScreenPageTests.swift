@@ -22,32 +22,37 @@ import Testing
         return tags
     }
 
+    static let consent = ScreenModel(
+        kind: "prompt", title: "Share these reports?", lines: ["Do you want to share it?"],
+        choices: ConsentFlow.answers.map { .init(id: $0.answer ? "yes" : "no", label: $0.label) })
+
     @Test func everyButtonLooksTheSame() {
-        let html = ScreenPage.html(
-            ScreenView(title: "Please read: possible exposure", body: "Press confirm.", kind: "warning"))
+        let html = ScreenPage.html(Self.consent)
         let tags = Self.buttonTags(html)
-        #expect(tags.count == StationButton.allCases.count)
-        for button in StationButton.allCases {
-            #expect(tags.contains { $0.contains("data-button=\"\(button.rawValue)\"") }, "no button for \(button)")
+        #expect(tags.count == 2)
+        for id in ["yes", "no"] {
+            #expect(tags.contains { $0.contains("data-choice=\"\(id)\"") }, "no button for \(id)")
         }
-        // The same markup apart from which button it is: same class, no style or id of its own.
+        // The same markup apart from which choice it is: same class, no style or id of its own, nothing selected.
         let shapes = Set(
-            tags.map { $0.replacingOccurrences(of: #"data-button="[a-z]+""#, with: "", options: .regularExpression) })
+            tags.map { $0.replacingOccurrences(of: #"data-choice="[a-z]+""#, with: "", options: .regularExpression) })
         #expect(shapes == [#"<button type="button" class="btn" >"#], "\(tags)")
-        #expect(!tags.contains { $0.contains("style=") || $0.contains("id=") })
-        // The style sheet never singles a button out.
-        #expect(!ScreenPage.style.contains("[data-button"))
+        #expect(!tags.contains { $0.contains("style=") || $0.contains("id=") || $0.contains("aria-current") })
+        // The style sheet never singles a choice out (only the one the buttons selected is outlined).
+        #expect(!ScreenPage.style.contains("[data-choice"))
         #expect(
             !ScreenPage.style.contains(".btn:first") && !ScreenPage.style.contains(".btn:last")
                 && !ScreenPage.style.contains(".btn:nth"))
     }
 
     @Test func pageIsSelfContainedAndEscapesTheMessage() {
-        let html = ScreenPage.html(ScreenView(title: "<b>Title</b>", body: "a & \"b\"", kind: "error"))
+        let html = ScreenPage.html(
+            ScreenModel(kind: "error", title: "<b>Title</b>", lines: ["a & \"b\""], language: "fr"))
         #expect(html.contains("&lt;b&gt;Title&lt;/b&gt;"))
         #expect(html.contains("a &amp; &quot;b&quot;"))
         #expect(!html.contains("<b>Title"))
         #expect(html.contains("class=\"kind-error\""))
+        #expect(html.contains("<html lang=\"fr\">"))
         #expect(!html.contains("src=") && !html.contains("href=") && !html.contains("http"))
         #expect(
             html.contains("<script>\(ScreenPage.script)</script>")
@@ -85,48 +90,20 @@ import Testing
     }
 
     @Test func aMessageStaysThenTheIdleTextFollowsTheStation() {
-        let configuration = StationConfiguration()
         let start = Date(timeIntervalSince1970: 1_700_000_000)
         let synchronized = { (seconds: TimeInterval) in
             ClockReading(now: start.addingTimeInterval(seconds), isSynchronized: true)
         }
-        var state = ScreenState()
-        #expect(
-            state.view(now: synchronized(0), staffMode: false, venueBound: true, configuration: configuration).kind
-                == "idle")
-        #expect(
-            state.view(now: synchronized(0), staffMode: false, venueBound: false, configuration: configuration).title
-                == configuration.texts.notSetUp.title)
-        state.show(configuration.texts.checkedIn, at: start)
-        #expect(
-            state.view(
-                now: synchronized(ScreenState.holdTime - 1), staffMode: false, venueBound: true,
-                configuration: configuration
-            ).title == "Checked in")
-        let later = state.view(
-            now: synchronized(ScreenState.holdTime), staffMode: false, venueBound: true,
-            configuration: configuration)
-        #expect(later.kind == "idle" && later.title == ScreenState.idle.title)
-        // Staff messages stay while staff mode is open.
-        #expect(
-            state.view(now: synchronized(3600), staffMode: true, venueBound: true, configuration: configuration).title
-                == "Checked in")
-        // A warning stays as long as the station waits for its confirmation.
-        state.show(configuration.texts.warning, at: start)
-        #expect(
-            state.view(
-                now: synchronized(configuration.warningDisplayTime - 1), staffMode: false, venueBound: true,
-                configuration: configuration
-            ).kind == "warning")
-        #expect(
-            state.view(
-                now: synchronized(configuration.warningDisplayTime), staffMode: false, venueBound: true,
-                configuration: configuration
-            ).kind == "idle")
+        var machine = CheckInMachine(configuration: StationConfiguration(), state: .initial, crypto: OpenSSLCrypto())
+        #expect(machine.screen(now: synchronized(0)).kind == "idle")
+        #expect(machine.screen(now: synchronized(0)).title == StationConfiguration().texts.notSetUp.title)
+        _ = machine.handle(.cardRead(.foreign(.otherContent)), now: synchronized(0))
+        #expect(machine.screen(now: synchronized(CheckInMachine.messageHoldTime - 1)).title == "Not a kiosk card")
+        #expect(machine.screen(now: synchronized(CheckInMachine.messageHoldTime)).kind == "idle")
         let unsynchronized = ClockReading(now: start.addingTimeInterval(3600), isSynchronized: false)
-        #expect(
-            state.view(now: unsynchronized, staffMode: false, venueBound: true, configuration: configuration).title
-                == configuration.texts.clockNotSet.title)
+        #expect(machine.screen(now: unsynchronized).title == StationConfiguration().texts.clockNotSet.title)
+        // The idle screen offers the holder's own session.
+        #expect(machine.screen(now: synchronized(60)).choices.map(\.id) == ["session"])
     }
 }
 
@@ -143,11 +120,11 @@ import Testing
         return port
     }
 
-    static func screen(_ answer: LoopbackHTTP.Answer) throws -> ScreenView {
-        try JSONDecoder().decode(ScreenView.self, from: Data(answer.body.utf8))
+    static func screen(_ answer: LoopbackHTTP.Answer) throws -> ScreenModel {
+        try JSONDecoder().decode(ScreenModel.self, from: Data(answer.body.utf8))
     }
 
-    static func screen(port: Int) async throws -> ScreenView {
+    static func screen(port: Int) async throws -> ScreenModel {
         try screen(try await LoopbackHTTP.get(port: port, "/screen.json"))
     }
 
@@ -165,24 +142,28 @@ import Testing
         #expect(page.headers["cache-control"] == "no-store")
         #expect(page.headers["x-frame-options"] == "DENY")
         #expect(page.headers["content-security-policy"]?.hasPrefix("default-src 'none'; script-src 'sha256-") == true)
-        #expect(ScreenPageTests.buttonTags(page.body).count == StationButton.allCases.count)
+        #expect(ScreenPageTests.buttonTags(page.body).count == 1)
         #expect(page.body.contains(ScreenPage.script))
 
         // Not set up yet: the idle text says so.
         let idle = try await Self.screen(port: port)
         #expect(idle.kind == "idle" && idle.title == "Kiosk not set up")
-        #expect(idle.buttons.map(\.id) == StationButton.allCases.map(\.rawValue))
+        #expect(idle.choices.map(\.id) == ["session"])
         let json = try await LoopbackHTTP.get(port: port, "/screen.json")
         #expect(json.headers["cache-control"] == "no-store")
         let keys = try JSONSerialization.jsonObject(with: Data(json.body.utf8)) as? [String: Any]
-        #expect(Set((keys ?? [:]).keys) == ["title", "body", "kind", "buttons"])
+        #expect(
+            Set((keys ?? [:]).keys).isSubset(of: [
+                "kind", "title", "lines", "items", "choices", "selected", "keypad", "isPrivate", "language",
+                "buttonHint",
+            ]))
 
         // A bank card on the reader: the station's message is on the page.
         let tap = try await kiosk.send(ControlRequest(command: "tap-foreign"))
         #expect(tap.titles == ["Not a kiosk card"], "\(tap.lines)")
         let shown = try await Self.screen(port: port)
         #expect(shown.title == "Not a kiosk card" && shown.kind == "error")
-        #expect(shown.body == tap.steps.first { $0.type == "shown" }?.body)
+        #expect(shown.lines == [tap.steps.first { $0.type == "shown" }?.body ?? ""])
         let html = try await LoopbackHTTP.get(port: port, "/")
         #expect(html.body.contains("Not a kiosk card"))
 

@@ -126,7 +126,13 @@ import Testing
         // B is told at the next tap; C and A are not.
         let tapB = try await kiosk.send(ControlRequest(command: "tap", card: 2))
         #expect(tapB.patterns.contains("warningPending"), "\(tapB.lines)")
-        #expect(tapB.steps.contains { $0.type == "printed" && $0.kind == "warningSlip" }, "\(tapB.lines)")
+        #expect(!tapB.steps.contains { $0.type == "printed" }, "\(tapB.lines)")
+        // B, card still on the reader, reads it in their session and prints the slip.
+        _ = try await kiosk.send(ControlRequest(command: "choose", text: "session"))
+        let warning = try await kiosk.send(ControlRequest(command: "choose", text: "warning"))
+        #expect(warning.lines.contains { $0.contains("tested positive") }, "\(warning.lines)")
+        let slip = try await kiosk.send(ControlRequest(command: "choose", text: "print-slip"))
+        #expect(slip.steps.contains { $0.type == "printed" && $0.kind == "warningSlip" }, "\(slip.lines)")
         let tapC = try await kiosk.send(ControlRequest(command: "tap", card: 3))
         #expect(!tapC.patterns.contains("warningPending"), "\(tapC.lines)")
         let tapA = try await kiosk.send(ControlRequest(command: "tap", card: 1))

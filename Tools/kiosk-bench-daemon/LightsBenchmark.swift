@@ -160,6 +160,12 @@ final class TimedStore: CheckInStore {
     func wipe() throws(StoreError) { try inner.wipe() }
     func counts() throws(StoreError) -> StoreCounts { try inner.counts() }
     func handleSalt(orStore fresh: [UInt8]) throws(StoreError) -> [UInt8] { try inner.handleSalt(orStore: fresh) }
+    func profile(handle: [UInt8]) throws(StoreError) -> [UInt8]? { try inner.profile(handle: handle) }
+    func saveProfile(handle: [UInt8], sealed: [UInt8]) throws(StoreError) {
+        try inner.saveProfile(handle: handle, sealed: sealed)
+    }
+    func isBlocked(handle: [UInt8]) throws(StoreError) -> Bool { try inner.isBlocked(handle: handle) }
+    func block(handle: [UInt8]) throws(StoreError) -> Int { try inner.block(handle: handle) }
 }
 
 /// The board's indicator, noting when the station asked it for a pattern (and, `waiting`, returning only once the

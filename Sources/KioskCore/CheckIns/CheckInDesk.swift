@@ -30,9 +30,13 @@ public struct CheckInDesk: Sendable {
         guard clock.isSynchronized else { return (.refused(.clockNotSynchronized), []) }
         guard card.kind == .visitor else { return (.refused(.staffCard), []) }
         var stays: [Stay] = []
+        var matching = collectingMatchable
         do throws(TapRefusal) {
             let keys = try makeKeys(card)
             defer { keys.wipe() }
+            if try isBlocked(keys) { throw TapRefusal.cardBlocked }
+            // A card is matched against warnings only with its holder's permission (`CardProfile.matchingAllowed`).
+            if matching { matching = try profile(keys: keys).matchingAllowed == true }
             stays = try openStays(keys: keys)
             let newID: StayID
             do { newID = try StayID.random(using: crypto) } catch { throw TapRefusal.cryptoFailure }
@@ -43,13 +47,13 @@ public struct CheckInDesk: Sendable {
                 let replaced = Set(decision.upserts.map(\.id)).union(decision.deletions)
                 stays = stays.filter { !replaced.contains($0.id) } + decision.upserts
             }
-            return (decision.outcome, collectingMatchable ? matchableStays(stays, clock: clock) : [])
+            return (decision.outcome, matching ? matchableStays(stays, clock: clock) : [])
         } catch {
             switch error {
-            case .storeUnavailable, .cryptoFailure, .clockNotSynchronized:
+            case .storeUnavailable, .cryptoFailure, .clockNotSynchronized, .cardBlocked:
                 return (.refused(error), [])
             default:
-                return (.refused(error), collectingMatchable ? matchableStays(stays, clock: clock) : [])
+                return (.refused(error), matching ? matchableStays(stays, clock: clock) : [])
             }
         }
     }
@@ -68,16 +72,7 @@ public struct CheckInDesk: Sendable {
     public func reportableStays(of card: CardSecret, clock: ClockReading) throws(TapRefusal) -> [ReportableStay] {
         let keys = try makeKeys(card)
         defer { keys.wipe() }
-        let now = clock.now
-        return try openStays(keys: keys).sorted { $0.start > $1.start }.map { stay in
-            let end = stay.end(asOf: now) ?? now
-            let place =
-                stay.venueAddress.isEmpty ? stay.venueDescription : "\(stay.venueDescription), \(stay.venueAddress)"
-            return ReportableStay(
-                id: stay.id.hex, venueName: place, locationId: stay.locationId,
-                start: Int64(stay.start.timeIntervalSince1970.rounded(.down)),
-                end: Int64(end.timeIntervalSince1970.rounded(.down)))
-        }
+        return try openStays(keys: keys).sorted { $0.start > $1.start }.map { reportable($0, now: clock.now) }
     }
 
     /// Marks the card's stays `ids` (hex, as `reportableStays` names them) as reported by their holder, so that the
@@ -137,7 +132,7 @@ public struct CheckInDesk: Sendable {
         try makeKeys(card)
     }
 
-    private func makeKeys(_ card: CardSecret) throws(TapRefusal) -> CardKeys {
+    func makeKeys(_ card: CardSecret) throws(TapRefusal) -> CardKeys {
         let fresh: [UInt8]
         do { fresh = try crypto.randomBytes(count: 32) } catch { throw .cryptoFailure }
         let salt: [UInt8]
@@ -154,7 +149,7 @@ public struct CheckInDesk: Sendable {
         }
     }
 
-    private func commit(_ upserts: [Stay], deletions: [StayID], keys: CardKeys) throws(TapRefusal) {
+    func commit(_ upserts: [Stay], deletions: [StayID], keys: CardKeys) throws(TapRefusal) {
         var rows = [StoredStay]()
         for stay in upserts {
             let sealed: [UInt8]

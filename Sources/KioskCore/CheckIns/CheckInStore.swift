@@ -40,12 +40,21 @@ public protocol CheckInStore: Sendable {
     /// Inserts or replaces `upserts` and deletes the rows with ids `deletions`, all under `handle`, in one
     /// transaction. Rows of other handles are never touched, whatever their ids.
     func commit(handle: [UInt8], upserts: [StoredStay], deletions: [[UInt8]]) throws(StoreError)
-    /// Deletes every row under `handle`; returns how many.
+    /// Deletes every row under `handle`, and the card's profile; returns how many rows.
     func deleteAll(handle: [UInt8]) throws(StoreError) -> Int
     /// Deletes every row whose expiry hour is `hour` or earlier; returns how many.
     func expire(throughHour hour: Int64) throws(StoreError) -> Int
-    /// Deletes every row of every card.
+    /// Deletes every row, profile and block of every card.
     func wipe() throws(StoreError)
+    /// The sealed profile of the card with `handle` (`CardProfile`), if one was saved.
+    func profile(handle: [UInt8]) throws(StoreError) -> [UInt8]?
+    /// Saves (replaces) the sealed profile of the card with `handle`, durably; the replaced bytes leave no copy.
+    func saveProfile(handle: [UInt8], sealed: [UInt8]) throws(StoreError)
+    /// Whether the card with `handle` was blocked on this kiosk.
+    func isBlocked(handle: [UInt8]) throws(StoreError) -> Bool
+    /// Blocks the card with `handle`: deletes its rows and profile and remembers only the handle as blocked, in one
+    /// transaction; returns how many rows went.
+    func block(handle: [UInt8]) throws(StoreError) -> Int
     /// Counts and expiry hours.
     func counts() throws(StoreError) -> StoreCounts
     /// The kiosk's handle salt (mixed into every card's key derivation). If there is none yet, stores `fresh`

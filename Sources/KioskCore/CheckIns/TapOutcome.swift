@@ -25,6 +25,8 @@ public enum TapRefusal: Error, Sendable, Equatable {
     case staffCard
     /// The venue is an event that has ended: no check-in (the stays there ended with it).
     case eventEnded
+    /// The card's holder blocked it on this kiosk (lost card): it neither checks in nor opens anything here.
+    case cardBlocked
     /// The store cannot take check-ins now (full, read-only, damaged).
     case storeUnavailable(StoreError)
     /// The crypto library failed (no randomness, internal error).
@@ -39,6 +41,7 @@ extension TapRefusal: CustomStringConvertible {
         case .dailyLimitReached(let limit): "This card has reached today's limit of \(limit) check-ins."
         case .staffCard: "This is a staff card: it does not check in."
         case .eventEnded: "This event has ended: check-ins are closed, and stays here ended with it."
+        case .cardBlocked: "This card was blocked on this kiosk by its holder. Ask staff for a new card."
         case .storeUnavailable(let error): "Check-ins are paused: \(error)"
         case .cryptoFailure: "Check-ins are paused: the kiosk's encryption failed. Restart the kiosk."
         }

@@ -52,10 +52,10 @@ public struct CheckInMachine: Sendable {
 
     public private(set) var configuration: StationConfiguration
     /// The current state; the last one the runner saved is what a restart would see.
-    public private(set) var state: StationState
+    public internal(set) var state: StationState
     public private(set) var mode: Mode = .visitor
 
-    private let crypto: any CryptoProvider
+    let crypto: any CryptoProvider
     private let parser: VenueCodeParser
     /// The state as last persisted (a failed persist reverts the venue binding to it).
     private var persisted: StationState
@@ -64,18 +64,32 @@ public struct CheckInMachine: Sendable {
     private var pendingCard: CardSecret?
     /// The kind of card `.awaitingBlankCard` and `.enrolling` make.
     private var enrolKind: CardKind = .visitor
-    /// The warning on screen now, waiting for confirmation.
-    private var shownWarning: (tag: [UInt8], until: Date)?
     /// Receipts handed to the printer and not answered yet, by kind: kept only to offer a failed one again.
     private var printing: [PrintJob.Kind: PrintJob] = [:]
     /// A receipt that did not print, offered to the person at the kiosk until `until`: confirm tries it again now,
     /// cancel (or the time running out) drops it. Nothing is ever printed later on its own.
-    private var reprintOffer: (job: PrintJob, until: Date)?
+    var reprintOffer: (job: PrintJob, until: Date)?
     /// How long a receipt that did not print is offered again.
     public static let reprintOfferTime: TimeInterval = 60
     /// The hour (of the clock's lower bound) in which expiry last ran: it runs again as each hour begins.
     private var lastExpiryHour: Int64?
     private var clockWasSynchronized: Bool?
+
+    // The card holder's session (`CheckInMachine+Session.swift`).
+    /// The open session, if any.
+    var session: VisitorSession?
+    /// "My check-ins" was chosen: the next card or printed card code opens a session instead of tapping, until then.
+    var sessionRequestUntil: Date?
+    /// The visitor card tapped last, while it lies on the reader: its session can be offered without another tap.
+    var cardOnReader: CardSecret?
+    /// What the session asked the runner last.
+    var pendingRequest: VisitorSession.Request?
+    /// The questions asked after a visitor card was enrolled (permission to match, an optional PIN).
+    var enrolment: EnrolmentQuestions?
+    /// The last message shown, and when: the screen shows it for a while (`screen(now:)`).
+    var lastShown: (message: StationMessage, at: Date)?
+    /// Which choice the buttons would choose, for the screen it was made on (`ScreenModel` identity).
+    var selection: (key: String, index: Int?)?
 
     /// `crypto` is used for hashing and constant-time comparison only.
     public init(
@@ -89,22 +103,29 @@ public struct CheckInMachine: Sendable {
         self.parser = parser
     }
 
-    /// The acknowledgement tag of the warning on screen, if any.
-    public var warningOnScreen: [UInt8]? { shownWarning?.tag }
-
     /// Handles one event at `now`; returns the actions to carry out, in order.
     public mutating func handle(_ event: StationEvent, now: ClockReading) -> [StationAction] {
+        let actions = handling(event, now: now)
+        // The screen shows the last message for a while (`screen(now:)`).
+        for case .show(let message) in actions.reversed() {
+            lastShown = (message, now.now)
+            break
+        }
+        return actions
+    }
+
+    private mutating func handling(_ event: StationEvent, now: ClockReading) -> [StationAction] {
         prune(now: now)
         var actions = [StationAction]()
         switch event {
-        case .cardRead, .codeScanned, .buttonPressed, .staffCommand, .tick:
+        case .cardRead, .codeScanned, .buttonPressed, .staffCommand, .tick, .chosen, .navigated:
             actions += closeStaffModeIfIdle(now: now)
         default:
             break
         }
         switch event {
         case .cardRead(let read): actions += cardRead(read, now: now)
-        case .cardRemoved: break
+        case .cardRemoved: actions += cardRemoved()
         case .codeScanned(let text): actions += codeScanned(text, now: now)
         case .buttonPressed(let button): actions += buttonPressed(button, now: now)
         case .clockChanged(let reading): actions += clockChanged(reading)
@@ -117,6 +138,10 @@ public struct CheckInMachine: Sendable {
         case .expiryDone(let result): actions += expiryDone(result)
         case .randomGenerated(let purpose, let result): actions += randomGenerated(purpose, result, now: now)
         case .staffCommand(let command): actions += staffCommand(command, now: now)
+        case .chosen(let id): actions += chosen(id, now: now)
+        case .navigated(let button): actions += navigated(button, now: now)
+        case .cardOpened(let result): actions += cardOpened(result, now: now)
+        case .cardAnswered(let result): actions += cardAnswered(result, now: now)
         }
         return actions
     }
@@ -193,9 +218,23 @@ public struct CheckInMachine: Sendable {
             if case .staff(let step, _) = mode, !step.isBusy { return leaveStaffMode() }
             return openStaffMode(now: now)
         case .visitor:
-            guard now.isSynchronized else { return [.show(configuration.texts.clockNotSet), .indicate(.clockNotSet)] }
-            guard let venue = state.venue else { return [.show(configuration.texts.notSetUp), .indicate(.error)] }
-            return [.recordTap(secret, venue.stayVenue)]
+            var actions = [StationAction]()
+            if let until = sessionRequestUntil, now.now < until {
+                sessionRequestUntil = nil
+                return openSession(secret, source: printed ? .printedCode : .reader, now: now)
+            }
+            sessionRequestUntil = nil
+            // Another card or code ends an open session (its card is wiped), then counts as usual.
+            if session != nil { actions += closeSession(message: nil) }
+            guard now.isSynchronized else {
+                return actions + [.show(configuration.texts.clockNotSet), .indicate(.clockNotSet)]
+            }
+            guard let venue = state.venue else {
+                return actions + [.show(configuration.texts.notSetUp), .indicate(.error)]
+            }
+            forgetCardOnReader()
+            if !printed { cardOnReader = secret }
+            return actions + [.recordTap(secret, venue.stayVenue)]
         }
     }
 
@@ -299,25 +338,12 @@ public struct CheckInMachine: Sendable {
                 changed = true
             }
             if let index, !state.warnings[index].acknowledged {
-                var message = texts.warning
-                let days = warning.exposureDays.map { TimeText.date(unixSeconds: $0 * 86_400) }
-                message.body =
-                    "Day\(days.count == 1 ? "" : "s") of possible exposure: \(days.joined(separator: ", ")). "
-                    + message.body
-                actions += [.show(message), .indicate(.warningPending)]
-                if !state.warnings[index].slipPrinted {
-                    state.warnings[index].slipPrinted = true
-                    changed = true
-                    actions.append(
-                        printAction(
-                            .warningSlip(
-                                WarningSlip(
-                                    exposureDays: warning.exposureDays,
-                                    isHighRisk: warning.isHighRisk))))
-                }
-                shownWarning = (
-                    warning.acknowledgementTag, now.now.addingTimeInterval(configuration.warningDisplayTime)
-                )
+                // The warning belongs to the card: the public screen only says there is news for it (no day, no
+                // place) and offers its holder's session, where it is read, acknowledged and its slip printed.
+                actions += [
+                    .show(cardOnReader == nil ? texts.newsForCardShowCode : texts.newsForCard),
+                    .indicate(.warningPending),
+                ]
             }
         }
         // Feedback first: the stay is already durable; this state only keeps the counter and the warnings.
@@ -329,11 +355,11 @@ public struct CheckInMachine: Sendable {
         switch refusal {
         case .clockNotSynchronized: .clockNotSet
         case .storeUnavailable, .cryptoFailure: .error
-        case .clockBehindLastTap, .dailyLimitReached, .staffCard, .eventEnded: .refused
+        case .clockBehindLastTap, .dailyLimitReached, .staffCard, .eventEnded, .cardBlocked: .refused
         }
     }
 
-    private mutating func buttonPressed(_ button: StationButton, now: ClockReading) -> [StationAction] {
+    mutating func buttonPressed(_ button: StationButton, now: ClockReading) -> [StationAction] {
         if case .staff(let step, _) = mode {
             extendStaff(now: now)
             switch (step, button) {
@@ -350,29 +376,7 @@ public struct CheckInMachine: Sendable {
             }
         }
         if let answered = answerReprintOffer(button, now: now) { return answered }
-        guard let shown = shownWarning, now.now < shown.until else { return [] }
-        shownWarning = nil
-        switch button {
-        case .confirm:
-            for index in state.warnings.indices where crypto.constantTimeEquals(state.warnings[index].tag, shown.tag) {
-                state.warnings[index].acknowledged = true
-            }
-            return [
-                .persist(state), .acknowledgeWarning(tag: shown.tag),
-                .show(
-                    StationMessage(
-                        title: "Thank you", body: "Take care. This warning will not be shown again.",
-                        kind: .info)),
-            ]
-        case .cancel:
-            return [
-                .show(
-                    StationMessage(
-                        title: "Warning kept",
-                        body: "It will be shown again at your next tap until you confirm it.",
-                        kind: .info))
-            ]
-        }
+        return []
     }
 
     // MARK: - Staff mode
@@ -385,7 +389,7 @@ public struct CheckInMachine: Sendable {
 
     private func staffUntil(_ now: ClockReading) -> Date { now.now.addingTimeInterval(configuration.staffTimeout) }
 
-    private mutating func extendStaff(now: ClockReading) {
+    mutating func extendStaff(now: ClockReading) {
         if case .staff(let step, _) = mode { mode = .staff(step, until: staffUntil(now)) }
     }
 
@@ -398,6 +402,7 @@ public struct CheckInMachine: Sendable {
         mode = .visitor
         enrolKind = .visitor
         wipePendingCard()
+        dropEnrolmentQuestions()
         dropReprintOffer()
         return [.show(StationMessage(title: "Staff mode closed", body: "Visitors can tap their cards.", kind: .info))]
     }
@@ -430,6 +435,7 @@ public struct CheckInMachine: Sendable {
             ]
         }
         extendStaff(now: now)
+        dropEnrolmentQuestions()
         let until = staffUntil(now)
         switch command {
         case .bindVenue:
@@ -685,6 +691,8 @@ public struct CheckInMachine: Sendable {
             ]
         case .success:
             mode = .staff(.menu, until: until)
+            // The new holder is asked, on the screen, whether the kiosk may match their stays and for a PIN.
+            enrolment = EnrolmentQuestions(card: secret)
             return [
                 .show(
                     StationMessage(
@@ -711,7 +719,7 @@ public struct CheckInMachine: Sendable {
     }
 
     /// `.print(job)`, remembering the job until the printer answers (to offer it again if it fails).
-    private mutating func printAction(_ job: PrintJob) -> StationAction {
+    mutating func printAction(_ job: PrintJob) -> StationAction {
         if var earlier = printing.updateValue(job, forKey: job.kind) { earlier.wipe(using: crypto) }
         return .print(job)
     }
@@ -807,7 +815,6 @@ public struct CheckInMachine: Sendable {
             state.warnings = []
             state.staffCards = []
             if forgetVenue { state.venue = nil }
-            shownWarning = nil
             return [
                 .persist(state),
                 .show(
@@ -850,7 +857,7 @@ public struct CheckInMachine: Sendable {
 
     private mutating func tick(now: ClockReading) -> [StationAction] {
         var actions = [StationAction]()
-        if let shown = shownWarning, now.now >= shown.until { shownWarning = nil }
+        actions += sessionTick(now: now)
         if let offer = reprintOffer, now.now >= offer.until { dropReprintOffer() }
         // Expiry runs at the first tick whose clock knows a lower bound of the real time, then as each of its hours
         // begins (rows expire by the hour), synchronized or not.

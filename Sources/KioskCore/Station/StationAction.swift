@@ -24,6 +24,11 @@ public enum StationAction: Sendable, Equatable {
     case acknowledgeWarning(tag: [UInt8])
     /// Bytes from the CSPRNG are needed; answered with `.randomGenerated`.
     case requestRandom(RandomPurpose)
+    /// Open what the kiosk holds for this card (its stays, profile, a warning for it if its holder allows matching,
+    /// the report outputs available now), for its holder's session; answered with `.cardOpened`.
+    case openCard(CardSecret)
+    /// Carry out a request of the card holder's session with the card's keys; answered with `.cardAnswered`.
+    case cardRequest(CardSecret, VisitorSession.Request)
 }
 
 /// A message for the kiosk's screen: a short title, a body and a kind. Never carries personal data or venue

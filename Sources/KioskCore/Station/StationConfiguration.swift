@@ -61,6 +61,27 @@ public struct StationTexts: Sendable, Equatable {
     public var damagedCard = StationMessage(
         title: "Card not readable",
         body: "This card could not be read completely: hold it still, or ask staff to enrol it again.", kind: .error)
+    /// After a tap whose card has a warning: no day, no place on the public screen, only that there is news.
+    public var newsForCard = StationMessage(
+        title: "News for this card",
+        body: "There is news for you. Keep the card on the reader and choose “My check-ins”: only you will see it.",
+        kind: .warning)
+    public var newsForCardShowCode = StationMessage(
+        title: "News for this card",
+        body: "There is news for you. Choose “My check-ins” and show your card again: only you will see it.",
+        kind: .warning)
+    /// The idle screen.
+    public var idle = StationMessage(
+        title: "Welcome", body: "Tap your card on the reader to check in or out, or show your personal QR card.",
+        kind: .info)
+    /// "My check-ins" was chosen: waiting for the card.
+    public var sessionPrompt = StationMessage(
+        title: "My check-ins",
+        body: "Tap your card, or show your personal QR card to the camera. Nothing is checked in or out.",
+        kind: .prompt)
+    public var myCheckIns = "My check-ins"
+    public var confirm = "Confirm"
+    public var cancel = "Cancel"
     public var warning = StationMessage(
         title: "Please read: possible exposure",
         body: "You were at a place on a day when someone there later tested positive. Take the printed slip, watch "

@@ -29,6 +29,15 @@ public enum StationEvent: Sendable {
     case randomGenerated(RandomPurpose, Result<[UInt8], StationFailure>)
     /// A choice in the staff menu.
     case staffCommand(StaffCommand)
+    /// A choice on the screen, by its id (`ScreenModel.Choice.id`): touched on the page, or named by the simulated
+    /// kiosk.
+    case chosen(String)
+    /// One of the two physical buttons: the next choice, or choose the selected one.
+    case navigated(NavigationButton)
+    /// The answer to `.openCard`: what the kiosk holds for the card, for its holder's session.
+    case cardOpened(Result<VisitorSession.CardView, StationFailure>)
+    /// The answer to `.cardRequest`.
+    case cardAnswered(Result<VisitorSession.Answer, StationFailure>)
 }
 
 /// What the NFC reader found.
@@ -112,6 +121,10 @@ public enum StationFailure: Error, Sendable, Equatable {
     case cardRemoved
     /// The card could not be enrolled; `reason` says why (card type, another kiosk's card, reader failure).
     case enrolment(reason: String)
+    /// A tap's own refusal, when a card's session could not be served (a blocked card, the store).
+    case refused(TapRefusal)
+    /// A report did not leave; the reason says what the holder can do.
+    case delivery(reason: String)
     /// The random number generator or another crypto operation failed.
     case crypto
 }
@@ -123,6 +136,8 @@ extension StationFailure: CustomStringConvertible {
         case .printer(let reason): "Not printed: \(reason)"
         case .cardRemoved: "The card was taken away too early: hold it on the reader and try again."
         case .enrolment(let reason): "The card was not enrolled: \(reason)"
+        case .refused(let refusal): refusal.description
+        case .delivery(let reason): reason
         case .crypto: "The kiosk's encryption failed. Restart the kiosk."
         }
     }

@@ -7,9 +7,9 @@ internal import Synchronization
 /// The local screen's page at `web.listen` (loopback unless `web.allowNonLoopback`):
 ///
 /// - `GET /`: the page (`ScreenPage`), showing what the station shows now;
-/// - `GET /screen.json`: the same as JSON (`ScreenView`: title, body, kind, buttons), nothing else;
-/// - `POST /press/<button>`: presses a `StationButton` through the station loop, exactly like `kiosk simulate press`;
-///   answers the screen after the press.
+/// - `GET /screen.json`: the same as JSON (`ScreenModel`: title, lines, items, choices, keypad), nothing else;
+/// - `POST /choose/<id>`: takes a choice of the screen through the station loop, exactly like `kiosk simulate
+///   choose`; answers the screen after it. `POST /press/confirm|cancel` presses those buttons (older pages).
 ///
 /// Every answer carries `Cache-Control: no-store`, a `Content-Security-Policy` that allows only the page's own
 /// inline style and script, and `X-Frame-Options: DENY`. Requests with a foreign `Host` (DNS rebinding) get 421, a
@@ -19,8 +19,8 @@ enum ScreenEndpoint {
     /// nil when none is configured or it cannot listen (logged: the kiosk runs without it).
     static func open(daemon: KioskDaemon) -> LocalHTTPServer? {
         let server = open(
-            settings: daemon.settings, logger: daemon.logger, view: { await daemon.screenView() },
-            press: { button in _ = await daemon.loop.handle(.buttonPressed(button)) })
+            settings: daemon.settings, logger: daemon.logger, view: { await daemon.runner.screen() },
+            press: { event in _ = await daemon.loop.handle(event) })
         if let server { daemon.webAddress.withLock { $0 = server.authority } }
         return server
     }
@@ -28,8 +28,8 @@ enum ScreenEndpoint {
     /// The page with what `view` shows; `press` takes the buttons (nil: there is no station to press them yet, and
     /// a press is answered 503).
     static func open(
-        settings: DaemonSettings, logger: Logger, view: @escaping @Sendable () async -> ScreenView,
-        press: (@Sendable (StationButton) async -> Void)?
+        settings: DaemonSettings, logger: Logger, view: @escaping @Sendable () async -> ScreenModel,
+        press: (@Sendable (StationEvent) async -> Void)?
     ) -> LocalHTTPServer? {
         guard let listen = settings.webListen, let address = parse(listen) else { return nil }
         let crypto = OpenSSLCrypto()
@@ -69,8 +69,8 @@ enum ScreenEndpoint {
 
     /// The page's routes, for requests the guard let through.
     static func answer(
-        _ request: LocalHTTPRequest, view: @Sendable () async -> ScreenView,
-        press: (@Sendable (StationButton) async -> Void)?
+        _ request: LocalHTTPRequest, view: @Sendable () async -> ScreenModel,
+        press: (@Sendable (StationEvent) async -> Void)?
     ) async -> LocalHTTPResponse {
         let path = request.path
         let isRead = request.method == "GET" || request.method == "HEAD"
@@ -84,13 +84,23 @@ enum ScreenEndpoint {
             guard isRead else { return .text(405, "GET only.\n") }
             return json(await view())
         default:
-            guard path.hasPrefix("/press/") else { return .text(404, "Not found.\n") }
-            guard request.method == "POST" else { return .text(405, "POST only.\n") }
-            guard let button = StationButton(rawValue: String(path.dropFirst("/press/".count))) else {
-                return .text(404, "No such button.\n")
+            let event: StationEvent
+            if path.hasPrefix("/choose/") {
+                let id = String(path.dropFirst("/choose/".count)).removingPercentEncoding ?? ""
+                // Only a choice the screen offers now is taken (an id of a screen gone by does nothing).
+                guard await view().offers(id) else { return .text(404, "No such choice on the screen now.\n") }
+                event = .chosen(id)
+            } else if path.hasPrefix("/press/") {
+                guard let button = StationButton(rawValue: String(path.dropFirst("/press/".count))) else {
+                    return .text(404, "No such button.\n")
+                }
+                event = .buttonPressed(button)
+            } else {
+                return .text(404, "Not found.\n")
             }
+            guard request.method == "POST" else { return .text(405, "POST only.\n") }
             guard let press else { return .text(503, "The kiosk is not running yet.\n") }
-            await press(button)
+            await press(event)
             return json(await view())
         }
     }
@@ -113,24 +123,11 @@ enum ScreenEndpoint {
         return nil
     }
 
-    static func json(_ view: ScreenView) -> LocalHTTPResponse {
+    static func json(_ view: ScreenModel) -> LocalHTTPResponse {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let body = (try? encoder.encode(view)).map { Array($0) } ?? Array("{}".utf8)
         return LocalHTTPResponse(
             status: 200, headers: [("Content-Type", "application/json; charset=utf-8")], body: body)
-    }
-}
-
-extension KioskDaemon {
-    /// What the local screen shows now.
-    func screenView() async -> ScreenView {
-        let mode = await runner.mode
-        let venueBound = await runner.state.venue != nil
-        var staffMode = false
-        if case .staff = mode { staffMode = true }
-        return screen.current.view(
-            now: clock.read(), staffMode: staffMode, venueBound: venueBound,
-            configuration: settings.station)
     }
 }

@@ -1,12 +1,16 @@
 internal import Foundation
+public import KioskCore
 
 /// The kiosk's local screen page: one self-contained HTML document (inline style and script, no other assets).
 ///
-/// The page shows the station's message in large type, coloured by its kind, above one row of buttons. Every button
-/// has the same class, size, colour and font: the consent rules ask for yes and no with equal weight. The script
-/// polls `/screen.json` a few times a second and posts a press to `/press/<button>`.
+/// It draws the station's screen (`ScreenModel`): the title and text in large type, coloured by the screen's kind, the
+/// list (a holder's stays, a preview), a keypad's entry, and the choices. Every choice is a button of the same class,
+/// size, colour and font (the consent rules ask for yes and no with equal weight); the one the physical buttons would
+/// choose is outlined and marked for screen readers. The script polls `/screen.json` a few times a second, draws
+/// what it gets (it keeps nothing else) and posts a choice to `/choose/<id>`. The text and the choices stay on the
+/// screen at 800×480: the text scrolls on its own, the choices never move out of reach.
 public enum ScreenPage {
-    /// The class every button carries; the style sheet styles buttons only through it.
+    /// The class every choice carries; the style sheet styles choices only through it.
     public static let buttonClass = "btn"
 
     /// How often the page asks for the screen, in milliseconds.
@@ -15,52 +19,83 @@ public enum ScreenPage {
     public static let style = """
         *{box-sizing:border-box;margin:0;padding:0}
         html,body{height:100%;background:#000;color:#fff;font-family:"DejaVu Sans",Verdana,sans-serif}
-        body{display:flex;flex-direction:column;padding:3vh 3vw;gap:3vh;user-select:none;-webkit-user-select:none}
-        #message{flex:1;display:flex;flex-direction:column;justify-content:center;gap:3vh;padding:4vh 4vw;border-radius:2vh;border:1vh solid #fff;background:#1a1a1a;color:#fff}
-        #title{font-size:8vh;font-weight:bold;line-height:1.15}
-        #body{font-size:4.5vh;line-height:1.35;white-space:pre-line}
+        body{display:flex;flex-direction:column;padding:2vh 2vw;gap:2vh;user-select:none;-webkit-user-select:none}
+        #message{flex:1 1 auto;min-height:0;overflow-y:auto;display:flex;flex-direction:column;gap:1.5vh;padding:2.5vh 3vw;border-radius:2vh;border:0.8vh solid #fff;background:#1a1a1a;color:#fff}
+        #title{font-size:6.5vh;font-weight:bold;line-height:1.15}
+        #lines p{font-size:4vh;line-height:1.35;margin-bottom:1vh}
+        #items{font-size:3.6vh;line-height:1.3;padding-left:4vw}
+        #items li{margin-bottom:0.8vh}
+        #entry{font:bold 5vh "DejaVu Sans Mono",monospace;letter-spacing:0.5em}
         #message.kind-idle{background:#1a1a1a;color:#fff;border-color:#fff}
         #message.kind-info{background:#0d2f6e;color:#fff;border-color:#fff}
         #message.kind-prompt{background:#0d2f6e;color:#fff;border-color:#ffd400}
-        #message.kind-success{background:#0a5c1e;color:#fff;border-color:#fff}
+        #message.kind-success{background:#0a4a18;color:#fff;border-color:#fff}
         #message.kind-warning{background:#ffd400;color:#000;border-color:#000}
-        #message.kind-error{background:#9e0000;color:#fff;border-color:#fff}
-        #buttons{display:flex;gap:3vw;height:18vh}
-        .btn{flex:1 1 0;min-width:0;height:100%;font:bold 6vh "DejaVu Sans",Verdana,sans-serif;background:#fff;color:#000;border:0.6vh solid #fff;border-radius:2vh;cursor:pointer}
+        #message.kind-error{background:#8a0000;color:#fff;border-color:#fff}
+        #choices{flex:0 0 auto;display:grid;grid-template-columns:repeat(auto-fit,minmax(22vw,1fr));gap:1.2vh 1.2vw;max-height:46vh;overflow-y:auto}
+        #choices.keys{grid-template-columns:repeat(auto-fit,minmax(8vw,1fr))}
+        .btn{min-width:0;min-height:9vh;padding:1vh 1vw;font:bold 3.6vh "DejaVu Sans",Verdana,sans-serif;background:#fff;color:#000;border:0.6vh solid #fff;border-radius:1.5vh;cursor:pointer}
+        .btn[aria-current="true"]{outline:0.8vh solid #ffd400;outline-offset:0.3vh}
         .btn:active{background:#bbb;border-color:#bbb}
+        #hint{font-size:3vh;color:#fff}
         """
 
     public static let script = """
         (function () {
-          var box = document.getElementById("message");
-          var title = document.getElementById("title");
-          var body = document.getElementById("body");
           var shown = "";
+          function el(tag, id, text) {
+            var node = document.createElement(tag);
+            if (id) { node.id = id; }
+            if (text !== undefined) { node.textContent = text; }
+            return node;
+          }
           function show(screen) {
-            var key = JSON.stringify([screen.title, screen.body, screen.kind]);
+            var key = JSON.stringify(screen);
             if (key === shown) { return; }
             shown = key;
-            title.textContent = screen.title;
-            body.textContent = screen.body;
+            document.documentElement.lang = screen.language;
+            var box = document.getElementById("message");
             box.className = "kind-" + screen.kind;
+            box.replaceChildren();
+            box.appendChild(el("h1", "title", screen.title));
+            var lines = el("div", "lines");
+            screen.lines.forEach(function (line) { lines.appendChild(el("p", null, line)); });
+            box.appendChild(lines);
+            if (screen.items.length > 0) {
+              var list = el("ul", "items");
+              screen.items.forEach(function (item) { list.appendChild(el("li", null, item)); });
+              box.appendChild(list);
+            }
+            if (screen.keypad) { box.appendChild(el("p", "entry", screen.keypad.shown || "\\u00a0")); }
+            var choices = document.getElementById("choices");
+            choices.className = screen.keypad ? "keys" : "";
+            choices.replaceChildren();
+            screen.choices.forEach(function (choice, index) {
+              var button = el("button", null, choice.label);
+              button.type = "button";
+              button.className = "\(buttonClass)";
+              button.setAttribute("data-choice", choice.id);
+              if (index === screen.selected) { button.setAttribute("aria-current", "true"); }
+              button.addEventListener("click", function () { choose(choice.id); });
+              choices.appendChild(button);
+            });
+            document.getElementById("hint").textContent = screen.buttonHint;
           }
           function answer(response) {
             if (!response.ok) { throw new Error("status " + response.status); }
             return response.json();
+          }
+          function choose(id) {
+            fetch("/choose/" + encodeURIComponent(id), {method: "POST", cache: "no-store", credentials: "omit"})
+              .then(answer).then(show).catch(function () {});
           }
           function poll() {
             fetch("/screen.json", {cache: "no-store", credentials: "omit"})
               .then(answer).then(show).catch(function () {})
               .then(function () { setTimeout(poll, \(pollMilliseconds)); });
           }
-          var buttons = document.querySelectorAll("button[data-button]");
-          for (var i = 0; i < buttons.length; i++) {
-            buttons[i].addEventListener("click", function (event) {
-              var name = event.currentTarget.getAttribute("data-button");
-              fetch("/press/" + encodeURIComponent(name), {method: "POST", cache: "no-store", credentials: "omit"})
-                .then(answer).then(show).catch(function () {});
-            });
-          }
+          var first = document.getElementById("first-screen");
+          if (first) { show(JSON.parse(first.textContent)); }
           poll();
         })();
         """
@@ -74,14 +109,21 @@ public enum ScreenPage {
             + "connect-src 'self'; img-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
     }
 
-    /// The page, showing `view` until the script's first answer.
-    public static func html(_ view: ScreenView) -> String {
-        let buttons = view.buttons.map {
-            "<button type=\"button\" class=\"\(buttonClass)\" data-button=\"\(escape($0.id))\">\(escape($0.label))</button>"
+    /// The page, drawn with `screen` (the same markup the script draws later, so it reads without the script too).
+    public static func html(_ screen: ScreenModel) -> String {
+        let lines = screen.lines.map { "<p>\(escape($0))</p>" }.joined(separator: "\n")
+        let items =
+            screen.items.isEmpty
+            ? "" : "<ul id=\"items\">" + screen.items.map { "<li>\(escape($0))</li>" }.joined() + "</ul>"
+        let entry = screen.keypad.map { "<p id=\"entry\">\(escape($0.shown.isEmpty ? "\u{a0}" : $0.shown))</p>" } ?? ""
+        let choices = screen.choices.enumerated().map { index, choice in
+            let current = index == screen.selected ? " aria-current=\"true\"" : ""
+            return "<button type=\"button\" class=\"\(buttonClass)\" data-choice=\"\(escape(choice.id))\"\(current)>"
+                + "\(escape(choice.label))</button>"
         }.joined(separator: "\n")
         return """
             <!DOCTYPE html>
-            <html lang="en">
+            <html lang="\(escape(screen.language))">
             <head>
             <meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -90,13 +132,15 @@ public enum ScreenPage {
             <style>\(style)</style>
             </head>
             <body>
-            <main id="message" class="kind-\(escape(view.kind))" aria-live="polite">
-            <h1 id="title">\(escape(view.title))</h1>
-            <p id="body">\(escape(view.body))</p>
+            <main id="message" class="kind-\(escape(screen.kind))" aria-live="polite">
+            <h1 id="title">\(escape(screen.title))</h1>
+            <div id="lines">\(lines)</div>
+            \(items)\(entry)
             </main>
-            <nav id="buttons">
-            \(buttons)
+            <nav id="choices" aria-label="Choices"\(screen.keypad == nil ? "" : " class=\"keys\"")>
+            \(choices)
             </nav>
+            <p id="hint">\(escape(screen.buttonHint))</p>
             <script>\(script)</script>
             </body>
             </html>

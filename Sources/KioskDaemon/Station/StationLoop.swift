@@ -17,7 +17,7 @@ public final class StationLoop: Sendable {
             case .cardRead: self = .cardRead
             case .cardRemoved: self = .cardRemoved
             case .codeScanned: self = .codeScanned
-            case .buttonPressed: self = .button
+            case .buttonPressed, .chosen, .navigated: self = .button
             case .tick: self = .tick
             case .clockChanged: self = .clock
             case .staffCommand: self = .staffCommand

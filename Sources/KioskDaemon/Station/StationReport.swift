@@ -19,6 +19,8 @@ public struct StationReport: Sendable, Equatable {
         case expired(Int)
         case expiryFailed(StationFailure)
         case warningAcknowledged
+        /// The holder's session asked the store for something (`open`, `deleteStay`, …: the request's name only).
+        case sessionStep(String)
     }
 
     public var steps: [Step] = []

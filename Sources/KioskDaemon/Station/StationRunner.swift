@@ -1,6 +1,7 @@
 internal import Dispatch
 internal import Foundation
 public import KioskCore
+public import KioskExchange
 public import KioskPrinter
 public import Logging
 
@@ -32,6 +33,7 @@ public actor StationRunner {
     private let display: (any StationDisplay)?
     private let devices: (any DeviceStatusSource)?
     private let paper: PaperWidth
+    private let reports: (any ReportDelivering)?
     private let logger: Logger
     private let queue = DispatchQueue(label: "kiosk-station-store")
 
@@ -42,7 +44,8 @@ public actor StationRunner {
         configuration: StationConfiguration, desk: CheckInDesk, indicator: any Indicator, printer: any ReceiptPrinter,
         enroller: any CardEnroller, warnings: any WarningSource, clock: any ClockSource,
         settings: any StationStateStore, display: (any StationDisplay)? = nil,
-        devices: (any DeviceStatusSource)? = nil, paper: PaperWidth = .mm58, logger: Logger
+        devices: (any DeviceStatusSource)? = nil, paper: PaperWidth = .mm58, reports: (any ReportDelivering)? = nil,
+        logger: Logger
     ) throws(StoreError) {
         let saved = try settings.loadStationState() ?? .initial
         machine = CheckInMachine(configuration: configuration, state: saved, crypto: desk.crypto)
@@ -56,6 +59,7 @@ public actor StationRunner {
         self.display = display
         self.devices = devices
         self.paper = paper
+        self.reports = reports
         self.logger = logger
     }
 
@@ -63,6 +67,8 @@ public actor StationRunner {
     public var state: StationState { machine.state }
     /// Visitor or staff mode.
     public var mode: CheckInMachine.Mode { machine.mode }
+    /// What the screen shows now (`CheckInMachine.screen(now:)`).
+    public func screen() -> ScreenModel { machine.screen(now: clock.read()) }
 
     /// Handles `event` and everything it leads to; returns what was done, in order.
     public func handle(_ event: StationEvent) async -> StationReport {
@@ -193,6 +199,12 @@ public actor StationRunner {
         case .acknowledgeWarning:
             report.steps.append(.warningAcknowledged)
             return nil
+        case .openCard(let card):
+            report.steps.append(.sessionStep("open"))
+            return .cardOpened(await openCard(card))
+        case .cardRequest(let card, let request):
+            report.steps.append(.sessionStep(Self.name(of: request)))
+            return .cardAnswered(await serve(request, card: card))
         case .requestRandom(let purpose):
             do {
                 return .randomGenerated(purpose, .success(try desk.crypto.randomBytes(count: purpose.byteCount)))
@@ -249,6 +261,120 @@ public actor StationRunner {
             }
         }
         return .tapDone(outcome, warning: notice)
+    }
+
+    // MARK: - The card holder's session
+
+    /// Opens what the kiosk holds for a card (off the actor): its stays and profile, a warning for it when its holder
+    /// allows matching, and the report outputs available now.
+    private func openCard(_ card: CardSecret) async -> Result<VisitorSession.CardView, StationFailure> {
+        var card = card
+        defer { card.wipe(using: desk.crypto) }
+        let desk = self.desk
+        let reading = clock.read()
+        let opened = card
+        let result: Result<CheckInDesk.CardContents, TapRefusal> = await offload {
+            do throws(TapRefusal) { return .success(try desk.contents(of: opened, clock: reading)) } catch {
+                return .failure(error)
+            }
+        }
+        let contents: CheckInDesk.CardContents
+        switch result {
+        case .success(let value): contents = value
+        case .failure(let refusal): return .failure(.refused(refusal))
+        }
+        var notice: WarningNotice?
+        if !contents.matchable.isEmpty, await warnings.holdsWarnings,
+            let result = await warnings.match(contents.matchable), !result.matches.isEmpty
+        {
+            let matchable = contents.matchable
+            notice = await offload { try? desk.warningNotice(for: opened, result: result, stays: matchable) } ?? nil
+        }
+        return .success(
+            VisitorSession.CardView(
+                contents: contents, warning: notice, warningAcknowledged: false,
+                outputs: reports?.availableOutputs ?? []))
+    }
+
+    /// Carries out a request of the holder's session with the card's keys (store calls off the actor); a change
+    /// answers with the card's contents as they stand after it.
+    private func serve(_ request: VisitorSession.Request, card: CardSecret) async -> Result<
+        VisitorSession.Answer, StationFailure
+    > {
+        var card = card
+        defer { card.wipe(using: desk.crypto) }
+        let desk = self.desk
+        let held = card
+        let now = Int64(clock.read().now.timeIntervalSince1970.rounded(.down))
+        if case .deliver(let preview) = request {
+            guard let reports else { return .success(.failed(StationFailure.delivery(reason: "").description)) }
+            do throws(DeliveryError) {
+                let line = try await reports.sendConsented(preview, crypto: desk.crypto)
+                logger.debug("Report delivered")
+                return .success(.delivered(line))
+            } catch {
+                logger.debug("Report not delivered")
+                return .success(.failed(error.description))
+            }
+        }
+        let done: Result<Bool, TapRefusal> = await offload {
+            do throws(TapRefusal) {
+                switch request {
+                case .checkPIN, .deliver, .acknowledgeWarning, .printWarningSlip: return .success(false)
+                case .setPIN(let pin): try desk.setPIN(pin, of: held)
+                case .saveProfile(let profile): try desk.saveProfile(profile, of: held)
+                case .deleteStay(let id): try desk.deleteStay(id, of: held)
+                case .deleteAll: try desk.deleteAll(of: held)
+                case .block: try desk.block(held)
+                case .markReported(let ids): try desk.markReported(ids, of: held)
+                case .saveEnrolment(let matching, let pin):
+                    var profile = try desk.profile(of: held)
+                    profile.matchingAllowed = matching
+                    try desk.saveProfile(profile, of: held)
+                    if let pin { try desk.setPIN(pin, of: held) }
+                }
+                return .success(true)
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch (request, done) {
+        case (_, .failure(let refusal)):
+            return .failure(.refused(refusal))
+        case (.checkPIN(let pin), _):
+            let checked: Result<CheckInDesk.PINCheck, TapRefusal> = await offload {
+                do throws(TapRefusal) { return .success(try desk.checkPIN(pin, of: held, now: now)) } catch {
+                    return .failure(error)
+                }
+            }
+            switch checked {
+            case .success(let check): return .success(.pin(check))
+            case .failure(let refusal): return .failure(.refused(refusal))
+            }
+        case (.block, _), (.saveEnrolment, _), (.acknowledgeWarning, _), (.printWarningSlip, _):
+            return .success(.done)
+        default:
+            switch await openCard(held) {
+            case .success(let view): return .success(.contents(view))
+            case .failure(let failure): return .failure(failure)
+            }
+        }
+    }
+
+    static func name(of request: VisitorSession.Request) -> String {
+        switch request {
+        case .checkPIN: "checkPIN"
+        case .setPIN: "setPIN"
+        case .saveProfile: "saveProfile"
+        case .deleteStay: "deleteStay"
+        case .deleteAll: "deleteAll"
+        case .block: "block"
+        case .acknowledgeWarning: "acknowledgeWarning"
+        case .printWarningSlip: "printWarningSlip"
+        case .deliver: "deliver"
+        case .markReported: "markReported"
+        case .saveEnrolment: "saveEnrolment"
+        }
     }
 
     private func print(_ job: PrintJob, report: inout StationReport) async -> StationEvent {
@@ -350,6 +476,7 @@ public actor StationRunner {
         case .clockBehindLastTap: "clockBehindLastTap"
         case .dailyLimitReached: "dailyLimitReached"
         case .eventEnded: "eventEnded"
+        case .cardBlocked: "cardBlocked"
         case .staffCard: "staffCard"
         case .storeUnavailable: "storeUnavailable"
         case .cryptoFailure: "cryptoFailure"
@@ -372,6 +499,10 @@ public actor StationRunner {
         case .expiryDone: "expiryDone"
         case .randomGenerated: "randomGenerated"
         case .staffCommand: "staffCommand"
+        case .chosen: "chosen"
+        case .navigated: "navigated"
+        case .cardOpened: "cardOpened"
+        case .cardAnswered: "cardAnswered"
         }
     }
 }

@@ -10,6 +10,8 @@ public final class InMemoryCheckInStore: CheckInStore {
         var commits = 0
         var reads = 0
         var salt: [UInt8]?
+        var profiles: [[UInt8]: [UInt8]] = [:]
+        var blocked: Set<[UInt8]> = []
     }
 
     private let state = Mutex(State())
@@ -46,6 +48,29 @@ public final class InMemoryCheckInStore: CheckInStore {
         try mutate { state in
             let keys = state.rows.filter { $0.value.handle == handle }.map(\.key)
             for key in keys { state.rows[key] = nil }
+            state.profiles[handle] = nil
+            return keys.count
+        }
+    }
+
+    public func profile(handle: [UInt8]) throws(StoreError) -> [UInt8]? {
+        state.withLock { $0.profiles[handle] }
+    }
+
+    public func saveProfile(handle: [UInt8], sealed: [UInt8]) throws(StoreError) {
+        try mutate { state in state.profiles[handle] = sealed }
+    }
+
+    public func isBlocked(handle: [UInt8]) throws(StoreError) -> Bool {
+        state.withLock { $0.blocked.contains(handle) }
+    }
+
+    public func block(handle: [UInt8]) throws(StoreError) -> Int {
+        try mutate { state in
+            let keys = state.rows.filter { $0.value.handle == handle }.map(\.key)
+            for key in keys { state.rows[key] = nil }
+            state.profiles[handle] = nil
+            state.blocked.insert(handle)
             return keys.count
         }
     }
@@ -59,7 +84,11 @@ public final class InMemoryCheckInStore: CheckInStore {
     }
 
     public func wipe() throws(StoreError) {
-        try mutate { state in state.rows.removeAll() }
+        try mutate { state in
+            state.rows.removeAll()
+            state.profiles.removeAll()
+            state.blocked.removeAll()
+        }
     }
 
     public func counts() throws(StoreError) -> StoreCounts {

@@ -487,64 +487,76 @@ import Testing
 
     // MARK: Warnings
 
-    @Test func warningIsShownAtEveryTapUntilAcknowledged() throws {
+    /// A warning belongs to the card: the tap only says there is news for it; its days, its slip and its
+    /// acknowledgement are in its holder's session, and nobody else's button acknowledges it.
+    @Test func aWarningIsTheCardsAndIsReadOnlyInItsHoldersSession() throws {
         var harness = MachineHarness()
         harness.bind()
         let exposed = StationFixtures.card()
         let other = StationFixtures.card()
+        try harness.desk.saveProfile(CardProfile(matchingAllowed: true), of: exposed)
         let day = RetentionPolicy.dayNumber(StationFixtures.start) - 3
         let notice = WarningNotice(
             acknowledgementTag: [UInt8](repeating: 3, count: 32), exposureDays: [day],
             isHighRisk: true, expiryHour: RetentionPolicy.hourNumber(StationFixtures.start) + 14 * 24)
         harness.warnings[exposed.printedText] = notice
+        let dayText = TimeText.date(unixSeconds: day * 86_400)
 
         let first = harness.run(.cardRead(.card(exposed)))
         #expect(first.patterns == [.accepted, .warningPending])
-        #expect(first.messages.map(\.title) == ["Checked in", StationTexts().warning.title])
-        #expect(first.messages[1].body.contains(TimeText.date(unixSeconds: day * 86_400)))
-        #expect(first.printJobs == [.warningSlip(WarningSlip(exposureDays: [day], isHighRisk: true))])
+        #expect(first.messages.map(\.title) == ["Checked in", StationTexts().newsForCard.title])
+        #expect(!first.messages.contains { $0.body.contains(dayText) }, "no day on the public screen")
+        #expect(first.printJobs.isEmpty, "no slip without its holder asking")
         #expect(harness.persisted?.warnings.first?.acknowledged == false)
+        // The tap's screen offers the session while the card lies on the reader; the public screen has no day.
+        let offered = harness.machine.screen(now: harness.now)
+        #expect(offered.choices.map(\.id) == ["session"])
+        #expect(!offered.readingOrder.joined().contains(dayText))
 
-        // Not shown to a card without a match.
-        let unrelated = harness.run(.cardRead(.card(other)))
-        #expect(unrelated.patterns == [.accepted])
-        #expect(unrelated.printJobs.isEmpty)
+        // Anyone's confirm does nothing to it.
+        #expect(harness.run(.buttonPressed(.confirm)).isEmpty)
+        #expect(harness.machine.state.warnings.first?.acknowledged == false)
 
-        // Shown again at the next tap (no second slip), until confirmed.
-        harness.clock.advance(by: 600)
-        let second = harness.run(.cardRead(.card(exposed)))
-        #expect(second.patterns == [.checkedOut, .warningPending])
-        #expect(second.printJobs.isEmpty)
-        let result18 = harness.run(.buttonPressed(.cancel))
-        #expect(result18.messages.first?.title == "Warning kept")
-        harness.clock.advance(by: 600)
-        harness.run(.cardRead(.card(exposed)))
-        let confirm = harness.run(.buttonPressed(.confirm))
-        #expect(confirm.contains(.acknowledgeWarning(tag: notice.acknowledgementTag)))
+        // The holder opens the session: the warning is there, with its day.
+        harness.run(.chosen("session"))
+        var screen = harness.machine.screen(now: harness.now)
+        #expect(screen.isPrivate && screen.offers("warning"))
+        harness.run(.chosen("warning"))
+        screen = harness.machine.screen(now: harness.now)
+        #expect(screen.lines.joined().contains(dayText))
+        let slip = harness.run(.chosen("print-slip"))
+        #expect(slip.printJobs == [.warningSlip(WarningSlip(exposureDays: [day], isHighRisk: true))])
+        let acknowledged = harness.run(.chosen("acknowledge"))
+        #expect(acknowledged.contains(.acknowledgeWarning(tag: notice.acknowledgementTag)))
         #expect(harness.persisted?.warnings.first?.acknowledged == true)
+        // Taking the card away closes the session: nothing of it stays on the screen.
+        harness.run(.cardRemoved)
+        screen = harness.machine.screen(now: harness.now)
+        #expect(!screen.isPrivate && !screen.readingOrder.joined().contains(dayText))
 
+        // Not shown to a card without a match, and no more news once acknowledged.
+        harness.clock.advance(by: 600)
+        #expect(harness.run(.cardRead(.card(other))).patterns == [.accepted])
         harness.clock.advance(by: 600)
         let later = harness.run(.cardRead(.card(exposed)))
         #expect(!later.patterns.contains(.warningPending))
         #expect(later.printJobs.isEmpty)
-        // The confirm button does nothing without a warning on screen.
-        let result19 = harness.run(.buttonPressed(.confirm))
-        #expect(result19.isEmpty)
     }
 
-    @Test func warningConfirmationTimesOut() {
+    /// A card whose holder did not allow matching is never matched: no warning at the tap, none in the session.
+    @Test func aCardWithoutPermissionIsNeverMatched() throws {
         var harness = MachineHarness()
         harness.bind()
         let card = StationFixtures.card()
-        harness.warnings[card.printedText] = WarningNotice(
+        let notice = WarningNotice(
             acknowledgementTag: [1], exposureDays: [RetentionPolicy.dayNumber(StationFixtures.start) - 1],
             isHighRisk: false, expiryHour: RetentionPolicy.hourNumber(StationFixtures.start) + 14 * 24)
+        harness.warnings[card.printedText] = notice
         harness.run(.cardRead(.card(card)))
-        harness.clock.advance(by: 121)
-        harness.run(.tick)
-        let result20 = harness.run(.buttonPressed(.confirm))
-        #expect(result20.isEmpty)
-        #expect(harness.machine.state.warnings.first?.acknowledged == false)
+        harness.run(.chosen("session"))
+        let screen = harness.machine.screen(now: harness.now)
+        #expect(!screen.offers("warning"))
+        #expect(screen.lines.contains { $0.contains("not checked against warnings") })
     }
 
     @Test func expiryRunsAtStartAndHourly() {
@@ -563,6 +575,7 @@ import Testing
         var harness = MachineHarness()
         harness.bind()
         let card = StationFixtures.card()
+        try? harness.desk.saveProfile(CardProfile(matchingAllowed: true), of: card)
         harness.warnings[card.printedText] = WarningNotice(
             acknowledgementTag: [7], exposureDays: [RetentionPolicy.dayNumber(StationFixtures.start) - 1],
             isHighRisk: false, expiryHour: RetentionPolicy.hourNumber(StationFixtures.start) + 30)

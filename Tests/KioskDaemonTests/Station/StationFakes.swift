@@ -149,7 +149,15 @@ struct StationBench {
         self.logLabel = label
     }
 
-    func card(_ kind: CardKind = .visitor) throws -> CardSecret { try CardSecret.generate(kind: kind, crypto: crypto) }
+    /// A fresh card; `matching`: its holder allowed matching against warnings (saved in its profile, as the answer at
+    /// enrolment is).
+    func card(_ kind: CardKind = .visitor, matching: Bool = false) throws -> CardSecret {
+        let card = try CardSecret.generate(kind: kind, crypto: crypto)
+        if matching {
+            try CheckInDesk(store: store, crypto: crypto).saveProfile(CardProfile(matchingAllowed: true), of: card)
+        }
+        return card
+    }
 
     /// Staff code, scan the venue's poster, leave.
     func bind(_ code: String = StationBench.cwaCode) async {

@@ -1,0 +1,134 @@
+/// What the kiosk remembers of a card besides its stays: the holder's own choices, sealed under the card's record key
+/// like a stay (nobody without the card can read them) and deleted with the card's data ("delete all", "block my
+/// card", a wipe).
+///
+/// - `matchingAllowed`: the holder's answer to "may this kiosk check your check-ins against warnings?" (asked at
+///   enrolment and changeable in the session). `nil` — never answered — counts as no: such a card is never matched.
+/// - `pin`: an optional PIN's verifier, HMAC-SHA256 under the card's record key over a label and the digits; the
+///   digits themselves are never stored. Wrong PINs are counted here (`wrongPINs`), and after
+///   `CardProfile.pinAttempts` of them the session is locked until `lockedUntil` (UNIX seconds): the limit survives a
+///   restart because it is stored.
+/// - `language` and `alwaysSpeak`: how the kiosk talks to this holder.
+public struct CardProfile: Sendable, Equatable {
+    public var matchingAllowed: Bool?
+    public var pinVerifier: [UInt8]?
+    public var wrongPINs: Int
+    public var lockedUntil: Int64?
+    public var language: String?
+    public var alwaysSpeak: Bool
+
+    /// Wrong PINs in a row before the card's session is locked.
+    public static let pinAttempts = 5
+    /// How long a card's session stays locked after too many wrong PINs.
+    public static let lockSeconds: Int64 = 3600
+    /// A PIN has 4 to 6 digits.
+    public static let pinLengths = 4...6
+
+    public init(
+        matchingAllowed: Bool? = nil, pinVerifier: [UInt8]? = nil, wrongPINs: Int = 0, lockedUntil: Int64? = nil,
+        language: String? = nil, alwaysSpeak: Bool = false
+    ) {
+        self.matchingAllowed = matchingAllowed
+        self.pinVerifier = pinVerifier
+        self.wrongPINs = wrongPINs
+        self.lockedUntil = lockedUntil
+        self.language = language
+        self.alwaysSpeak = alwaysSpeak
+    }
+
+    /// A card that was never asked anything.
+    public static let unanswered = CardProfile()
+
+    public var hasPIN: Bool { pinVerifier != nil }
+
+    /// Whether the card's session is locked at `now` (UNIX seconds) by wrong PINs.
+    public func isLocked(at now: Int64) -> Bool {
+        guard let lockedUntil else { return false }
+        return now < lockedUntil
+    }
+
+    /// Whether `pin` is made of 4 to 6 digits.
+    public static func isWellFormed(_ pin: String) -> Bool {
+        pinLengths.contains(pin.count) && pin.allSatisfy { $0.isASCII && $0.isNumber }
+    }
+
+    // MARK: Coding
+
+    /// `"KPRF" | u8 version=1 | u8 flags | u8 wrongPINs | i64 lockedUntil | u8 pinLength | pin verifier |
+    /// u8 languageLength | language`; flags: bit 0 matching answered, bit 1 matching allowed, bit 2 always speak,
+    /// bit 3 locked.
+    func encoded() -> [UInt8] {
+        var bytes = Array("KPRF".utf8) + [1]
+        var flags: UInt8 = 0
+        if let matchingAllowed {
+            flags |= 1
+            if matchingAllowed { flags |= 2 }
+        }
+        if alwaysSpeak { flags |= 4 }
+        if lockedUntil != nil { flags |= 8 }
+        bytes.append(flags)
+        bytes.append(UInt8(clamping: wrongPINs))
+        let locked = UInt64(bitPattern: lockedUntil ?? 0)
+        for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: locked >> shift)) }
+        let verifier = pinVerifier ?? []
+        bytes.append(UInt8(clamping: verifier.count))
+        bytes += verifier.prefix(255)
+        let languageBytes = Array((language ?? "").utf8.prefix(16))
+        bytes.append(UInt8(languageBytes.count))
+        bytes += languageBytes
+        return bytes
+    }
+
+    init?(encoded bytes: [UInt8]) {
+        var reader = ByteReader(bytes)
+        guard let magic = reader.read(4), magic == Array("KPRF".utf8), reader.readInteger(UInt8.self) == 1,
+            let flags = reader.readInteger(UInt8.self), let wrong = reader.readInteger(UInt8.self),
+            let locked = reader.read(8),
+            let verifierLength = reader.readInteger(UInt8.self), let verifier = reader.read(Int(verifierLength)),
+            let languageLength = reader.readInteger(UInt8.self), let language = reader.read(Int(languageLength)),
+            reader.remaining == 0
+        else { return nil }
+        matchingAllowed = flags & 1 == 0 ? nil : flags & 2 != 0
+        alwaysSpeak = flags & 4 != 0
+        wrongPINs = Int(wrong)
+        let value = locked.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        lockedUntil = flags & 8 == 0 ? nil : Int64(bitPattern: value)
+        pinVerifier = verifier.isEmpty ? nil : verifier
+        self.language = language.isEmpty ? nil : String(decoding: language, as: UTF8.self)
+    }
+}
+
+/// Seals a card's profile for the store: AES-256-GCM under the card's record key, fresh 96-bit nonce, associated data
+/// `"KPRF1" · handle` (a profile moved to another card's handle fails to open).
+enum CardProfileSealing {
+    static let aadPrefix = Array("KPRF1".utf8)
+    static let pinLabel = Array("CheckInKiosk PIN v1".utf8)
+
+    static func seal(_ profile: CardProfile, keys: CardKeys, crypto: some CryptoProvider) throws(CryptoError)
+        -> [UInt8]
+    {
+        let nonce = try crypto.randomBytes(count: 12)
+        var plaintext = profile.encoded()
+        defer { crypto.wipe(&plaintext) }
+        return nonce
+            + (try crypto.aes256GCMSeal(
+                key: keys.recordKey, nonce: nonce, plaintext: plaintext, additionalData: aadPrefix + keys.handle))
+    }
+
+    static func open(_ sealed: [UInt8], keys: CardKeys, crypto: some CryptoProvider) -> CardProfile? {
+        guard sealed.count >= 12 + 16,
+            var plaintext = try? crypto.aes256GCMOpen(
+                key: keys.recordKey, nonce: Array(sealed.prefix(12)), sealed: Array(sealed.dropFirst(12)),
+                additionalData: aadPrefix + keys.handle)
+        else { return nil }
+        defer { crypto.wipe(&plaintext) }
+        return CardProfile(encoded: plaintext)
+    }
+
+    /// The PIN's verifier: HMAC-SHA256(record key, label · digits).
+    static func verifier(for pin: String, keys: CardKeys, crypto: some CryptoProvider) throws(CryptoError) -> [UInt8] {
+        var message = pinLabel + Array(pin.utf8)
+        defer { crypto.wipe(&message) }
+        return try crypto.hmacSHA256(key: keys.recordKey, data: message)
+    }
+}

@@ -1,0 +1,666 @@
+public import Foundation
+
+/// A card holder's own session at the kiosk, as a pure value: what they see, and what their choices ask the station
+/// to do. It opens without checking in or out, shows only this card's data, and closes when the card leaves the reader
+/// (a tapped card), on "Done", after a time without activity (a printed card shown to the camera), or when another
+/// card or code is presented.
+///
+/// In it the holder can see every stay the kiosk holds for the card and how many (UI-2, UI-3), delete one or all
+/// (UI-4), block a lost card, decide whether the kiosk may match their stays against warnings (UI-5), read a warning
+/// meant for this card, acknowledge it and print its advice slip, set or remove a PIN, and share stays after a
+/// positive test through the consent flow (`ConsentFlow`: nothing preselected, the disclosure before the question,
+/// the exact preview, yes and no alike with no default, asked again every time).
+///
+/// The session never reads the store itself: each choice that needs the card's data returns a `Request`, which the
+/// station carries out with the card's keys, and the answer comes back through `answered(_:now:)`.
+public struct VisitorSession: Sendable {
+    /// How the session was opened.
+    public enum Source: Sendable, Equatable {
+        /// The card lies on the reader: the session lasts while it stays there.
+        case reader
+        /// A printed card code was shown to the camera: the session ends on "Done" or after `inactivityLimit`.
+        case printedCode
+    }
+
+    /// What the station must do for the session, with the card's keys.
+    public enum Request: Sendable, Equatable {
+        case checkPIN(String)
+        case setPIN(String?)
+        case saveProfile(CardProfile)
+        case deleteStay(StayID)
+        case deleteAll
+        case block
+        case acknowledgeWarning(tag: [UInt8])
+        case printWarningSlip(WarningSlip)
+        /// Seal and send exactly this consented preview; answered with `.delivered`.
+        case deliver(Preview)
+        /// Note these stays as reported by their holder (their own report must not warn them).
+        case markReported(Set<String>)
+        /// The answers of a new card's holder at enrolment: permission to match, and a PIN if they chose one.
+        case saveEnrolment(matching: Bool, pin: String?)
+    }
+
+    /// The station's answer to a request.
+    public enum Answer: Sendable, Equatable {
+        /// The card's data as it stands now (after a change, or when the session opens).
+        case contents(CardView)
+        case pin(CheckInDesk.PINCheck)
+        /// The report left the kiosk; the line says how.
+        case delivered(String)
+        case failed(String)
+        /// Done, nothing to show (a slip printed, an acknowledgement kept).
+        case done
+    }
+
+    /// What the station hands the session about the card: its contents, a warning for it (only when the holder
+    /// allowed matching), and where reports can go from this kiosk now.
+    public struct CardView: Sendable, Equatable {
+        public var contents: CheckInDesk.CardContents
+        public var warning: WarningNotice?
+        public var warningAcknowledged: Bool
+        public var outputs: Set<OutputKind>
+
+        public init(
+            contents: CheckInDesk.CardContents, warning: WarningNotice?, warningAcknowledged: Bool,
+            outputs: Set<OutputKind>
+        ) {
+            self.contents = contents
+            self.warning = warning
+            self.warningAcknowledged = warningAcknowledged
+            self.outputs = outputs
+        }
+    }
+
+    /// The outputs of a report.
+    public enum OutputKind: String, Sendable, Equatable, Hashable, CaseIterable {
+        case print, export, upload
+    }
+
+    /// What the session did with a choice.
+    public enum Effect: Sendable, Equatable {
+        case none
+        case request(Request)
+        /// The holder ended the session (or it ended itself): the station closes it and wipes the card.
+        case close(reason: String)
+    }
+
+    enum View: Sendable, Equatable {
+        case pin(typed: String, problem: String?)
+        case home(note: String?)
+        case pickStay
+        case confirmDelete(StayID)
+        case confirmDeleteAll
+        case confirmBlock
+        case warning(note: String?)
+        case settings(note: String?)
+        case matchingQuestion
+        case newPIN(first: String?, typed: String, problem: String?)
+        case selectStays
+        case symptoms
+        case output(problem: String?)
+        case code(typed: String, problem: String?)
+        case disclosure
+        case consent
+        case sending
+        case sent(String)
+        case failed(String)
+        case waiting
+    }
+
+    public let source: Source
+    public private(set) var card: CardSecret
+    public private(set) var view: CardView?
+    private(set) var screenView: View
+    private var flow: ConsentFlow?
+    private var symptoms: SymptomIndication?
+    private var output: ReportOutput?
+    private var shareIDs: Set<String> = []
+    /// When the holder last did something (for the inactivity limit of a printed code's session).
+    public private(set) var lastActivity: Date
+    private let texts: SessionTexts
+
+    /// A printed code's session closes after this long without a choice; the screen warns `inactivityWarning` before.
+    public static let inactivityLimit: TimeInterval = 90
+    public static let inactivityWarning: TimeInterval = 20
+    /// The characters of a verification code, as the health authority issues them.
+    public static let codeAlphabet = Array("ABCDEFGHJKMNPQRSTVWXYZ23456789").map(String.init)
+
+    public init(card: CardSecret, source: Source, now: Date, texts: SessionTexts = SessionTexts()) {
+        self.card = card
+        self.source = source
+        self.lastActivity = now
+        self.texts = texts
+        self.screenView = .waiting
+    }
+
+    /// Wipes the card's secret (the session is over).
+    public mutating func wipe(using crypto: some CryptoProvider) {
+        card.wipe(using: crypto)
+        flow = nil
+        view = nil
+    }
+
+    // MARK: - Answers from the station
+
+    /// Takes the station's answer to the last request.
+    public mutating func answered(_ answer: Answer, now: Date) -> Effect {
+        switch (answer, screenView) {
+        case (.contents(let fresh), let current):
+            let first = view == nil
+            view = fresh
+            if first {
+                if fresh.contents.profile.isLocked(at: Self.seconds(now)) {
+                    return .close(reason: texts.locked(until: fresh.contents.profile.lockedUntil ?? 0))
+                }
+                screenView = fresh.contents.profile.hasPIN ? .pin(typed: "", problem: nil) : .home(note: nil)
+                return .none
+            }
+            switch current {
+            case .confirmDelete: screenView = .home(note: texts.stayDeleted)
+            case .confirmDeleteAll: screenView = .home(note: texts.allDeleted)
+            case .matchingQuestion: screenView = .settings(note: texts.saved)
+            case .newPIN: screenView = .settings(note: texts.pinSaved)
+            case .settings: screenView = .settings(note: texts.saved)
+            case .sent: break
+            default: screenView = .home(note: nil)
+            }
+            return .none
+        case (.pin(let check), .pin):
+            switch check {
+            case .accepted: screenView = .home(note: nil)
+            case .wrong(let remaining): screenView = .pin(typed: "", problem: texts.wrongPIN(remaining: remaining))
+            case .locked(let until): return .close(reason: texts.locked(until: until))
+            }
+            return .none
+        case (.delivered(let line), _):
+            flow?.handle(.outputFinished(.delivered(output ?? .print, reportCount: 0)))
+            let ids = shareIDs
+            resetShare()
+            screenView = .sent(line)
+            return ids.isEmpty ? .none : .request(.markReported(ids))
+        case (.failed(let reason), .sending):
+            flow = nil
+            screenView = .failed(reason)
+            return .none
+        case (.failed(let reason), _):
+            screenView = .home(note: reason)
+            return .none
+        case (.done, .warning):
+            screenView = .warning(note: texts.slipOrAcknowledged)
+            return .none
+        default:
+            return .none
+        }
+    }
+
+    // MARK: - Choices
+
+    /// The holder chose `id` on the screen (touch, a button, or the simulated kiosk).
+    public mutating func choose(_ id: String, now: Date) -> Effect {
+        lastActivity = now
+        guard let view else { return .none }
+        let contents = view.contents
+        if id == "done" { return .close(reason: texts.closed) }
+        switch screenView {
+        case .waiting, .sending:
+            return .none
+        case .pin(let typed, _):
+            switch Self.keypad(id, typed: typed, maxLength: CardProfile.pinLengths.upperBound) {
+            case .typed(let now): screenView = .pin(typed: now, problem: nil)
+            case .submit(let pin):
+                guard CardProfile.isWellFormed(pin) else {
+                    screenView = .pin(typed: "", problem: texts.pinFormat)
+                    return .none
+                }
+                screenView = .waiting
+                return .request(.checkPIN(pin))
+            case .other: break
+            }
+            return .none
+        case .home, .sent:
+            switch id {
+            case "delete-one": screenView = contents.stays.isEmpty ? .home(note: texts.noStays) : .pickStay
+            case "delete-all": screenView = .confirmDeleteAll
+            case "block": screenView = .confirmBlock
+            case "warning": screenView = .warning(note: nil)
+            case "settings": screenView = .settings(note: nil)
+            case "share": startShare(now: now)
+            default: break
+            }
+            return .none
+        case .pickStay:
+            if id == "back" {
+                screenView = .home(note: nil)
+            } else if let stay = contents.stays.first(where: { "stay:" + $0.id.hex == id }) {
+                screenView = .confirmDelete(stay.id)
+            }
+            return .none
+        case .confirmDelete(let stayID):
+            guard id == "delete" else {
+                screenView = .home(note: texts.nothingDeleted)
+                return .none
+            }
+            return .request(.deleteStay(stayID))
+        case .confirmDeleteAll:
+            guard id == "delete" else {
+                screenView = .home(note: texts.nothingDeleted)
+                return .none
+            }
+            return .request(.deleteAll)
+        case .confirmBlock:
+            guard id == "block" else {
+                screenView = .home(note: texts.notBlocked)
+                return .none
+            }
+            return .request(.block)
+        case .warning:
+            guard let warning = view.warning else {
+                screenView = .home(note: nil)
+                return .none
+            }
+            switch id {
+            case "print-slip":
+                return .request(
+                    .printWarningSlip(
+                        WarningSlip(exposureDays: warning.exposureDays, isHighRisk: warning.isHighRisk)))
+            case "acknowledge":
+                self.view?.warningAcknowledged = true
+                return .request(.acknowledgeWarning(tag: warning.acknowledgementTag))
+            default:
+                screenView = .home(note: nil)
+                return .none
+            }
+        case .settings:
+            switch id {
+            case "matching": screenView = .matchingQuestion
+            case "set-pin": screenView = .newPIN(first: nil, typed: "", problem: nil)
+            case "remove-pin": return .request(.setPIN(nil))
+            default: screenView = .home(note: nil)
+            }
+            return .none
+        case .matchingQuestion:
+            guard id == "yes" || id == "no" else {
+                screenView = .settings(note: nil)
+                return .none
+            }
+            var profile = contents.profile
+            profile.matchingAllowed = id == "yes"
+            return .request(.saveProfile(profile))
+        case .newPIN(let first, let typed, _):
+            if id == "cancel" {
+                screenView = .settings(note: nil)
+                return .none
+            }
+            switch Self.keypad(id, typed: typed, maxLength: CardProfile.pinLengths.upperBound) {
+            case .typed(let now): screenView = .newPIN(first: first, typed: now, problem: nil)
+            case .submit(let pin):
+                guard CardProfile.isWellFormed(pin) else {
+                    screenView = .newPIN(first: first, typed: "", problem: texts.pinFormat)
+                    return .none
+                }
+                guard let first else {
+                    screenView = .newPIN(first: pin, typed: "", problem: nil)
+                    return .none
+                }
+                guard first == pin else {
+                    screenView = .newPIN(first: nil, typed: "", problem: texts.pinMismatch)
+                    return .none
+                }
+                return .request(.setPIN(pin))
+            case .other: break
+            }
+            return .none
+        case .selectStays:
+            guard var flow else { return .none }
+            switch id {
+            case "continue":
+                guard flow.handle(.confirmSelection), case .askingDetails(let selection) = flow.state else {
+                    return .none
+                }
+                shareIDs = Set(selection.map(\.id))
+                self.flow = flow
+                screenView = .symptoms
+            case "cancel":
+                cancelShare(note: texts.nothingShared)
+            default:
+                if id.hasPrefix("toggle:") {
+                    flow.handle(.toggle(String(id.dropFirst("toggle:".count))))
+                    self.flow = flow
+                }
+            }
+            return .none
+        case .symptoms:
+            if id == "cancel" {
+                cancelShare(note: texts.nothingShared)
+                return .none
+            }
+            guard let indication = Self.symptomChoices.first(where: { $0.id == id })?.indication else { return .none }
+            symptoms = indication
+            screenView = .output(problem: nil)
+            return .none
+        case .output:
+            switch id {
+            case "print" where view.outputs.contains(.print): chooseOutput(.print)
+            case "export" where view.outputs.contains(.export): chooseOutput(.export)
+            case "upload" where view.outputs.contains(.upload): screenView = .code(typed: "", problem: nil)
+            case "cancel": cancelShare(note: texts.nothingShared)
+            default: break
+            }
+            return .none
+        case .code(let typed, _):
+            if id == "cancel" {
+                cancelShare(note: texts.nothingShared)
+                return .none
+            }
+            switch Self.keypad(id, typed: typed, maxLength: 10) {
+            case .typed(let now): screenView = .code(typed: now, problem: nil)
+            case .submit(let code): verificationCode(code)
+            case .other: break
+            }
+            return .none
+        case .disclosure:
+            guard id == "continue", var flow else {
+                cancelShare(note: texts.nothingShared)
+                return .none
+            }
+            flow.handle(.acknowledgeDisclosure)
+            self.flow = flow
+            screenView = .consent
+            return .none
+        case .consent:
+            guard var flow, id == "yes" || id == "no" else { return .none }
+            flow.handle(.answer(id == "yes"))
+            guard case .consented(let preview) = flow.state else {
+                cancelShare(note: texts.declined)
+                return .none
+            }
+            self.flow = flow
+            screenView = .sending
+            return .request(.deliver(preview))
+        case .failed:
+            if id == "retry" {
+                // Another way, and consent asked again before it.
+                startShare(now: now, keeping: shareIDs)
+            } else {
+                resetShare()
+                screenView = .home(note: texts.nothingShared)
+            }
+            return .none
+        }
+    }
+
+    /// The physical "next" button: nothing to do here (the station moves the selection); counts as activity.
+    public mutating func touched(now: Date) { lastActivity = now }
+
+    /// A code shown to the camera while the holder types a verification code: taken as the code.
+    public mutating func scannedVerificationCode(_ text: String, now: Date) -> Bool {
+        guard case .code = screenView else { return false }
+        lastActivity = now
+        verificationCode(text)
+        return true
+    }
+
+    /// Whether the session is in the middle of consent (it never times out silently there).
+    public var isInConsent: Bool {
+        switch screenView {
+        case .selectStays, .symptoms, .output, .code, .disclosure, .consent, .sending: true
+        default: false
+        }
+    }
+
+    // MARK: - Sharing
+
+    static let symptomChoices: [(id: String, indication: SymptomIndication)] = [
+        ("week", .symptomsInLastSevenDays), ("weeks", .symptomsOneToTwoWeeksAgo),
+        ("older", .symptomsMoreThanTwoWeeksAgo), ("symptoms", .symptomsWithoutDate), ("none", .noSymptoms),
+        ("skip", .noInformation),
+    ]
+
+    private mutating func startShare(now: Date, keeping selected: Set<String> = []) {
+        guard let view else { return }
+        var flow = ConsentFlow(now: Self.seconds(now))
+        flow.handle(.cardPresented(stays: view.contents.reportable))
+        guard case .selecting = flow.state else {
+            screenView = .home(note: texts.nothingToShare)
+            return
+        }
+        // After a failed output the same stays stay chosen (the holder chose them); the question comes again.
+        for id in selected { flow.handle(.toggle(id)) }
+        self.flow = flow
+        output = nil
+        screenView = selected.isEmpty ? .selectStays : .output(problem: nil)
+        if !selected.isEmpty {
+            if self.flow?.handle(.confirmSelection) != true { screenView = .selectStays }
+        }
+    }
+
+    private mutating func chooseOutput(_ chosen: ReportOutput) {
+        guard var flow, let symptoms else { return }
+        output = chosen
+        flow.handle(.details(symptoms: symptoms, output: chosen))
+        self.flow = flow
+        switch flow.state {
+        case .disclosing: screenView = .disclosure
+        default: cancelShare(note: texts.nothingToShare)
+        }
+    }
+
+    private mutating func verificationCode(_ text: String) {
+        let code = text.uppercased().filter { !$0.isWhitespace && $0 != "-" }
+        guard code.count == 10, code.allSatisfy({ Self.codeAlphabet.contains(String($0)) }) else {
+            screenView = .code(typed: "", problem: texts.codeFormat)
+            return
+        }
+        chooseOutput(.upload(verificationCode: String(code.prefix(5)) + "-" + String(code.suffix(5))))
+    }
+
+    private mutating func cancelShare(note: String) {
+        flow?.handle(.abort)
+        resetShare()
+        screenView = .home(note: note)
+    }
+
+    private mutating func resetShare() {
+        flow = nil
+        symptoms = nil
+        output = nil
+        shareIDs = []
+    }
+
+    // MARK: - Keypad
+
+    enum KeyPress {
+        case typed(String)
+        case submit(String)
+        case other
+    }
+
+    /// What a choice does on a keypad screen: a key typed (or the last one deleted), OK, or something else.
+    static func keypad(_ id: String, typed: String, maxLength: Int) -> KeyPress {
+        switch id {
+        case "key:ok": return .submit(typed)
+        case "key:delete": return .typed(String(typed.dropLast()))
+        default:
+            guard id.hasPrefix("key:") else { return .other }
+            let key = String(id.dropFirst(4))
+            guard key.count == 1, typed.count < maxLength else { return .typed(typed) }
+            return .typed(typed + key)
+        }
+    }
+
+    // MARK: - The screen
+
+    /// What the screen shows for this session now.
+    public func screen(now: Date, language: String = "en") -> ScreenModel {
+        var screen = content(now: now)
+        screen.isPrivate = true
+        screen.language = language
+        if screen.buttonHint.isEmpty { screen.buttonHint = texts.buttonHint }
+        if source == .printedCode, !isInConsent {
+            let left = Self.inactivityLimit - now.timeIntervalSince(lastActivity)
+            if left <= Self.inactivityWarning {
+                screen.lines.append(texts.closingSoon(seconds: max(0, Int(left.rounded(.up)))))
+                screen.choices.append(.init(id: "more-time", label: texts.moreTime))
+            }
+        }
+        return screen
+    }
+
+    private func content(now: Date) -> ScreenModel {
+        guard let view else { return ScreenModel(kind: "prompt", title: texts.opening, lines: [texts.keepCard]) }
+        let contents = view.contents
+        let stayLines = contents.stays.map { texts.stayLine($0) }
+        switch screenView {
+        case .waiting:
+            return ScreenModel(kind: "prompt", title: texts.opening, lines: [texts.keepCard])
+        case .pin(let typed, let problem):
+            return keypadScreen(
+                title: texts.pinTitle, lines: [problem, texts.pinAsk].compactMap { $0 }, purpose: .pin, typed: typed,
+                keys: (0...9).map(String.init), extra: [.init(id: "done", label: texts.done)])
+        case .home(let note):
+            return home(note: note, view: view, stayLines: stayLines)
+        case .sent(let line):
+            return home(note: line, view: view, stayLines: stayLines)
+        case .pickStay:
+            return ScreenModel(
+                kind: "prompt", title: texts.pickStayTitle, lines: [texts.pickStay],
+                choices: contents.stays.map { .init(id: "stay:" + $0.id.hex, label: texts.stayLine($0)) }
+                    + [.init(id: "back", label: texts.back)])
+        case .confirmDelete(let id):
+            let line = contents.stays.first { $0.id == id }.map { texts.stayLine($0) } ?? ""
+            return ScreenModel(
+                kind: "prompt", title: texts.deleteOneTitle, lines: [line, texts.deleteForGood],
+                choices: [.init(id: "delete", label: texts.deleteIt), .init(id: "keep", label: texts.keep)])
+        case .confirmDeleteAll:
+            return ScreenModel(
+                kind: "prompt", title: texts.deleteAllTitle,
+                lines: [texts.deleteAllExplained(contents.stays.count), texts.deleteForGood],
+                choices: [.init(id: "delete", label: texts.deleteAllConfirm), .init(id: "keep", label: texts.keep)])
+        case .confirmBlock:
+            return ScreenModel(
+                kind: "prompt", title: texts.blockTitle, lines: texts.blockExplained,
+                choices: [.init(id: "block", label: texts.blockConfirm), .init(id: "keep", label: texts.keep)])
+        case .warning(let note):
+            guard let warning = view.warning else {
+                return ScreenModel(
+                    kind: "info", title: texts.homeTitle, choices: [.init(id: "back", label: texts.back)])
+            }
+            var lines = [String]()
+            if let note { lines.append(note) }
+            lines += texts.warningLines(warning)
+            var choices: [ScreenModel.Choice] = [.init(id: "print-slip", label: texts.printSlip)]
+            if !view.warningAcknowledged { choices.append(.init(id: "acknowledge", label: texts.acknowledge)) }
+            choices.append(.init(id: "back", label: texts.back))
+            return ScreenModel(kind: "warning", title: texts.warningTitle, lines: lines, choices: choices)
+        case .settings(let note):
+            var lines = [String]()
+            if let note { lines.append(note) }
+            lines.append(texts.matchingState(contents.profile.matchingAllowed))
+            lines.append(contents.profile.hasPIN ? texts.pinOn : texts.pinOff)
+            var choices: [ScreenModel.Choice] = [
+                .init(id: "matching", label: texts.matchingChoice),
+                .init(id: "set-pin", label: contents.profile.hasPIN ? texts.changePIN : texts.setPIN),
+            ]
+            if contents.profile.hasPIN { choices.append(.init(id: "remove-pin", label: texts.removePIN)) }
+            choices.append(.init(id: "back", label: texts.back))
+            return ScreenModel(kind: "info", title: texts.settings, lines: lines, choices: choices)
+        case .matchingQuestion:
+            return texts.matchingQuestion()
+        case .newPIN(let first, let typed, let problem):
+            return keypadScreen(
+                title: first == nil ? texts.newPINTitle : texts.repeatPINTitle,
+                lines: [problem, texts.pinRule].compactMap { $0 }, purpose: .pin, typed: typed,
+                keys: (0...9).map(String.init), extra: [.init(id: "cancel", label: texts.cancel)])
+        case .selectStays:
+            var selected = Set<String>()
+            var stays = [ReportableStay]()
+            if case .selecting(let listed, let current) = flow?.state {
+                stays = listed
+                selected = current
+            }
+            let choices =
+                stays.map { stay in
+                    ScreenModel.Choice(
+                        id: "toggle:" + stay.id, label: texts.toggleLine(stay, selected: selected.contains(stay.id)))
+                } + [.init(id: "continue", label: texts.continueLabel), .init(id: "cancel", label: texts.cancel)]
+            return ScreenModel(
+                kind: "prompt", title: texts.shareTitle,
+                lines: [texts.selectExplained, texts.selectedCount(selected.count, of: stays.count)],
+                choices: choices)
+        case .symptoms:
+            return ScreenModel(
+                kind: "prompt", title: texts.symptomsTitle, lines: [texts.symptomsExplained],
+                choices: Self.symptomChoices.map { .init(id: $0.id, label: texts.symptomLabel($0.id)) }
+                    + [.init(id: "cancel", label: texts.cancel)])
+        case .output(let problem):
+            var choices = [ScreenModel.Choice]()
+            for kind in OutputKind.allCases where view.outputs.contains(kind) {
+                choices.append(.init(id: kind.rawValue, label: texts.outputLabel(kind)))
+            }
+            choices.append(.init(id: "cancel", label: texts.cancel))
+            return ScreenModel(
+                kind: "prompt", title: texts.outputTitle,
+                lines: [problem, view.outputs.isEmpty ? texts.noOutputs : texts.outputExplained].compactMap { $0 },
+                choices: choices)
+        case .code(let typed, let problem):
+            return keypadScreen(
+                title: texts.codeTitle, lines: [problem, texts.codeExplained].compactMap { $0 },
+                purpose: .verificationCode, typed: typed, keys: Self.codeAlphabet,
+                extra: [.init(id: "cancel", label: texts.cancel)])
+        case .disclosure:
+            return ScreenModel(
+                kind: "prompt", title: texts.disclosureTitle, lines: [ConsentFlow.disclosure],
+                choices: [.init(id: "continue", label: texts.continueLabel), .init(id: "cancel", label: texts.cancel)])
+        case .consent:
+            guard case .asking(let preview) = flow?.state else {
+                return ScreenModel(kind: "prompt", title: texts.opening)
+            }
+            // Yes and no: the same kind of choice, no default (nothing selected), asked every time.
+            return ScreenModel(
+                kind: "prompt", title: texts.consentTitle, lines: [texts.consentQuestion], items: preview.lines,
+                choices: ConsentFlow.answers.map { .init(id: $0.answer ? "yes" : "no", label: $0.label) },
+                selected: nil)
+        case .sending:
+            return ScreenModel(kind: "prompt", title: texts.sendingTitle, lines: [texts.keepCard])
+        case .failed(let reason):
+            return ScreenModel(
+                kind: "error", title: texts.notSentTitle, lines: [reason, texts.askedAgain],
+                choices: [.init(id: "retry", label: texts.tryAnotherWay), .init(id: "cancel", label: texts.cancel)])
+        }
+    }
+
+    private func home(note: String?, view: CardView, stayLines: [String]) -> ScreenModel {
+        let contents = view.contents
+        var lines = [String]()
+        if let note { lines.append(note) }
+        lines.append(texts.count(contents.stays.count))
+        if let warning = view.warning, !warning.exposureDays.isEmpty, !view.warningAcknowledged {
+            lines.append(texts.newsForYou)
+        }
+        if contents.profile.matchingAllowed != true { lines.append(texts.matchingOff) }
+        var choices = [ScreenModel.Choice]()
+        if view.warning != nil { choices.append(.init(id: "warning", label: texts.readWarning)) }
+        choices += [
+            .init(id: "share", label: texts.share), .init(id: "delete-one", label: texts.deleteOne),
+            .init(id: "delete-all", label: texts.deleteAll), .init(id: "settings", label: texts.settings),
+            .init(id: "block", label: texts.block), .init(id: "done", label: texts.done),
+        ]
+        return ScreenModel(kind: "info", title: texts.homeTitle, lines: lines, items: stayLines, choices: choices)
+    }
+
+    private func keypadScreen(
+        title: String, lines: [String], purpose: ScreenModel.Keypad.Purpose, typed: String, keys: [String],
+        extra: [ScreenModel.Choice]
+    ) -> ScreenModel {
+        let shown = purpose == .pin ? String(repeating: "•", count: typed.count) : typed
+        let keyChoices = keys.map { ScreenModel.Choice(id: "key:" + $0, label: $0) }
+        return ScreenModel(
+            kind: "prompt", title: title, lines: lines + [purpose == .pin ? texts.digitsTyped(typed.count) : typed],
+            choices: keyChoices + [
+                .init(id: "key:delete", label: texts.deleteKey), .init(id: "key:ok", label: texts.okKey),
+            ] + extra,
+            keypad: ScreenModel.Keypad(purpose: purpose, shown: shown, keys: keys))
+    }
+
+    static func seconds(_ date: Date) -> Int64 { Int64(date.timeIntervalSince1970.rounded(.down)) }
+}

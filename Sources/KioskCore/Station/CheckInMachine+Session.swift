@@ -1,0 +1,359 @@
+public import Foundation
+
+/// The questions a new card's holder answers at enrolment, on the screen: may the kiosk match their stays against
+/// warnings (yes and no alike, nothing selected), and an optional PIN (typed twice).
+struct EnrolmentQuestions: Sendable {
+    enum Step: Sendable, Equatable {
+        case matching
+        case pinOffer
+        case pin(first: String?, typed: String, problem: String?)
+        case saving
+    }
+
+    var card: CardSecret
+    var step: Step = .matching
+    var matching: Bool?
+
+    init(card: CardSecret) { self.card = card }
+}
+
+/// The card holder's session and the screen: what the station shows, the choices and the two buttons.
+extension CheckInMachine {
+    /// How long a visitor's message (checked in, checked out, refused) stays before the idle screen returns.
+    public static let messageHoldTime: TimeInterval = 15
+    /// How long the kiosk waits for a card after "My check-ins" was chosen.
+    public static let sessionRequestTime: TimeInterval = 30
+
+    /// Whether a card holder's session is open.
+    public var isSessionOpen: Bool { session != nil }
+
+    // MARK: - The screen
+
+    /// What the screen shows at `now`: the enrolment questions, the holder's session, the prompt for a card after
+    /// "My check-ins", the last message for a while (in staff mode until the next one), or the idle screen. The
+    /// selected choice is the one the buttons moved to on this same screen.
+    public func screen(now: ClockReading) -> ScreenModel {
+        var screen = baseScreen(now: now)
+        if let selection, selection.key == Self.identity(of: screen) {
+            screen.selected = selection.index
+        }
+        return screen
+    }
+
+    private func baseScreen(now: ClockReading) -> ScreenModel {
+        let texts = configuration.texts
+        if let enrolment { return enrolmentScreen(enrolment) }
+        if let session { return session.screen(now: now.now) }
+        if let until = sessionRequestUntil, now.now < until {
+            return Self.screen(texts.sessionPrompt, choices: [.init(id: "cancel-session", label: texts.cancel)])
+        }
+        var choices = [ScreenModel.Choice]()
+        if case .staff = mode {
+            choices = [.init(id: "confirm", label: texts.confirm), .init(id: "cancel", label: texts.cancel)]
+        } else if reprintOffer.map({ now.now < $0.until }) == true {
+            choices = [.init(id: "confirm", label: texts.confirm), .init(id: "cancel", label: texts.cancel)]
+        } else {
+            choices = [.init(id: "session", label: texts.myCheckIns)]
+        }
+        if let shown = lastShown {
+            var staff = false
+            if case .staff = mode { staff = true }
+            // A clock set back (or not yet set) keeps the message rather than dropping it early.
+            if staff || now.now.timeIntervalSince(shown.at) < Self.messageHoldTime
+                || reprintOffer.map({ now.now < $0.until }) == true
+            {
+                return Self.screen(shown.message, choices: choices)
+            }
+        }
+        let idle: StationMessage
+        if !now.isSynchronized {
+            idle = texts.clockNotSet
+        } else if state.venue == nil {
+            idle = texts.notSetUp
+        } else {
+            idle = texts.idle
+        }
+        var screen = Self.screen(idle, choices: choices)
+        screen.kind = "idle"
+        return screen
+    }
+
+    static func screen(_ message: StationMessage, choices: [ScreenModel.Choice]) -> ScreenModel {
+        ScreenModel(
+            kind: message.kind.rawValue, title: message.title, lines: [message.body], choices: choices,
+            selected: choices.isEmpty ? nil : 0, buttonHint: SessionTexts().buttonHint)
+    }
+
+    /// What makes two screens the same for the selection: title and choices.
+    static func identity(of screen: ScreenModel) -> String {
+        ([screen.title] + screen.choices.map(\.id)).joined(separator: "\u{1F}")
+    }
+
+    // MARK: - Buttons and choices
+
+    mutating func navigated(_ button: NavigationButton, now: ClockReading) -> [StationAction] {
+        let current = screen(now: now)
+        session?.touched(now: now.now)
+        switch button {
+        case .next:
+            selection = (Self.identity(of: current), current.selectingNext().selected)
+            return []
+        case .choose:
+            guard let id = current.selectedID else { return [] }
+            return chosen(id, now: now)
+        }
+    }
+
+    mutating func chosen(_ id: String, now: ClockReading) -> [StationAction] {
+        let current = screen(now: now)
+        guard current.offers(id) else { return [] }
+        selection = nil
+        if enrolment != nil { return answerEnrolment(id, now: now) }
+        if session != nil {
+            guard var open = session else { return [] }
+            let effect = open.choose(id, now: now.now)
+            session = open
+            return perform(effect, now: now)
+        }
+        switch id {
+        case "session":
+            if var card = cardOnReader {
+                cardOnReader = nil
+                defer { card.wipe(using: crypto) }
+                return openSession(card, source: .reader, now: now)
+            }
+            sessionRequestUntil = now.now.addingTimeInterval(Self.sessionRequestTime)
+            return []
+        case "cancel-session":
+            sessionRequestUntil = nil
+            return []
+        case "confirm": return buttonPressed(.confirm, now: now)
+        case "cancel": return buttonPressed(.cancel, now: now)
+        default: return []
+        }
+    }
+
+    // MARK: - Opening and closing
+
+    mutating func openSession(_ card: CardSecret, source: VisitorSession.Source, now: ClockReading)
+        -> [StationAction]
+    {
+        if session != nil { _ = closeSession(message: nil) }
+        session = VisitorSession(card: card, source: source, now: now.now)
+        selection = nil
+        return [.openCard(card)]
+    }
+
+    /// Closes the session: its card is wiped and the screen shows nothing of it any more.
+    mutating func closeSession(message: StationMessage?) -> [StationAction] {
+        session?.wipe(using: crypto)
+        session = nil
+        pendingRequest = nil
+        selection = nil
+        guard let message else {
+            lastShown = nil
+            return []
+        }
+        return [.show(message)]
+    }
+
+    mutating func cardRemoved() -> [StationAction] {
+        forgetCardOnReader()
+        guard session?.source == .reader else { return [] }
+        // Taking the card away closes its session at once.
+        return closeSession(message: nil)
+    }
+
+    mutating func forgetCardOnReader() {
+        cardOnReader?.wipe(using: crypto)
+        cardOnReader = nil
+    }
+
+    mutating func sessionTick(now: ClockReading) -> [StationAction] {
+        if let until = sessionRequestUntil, now.now >= until { sessionRequestUntil = nil }
+        guard let session, session.source == .printedCode,
+            now.now.timeIntervalSince(session.lastActivity) >= VisitorSession.inactivityLimit
+        else { return [] }
+        return closeSession(message: SessionTexts().closedMessage)
+    }
+
+    // MARK: - Answers from the runner
+
+    mutating func cardOpened(_ result: Result<VisitorSession.CardView, StationFailure>, now: ClockReading)
+        -> [StationAction]
+    {
+        guard var open = session else { return [] }
+        switch result {
+        case .success(var view):
+            view.warningAcknowledged = isAcknowledged(view.warning)
+            let effect = open.answered(.contents(view), now: now.now)
+            session = open
+            return perform(effect, now: now)
+        case .failure(let failure):
+            let refusal: IndicatorPattern = failure == .refused(.cardBlocked) ? .refused : .error
+            return closeSession(message: StationMessage(title: "Not opened", body: failure.description, kind: .error))
+                + [.indicate(refusal)]
+        }
+    }
+
+    mutating func cardAnswered(_ result: Result<VisitorSession.Answer, StationFailure>, now: ClockReading)
+        -> [StationAction]
+    {
+        let request = pendingRequest
+        pendingRequest = nil
+        if let enrolment, case .saving = enrolment.step {
+            dropEnrolmentQuestions()
+            switch result {
+            case .success: return [.show(SessionTexts().enrolmentSaved)]
+            case .failure(let failure):
+                return [
+                    .show(StationMessage(title: "Not saved", body: failure.description, kind: .error)),
+                    .indicate(.error),
+                ]
+            }
+        }
+        guard var open = session else { return [] }
+        if request == .block, case .success = result {
+            return closeSession(message: SessionTexts().blockedMessage) + [.indicate(.accepted)]
+        }
+        let answer: VisitorSession.Answer
+        switch result {
+        case .success(var value):
+            if case .contents(var view) = value {
+                view.warningAcknowledged = isAcknowledged(view.warning)
+                value = .contents(view)
+            }
+            answer = value
+        case .failure(let failure): answer = .failed(failure.description)
+        }
+        let effect = open.answered(answer, now: now.now)
+        session = open
+        return perform(effect, now: now)
+    }
+
+    private func isAcknowledged(_ warning: WarningNotice?) -> Bool {
+        guard let warning else { return false }
+        return state.warnings.contains {
+            $0.acknowledged && crypto.constantTimeEquals($0.tag, warning.acknowledgementTag)
+        }
+    }
+
+    /// Carries out what the session asked for.
+    private mutating func perform(_ effect: VisitorSession.Effect, now: ClockReading) -> [StationAction] {
+        switch effect {
+        case .none:
+            return []
+        case .close(let reason):
+            return closeSession(message: StationMessage(title: SessionTexts().closedTitle, body: reason, kind: .info))
+        case .request(let request):
+            guard var open = session else { return [] }
+            switch request {
+            case .acknowledgeWarning(let tag):
+                // Only the card's holder, in their session, acknowledges its warning.
+                let expiry = open.view?.warning?.expiryHour ?? 0
+                if let index = state.warnings.firstIndex(where: { crypto.constantTimeEquals($0.tag, tag) }) {
+                    state.warnings[index].acknowledged = true
+                } else {
+                    state.warnings.append(WarningRecord(tag: tag, expiryHour: expiry, acknowledged: true))
+                }
+                _ = open.answered(.done, now: now.now)
+                session = open
+                return [.persist(state), .acknowledgeWarning(tag: tag)]
+            case .printWarningSlip(let slip):
+                // Printed only now, while its holder is here and asked for it.
+                _ = open.answered(.done, now: now.now)
+                session = open
+                return [printAction(.warningSlip(slip))]
+            default:
+                pendingRequest = request
+                return [.cardRequest(open.card, request)]
+            }
+        }
+    }
+
+    // MARK: - Enrolment questions
+
+    private func enrolmentScreen(_ questions: EnrolmentQuestions) -> ScreenModel {
+        let texts = SessionTexts()
+        var screen: ScreenModel
+        switch questions.step {
+        case .matching:
+            screen = texts.matchingQuestion()
+        case .pinOffer:
+            screen = ScreenModel(
+                kind: "prompt", title: texts.pinOfferTitle, lines: [texts.pinOfferExplained],
+                choices: [.init(id: "set-pin", label: texts.setPIN), .init(id: "no-pin", label: texts.noPIN)],
+                selected: nil)
+        case .pin(let first, let typed, let problem):
+            screen = ScreenModel(
+                kind: "prompt", title: first == nil ? texts.newPINTitle : texts.repeatPINTitle,
+                lines: [problem, texts.pinRule, texts.digitsTyped(typed.count)].compactMap { $0 },
+                choices: (0...9).map { ScreenModel.Choice(id: "key:\($0)", label: "\($0)") } + [
+                    .init(id: "key:delete", label: texts.deleteKey), .init(id: "key:ok", label: texts.okKey),
+                    .init(id: "no-pin", label: texts.noPIN),
+                ],
+                keypad: .init(
+                    purpose: .pin, shown: String(repeating: "•", count: typed.count),
+                    keys: (0...9).map(String.init)))
+        case .saving:
+            screen = ScreenModel(kind: "prompt", title: texts.opening, lines: [texts.keepCard])
+        }
+        screen.buttonHint = texts.buttonHint
+        return screen
+    }
+
+    private mutating func answerEnrolment(_ id: String, now: ClockReading) -> [StationAction] {
+        guard var questions = enrolment else { return [] }
+        extendStaff(now: now)
+        switch questions.step {
+        case .matching:
+            guard id == "yes" || id == "no" else { return [] }
+            questions.matching = id == "yes"
+            questions.step = .pinOffer
+        case .pinOffer:
+            if id == "set-pin" {
+                questions.step = .pin(first: nil, typed: "", problem: nil)
+            } else {
+                return saveEnrolment(questions, pin: nil)
+            }
+        case .pin(let first, let typed, _):
+            if id == "no-pin" { return saveEnrolment(questions, pin: nil) }
+            switch VisitorSession.keypad(id, typed: typed, maxLength: CardProfile.pinLengths.upperBound) {
+            case .typed(let now): questions.step = .pin(first: first, typed: now, problem: nil)
+            case .submit(let pin):
+                let texts = SessionTexts()
+                if !CardProfile.isWellFormed(pin) {
+                    questions.step = .pin(first: first, typed: "", problem: texts.pinFormat)
+                } else if let first {
+                    guard first == pin else {
+                        questions.step = .pin(first: nil, typed: "", problem: texts.pinMismatch)
+                        enrolment = questions
+                        return []
+                    }
+                    return saveEnrolment(questions, pin: pin)
+                } else {
+                    questions.step = .pin(first: pin, typed: "", problem: nil)
+                }
+            case .other: break
+            }
+        case .saving:
+            break
+        }
+        enrolment = questions
+        return []
+    }
+
+    private mutating func saveEnrolment(_ questions: EnrolmentQuestions, pin: String?) -> [StationAction] {
+        var questions = questions
+        questions.step = .saving
+        enrolment = questions
+        let request = VisitorSession.Request.saveEnrolment(matching: questions.matching ?? false, pin: pin)
+        pendingRequest = request
+        return [.cardRequest(questions.card, request)]
+    }
+
+    mutating func dropEnrolmentQuestions() {
+        enrolment?.card.wipe(using: crypto)
+        enrolment = nil
+    }
+}
