@@ -14,9 +14,9 @@ struct Simulate: AsyncParsableCommand {
             """,
         subcommands: [
             SimStatus.self, SimStaff.self, SimStaffCommand.self, SimEnrol.self, SimTap.self, SimRemove.self,
-            SimShowCode.self, SimPress.self, SimAdvance.self, SimClock.self, SimLights.self, SimReceipts.self,
-            SimSync.self,
-            SimLoadWarnings.self, SimReport.self,
+            SimShowCode.self, SimPress.self, SimChoose.self, SimButton.self, SimType.self, SimScreen.self,
+            SimAdvance.self, SimClock.self, SimLights.self, SimReceipts.self, SimSync.self, SimLoadWarnings.self,
+            SimReport.self,
         ]
     )
 
@@ -134,9 +134,52 @@ struct SimEnrol: AsyncParsableCommand {
     @OptionGroup var options: SimulatorOptions
     @Option(help: "The card's number.") var card: Int
     @Flag(help: "Enrol it as a staff card of this kiosk (it then opens staff mode).") var staff = false
+    @Option(help: "The new holder's answer to “may this kiosk check your stays against warnings?”: yes or no.")
+    var matching: String?
+    @Option(help: "The new holder's PIN (4 to 6 digits), typed twice on the keypad; needs --matching.") var pin: String?
     func run() async throws {
-        try await options.send(ControlRequest(command: staff ? "enrol-staff" : "enrol", card: card))
+        if let matching, !["yes", "no"].contains(matching) { throw ValidationError("--matching takes yes or no") }
+        if pin != nil, matching == nil { throw ValidationError("--pin needs --matching (the question asked first)") }
+        var fields = [String: String]()
+        fields["matching"] = matching
+        fields["pin"] = pin
+        try await options.send(
+            ControlRequest(command: staff ? "enrol-staff" : "enrol", card: card, fields: fields.isEmpty ? nil : fields))
     }
+}
+
+struct SimChoose: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "choose",
+        abstract: "Touch a choice on the screen, by its id (`kiosk simulate screen` lists them), e.g. session, done.")
+    @OptionGroup var options: SimulatorOptions
+    @Argument(help: "The choice's id.") var id: String
+    func run() async throws { try await options.send(ControlRequest(command: "choose", text: id)) }
+}
+
+struct SimButton: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "button",
+        abstract: "Press one of the two physical buttons: next (moves to the next choice) or choose (chooses it).")
+    @OptionGroup var options: SimulatorOptions
+    @Argument(help: "next or choose") var button: String
+    func run() async throws { try await options.send(ControlRequest(command: "navigate", button: button)) }
+}
+
+struct SimType: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "type", abstract: "Type on the screen's keypad (a PIN, a verification code), then OK.")
+    @OptionGroup var options: SimulatorOptions
+    @Argument(help: "The characters.") var text: String
+    @Flag(help: "Do not press OK after the characters.") var noOK = false
+    func run() async throws { try await options.send(ControlRequest(command: "type", text: text, flag: !noOK)) }
+}
+
+struct SimScreen: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "screen", abstract: "What the screen shows now: text, list and choices (with their ids).")
+    @OptionGroup var options: SimulatorOptions
+    func run() async throws { try await options.send(ControlRequest(command: "screen")) }
 }
 
 struct SimTap: AsyncParsableCommand {

@@ -24,7 +24,7 @@ import Testing
 
     static let consent = ScreenModel(
         kind: "prompt", title: "Share these reports?", lines: ["Do you want to share it?"],
-        choices: ConsentFlow.answers.map { .init(id: $0.answer ? "yes" : "no", label: $0.label) })
+        choices: ConsentFlow.answers.map { .init(id: $0.answer ? "yes" : "no", label: $0.label) }, selected: nil)
 
     @Test func everyButtonLooksTheSame() {
         let html = ScreenPage.html(Self.consent)

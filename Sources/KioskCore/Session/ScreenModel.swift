@@ -44,7 +44,8 @@ public struct ScreenModel: Sendable, Equatable, Codable {
     /// A list to read (the holder's stays, a preview), in order.
     public var items: [String]
     public var choices: [Choice]
-    /// The choice the buttons would choose now (an index into `choices`), nil when none is selected yet.
+    /// The choice the buttons would choose now (an index into `choices`): the first one unless the screen asks a
+    /// question that must not lean towards an answer (then nil until the holder moves to one).
     public var selected: Int?
     public var keypad: Keypad?
     /// True inside a card holder's session: what it shows belongs to the person with the card only.
@@ -56,7 +57,7 @@ public struct ScreenModel: Sendable, Equatable, Codable {
 
     public init(
         kind: String, title: String, lines: [String] = [], items: [String] = [], choices: [Choice] = [],
-        selected: Int? = nil, keypad: Keypad? = nil, isPrivate: Bool = false, language: String = "en",
+        selected: Int? = 0, keypad: Keypad? = nil, isPrivate: Bool = false, language: String = "en",
         buttonHint: String = ""
     ) {
         self.kind = kind
@@ -64,7 +65,7 @@ public struct ScreenModel: Sendable, Equatable, Codable {
         self.lines = lines
         self.items = items
         self.choices = choices
-        self.selected = selected
+        self.selected = choices.isEmpty ? nil : selected
         self.keypad = keypad
         self.isPrivate = isPrivate
         self.language = language

@@ -165,7 +165,7 @@ public struct VisitorSession: Sendable {
             default: screenView = .home(note: nil)
             }
             return .none
-        case (.pin(let check), .pin):
+        case (.pin(let check), _):
             switch check {
             case .accepted: screenView = .home(note: nil)
             case .wrong(let remaining): screenView = .pin(typed: "", problem: texts.wrongPIN(remaining: remaining))

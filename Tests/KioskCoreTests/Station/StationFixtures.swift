@@ -45,7 +45,7 @@ enum StationFixtures {
 struct MachineHarness {
     var machine: CheckInMachine
     let clock: ManualClockSource
-    let store = InMemoryCheckInStore()
+    let store: InMemoryCheckInStore
     let crypto = OpenSSLCrypto()
     let desk: CheckInDesk
     /// Warnings to report for a card (by its printed text).
@@ -63,8 +63,9 @@ struct MachineHarness {
 
     init(
         configuration: StationConfiguration = StationConfiguration(staffCode: "STAFF-2026-secret"),
-        state: StationState = .initial, synchronized: Bool = true
+        state: StationState = .initial, synchronized: Bool = true, store: InMemoryCheckInStore = InMemoryCheckInStore()
     ) {
+        self.store = store
         clock = ManualClockSource(now: StationFixtures.start, isSynchronized: synchronized)
         machine = CheckInMachine(configuration: configuration, state: state, crypto: OpenSSLCrypto())
         desk = CheckInDesk(store: store, crypto: crypto)
@@ -90,7 +91,9 @@ struct MachineHarness {
                 case .recordTap(let card, let venue):
                     let outcome = desk.tap(card, at: venue, clock: clock.read())
                     tapOutcomes.append(outcome)
-                    pending.append(.tapDone(outcome, warning: warnings[card.printedText]))
+                    // As the runner: only a card whose holder allowed matching is matched.
+                    let allowed = (try? desk.profile(of: card).matchingAllowed) == true
+                    pending.append(.tapDone(outcome, warning: allowed ? warnings[card.printedText] : nil))
                 case .persist(let state):
                     if case .success = persistResult { persisted = state }
                     pending.append(.persistDone(persistResult))
@@ -103,11 +106,66 @@ struct MachineHarness {
                 case .requestRandom(let purpose):
                     pending.append(
                         .randomGenerated(purpose, .success([UInt8](repeating: randomByte, count: purpose.byteCount))))
+                case .openCard(let card): pending.append(.cardOpened(open(card)))
+                case .cardRequest(let card, let request): pending.append(.cardAnswered(serve(request, card: card)))
                 case .show, .indicate, .acknowledgeWarning: break
                 }
             }
         }
         return all
+    }
+
+    /// Previews a session delivered (`deliver` requests), in order.
+    private(set) var delivered: [Preview] = []
+    /// The outputs a session may offer.
+    var outputs: Set<VisitorSession.OutputKind> = [.print]
+
+    /// What the runner does for `.openCard`, with the desk (warnings from `warnings`, by card).
+    func open(_ card: CardSecret) -> Result<VisitorSession.CardView, StationFailure> {
+        do throws(TapRefusal) {
+            let contents = try desk.contents(of: card, clock: clock.read())
+            let warning = contents.matchable.isEmpty ? nil : warnings[card.printedText]
+            return .success(
+                VisitorSession.CardView(
+                    contents: contents, warning: warning, warningAcknowledged: false, outputs: outputs))
+        } catch {
+            return .failure(.refused(error))
+        }
+    }
+
+    /// What the runner does for `.cardRequest`, with the desk.
+    mutating func serve(_ request: VisitorSession.Request, card: CardSecret) -> Result<
+        VisitorSession.Answer, StationFailure
+    > {
+        do throws(TapRefusal) {
+            switch request {
+            case .checkPIN(let pin):
+                return .success(
+                    .pin(try desk.checkPIN(pin, of: card, now: Int64(clock.read().now.timeIntervalSince1970))))
+            case .setPIN(let pin): try desk.setPIN(pin, of: card)
+            case .saveProfile(let profile): try desk.saveProfile(profile, of: card)
+            case .deleteStay(let id): try desk.deleteStay(id, of: card)
+            case .deleteAll: try desk.deleteAll(of: card)
+            case .block:
+                try desk.block(card)
+                return .success(.done)
+            case .markReported(let ids): try desk.markReported(ids, of: card)
+            case .saveEnrolment(let matching, let pin):
+                var profile = try desk.profile(of: card)
+                profile.matchingAllowed = matching
+                try desk.saveProfile(profile, of: card)
+                if let pin { try desk.setPIN(pin, of: card) }
+                return .success(.done)
+            case .deliver(let preview):
+                delivered.append(preview)
+                return .success(.delivered("Printed."))
+            case .acknowledgeWarning, .printWarningSlip:
+                return .success(.done)
+            }
+        } catch {
+            return .failure(.refused(error))
+        }
+        return open(card).map { .contents($0) }
     }
 
     /// Opens staff mode with the staff code.

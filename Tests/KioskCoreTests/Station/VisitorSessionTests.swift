@@ -1,0 +1,292 @@
+import Foundation
+import KioskCore
+import KioskOpenSSL
+import KioskSimulation
+import Testing
+
+/// The card holder's own session, through the station machine with a real desk (OpenSSL, in-memory store): opened
+/// without checking in or out, the holder's stays and their count, deleting, blocking, the PIN, permission to
+/// match, sharing with consent, and closing.
+@Suite struct VisitorSessionTests {
+    /// A bound kiosk where `card` checked in three times (10:00–11:00, 12:00–13:00, 14:00 still open).
+    static func harnessWithStays(_ card: CardSecret) -> MachineHarness {
+        var harness = MachineHarness()
+        harness.bind()
+        for _ in 0..<2 {
+            harness.run(.cardRead(.card(card)))
+            harness.clock.advance(by: 3600)
+            harness.run(.cardRead(.card(card)))
+            harness.run(.cardRemoved)
+            harness.clock.advance(by: 3600)
+        }
+        harness.run(.cardRead(.card(card)))
+        harness.run(.cardRemoved)
+        return harness
+    }
+
+    static func screen(_ harness: MachineHarness) -> ScreenModel { harness.machine.screen(now: harness.now) }
+
+    @Test func myCheckInsThenATapOpensTheSessionWithoutCheckingInOrOut() throws {
+        let card = StationFixtures.card()
+        var harness = Self.harnessWithStays(card)
+        let stored = harness.store.allRows.count
+        #expect(Self.screen(harness).choices.map(\.id) == ["session"])
+        harness.run(.chosen("session"))
+        #expect(Self.screen(harness).title == StationTexts().sessionPrompt.title)
+        let opened = harness.run(.cardRead(.card(card)))
+        #expect(opened.taps == 0, "the tap opened the session: no check-in or out")
+        #expect(harness.store.allRows.count == stored)
+        let home = Self.screen(harness)
+        #expect(home.isPrivate)
+        #expect(home.title == "Your check-ins")
+        // UI-2 and UI-3: every stay with its venue, day and times, and how many.
+        #expect(home.lines.contains("This kiosk holds 3 stays for this card."))
+        #expect(home.items.count == 3)
+        #expect(home.items.allSatisfy { $0.contains("Friseur") && $0.contains("2026-03-02") })
+        #expect(home.items.first?.contains("open") == true)
+        #expect(home.items.last?.contains("10:00–11:00 UTC, ended") == true)
+        // Taking the card away closes it at once: nothing of it on the screen.
+        harness.run(.cardRemoved)
+        let after = Self.screen(harness)
+        #expect(!after.isPrivate)
+        #expect(!after.readingOrder.joined().contains("Friseur"))
+        #expect(!harness.machine.isSessionOpen)
+    }
+
+    @Test func keepingTheCardOnTheReaderAfterATapOffersTheSession() {
+        let card = StationFixtures.card()
+        var harness = MachineHarness()
+        harness.bind()
+        harness.run(.cardRead(.card(card)))
+        #expect(Self.screen(harness).choices.map(\.id) == ["session"])
+        harness.run(.chosen("session"))
+        #expect(harness.machine.isSessionOpen)
+        #expect(Self.screen(harness).lines.contains("This kiosk holds 1 stay for this card."))
+        // Taken away after the tap: no session is offered for it any more.
+        harness.run(.chosen("done"))
+        harness.run(.cardRemoved)
+        harness.run(.chosen("session"))
+        #expect(!harness.machine.isSessionOpen)
+        #expect(Self.screen(harness).title == StationTexts().sessionPrompt.title)
+    }
+
+    @Test func deletingOneThenEverything() throws {
+        let card = StationFixtures.card()
+        var harness = Self.harnessWithStays(card)
+        harness.run(.chosen("session"))
+        harness.run(.cardRead(.card(card)))
+        harness.run(.chosen("delete-one"))
+        let pick = Self.screen(harness)
+        #expect(pick.choices.filter { $0.id.hasPrefix("stay:") }.count == 3)
+        let oldest = try #require(pick.choices.last { $0.id.hasPrefix("stay:") })
+        harness.run(.chosen(oldest.id))
+        #expect(Self.screen(harness).title == "Delete this stay?")
+        harness.run(.chosen("delete"))
+        var home = Self.screen(harness)
+        #expect(home.lines.contains("The stay was deleted."))
+        #expect(home.lines.contains("This kiosk holds 2 stays for this card."))
+        #expect(harness.store.allRows.count == 2)
+
+        harness.run(.chosen("delete-all"))
+        #expect(Self.screen(harness).lines.first == "All 2 stays and your settings on this kiosk will be deleted.")
+        harness.run(.chosen("keep"))
+        #expect(harness.store.allRows.count == 2)
+        harness.run(.chosen("delete-all"))
+        harness.run(.chosen("delete"))
+        home = Self.screen(harness)
+        #expect(home.lines.contains("Everything was deleted."))
+        #expect(home.lines.contains("This kiosk holds no stays for this card."))
+        #expect(harness.store.allRows.isEmpty)
+    }
+
+    @Test func blockingDeletesEverythingAndTheCardIsUselessHere() throws {
+        let card = StationFixtures.card()
+        var harness = Self.harnessWithStays(card)
+        // The printed code opens the session just as the card does.
+        harness.run(.chosen("session"))
+        harness.run(.codeScanned(card.printedText))
+        harness.run(.chosen("block"))
+        #expect(Self.screen(harness).title == "Block this card?")
+        let blocked = harness.run(.chosen("block"))
+        #expect(blocked.messages.last?.title == "Card blocked")
+        #expect(!harness.machine.isSessionOpen)
+        #expect(harness.store.allRows.isEmpty)
+        // Neither a tap nor a session works for it any more.
+        harness.clock.advance(by: 3600)
+        let tap = harness.run(.cardRead(.card(card)))
+        #expect(harness.tapOutcomes.last == .refused(.cardBlocked))
+        #expect(tap.patterns == [.refused])
+        #expect(harness.store.allRows.isEmpty)
+        harness.run(.chosen("session"))
+        let refused = harness.run(.codeScanned(card.printedText))
+        #expect(refused.messages.last?.body == TapRefusal.cardBlocked.description)
+        #expect(!harness.machine.isSessionOpen)
+    }
+
+    @Test func aPINGuardsTheSessionAndFiveWrongOnesLockItForAnHour() throws {
+        let card = StationFixtures.card()
+        var harness = Self.harnessWithStays(card)
+        harness.run(.chosen("session"))
+        harness.run(.cardRead(.card(card)))
+        harness.run(.chosen("settings"))
+        harness.run(.chosen("set-pin"))
+        for key in "4711" { harness.run(.chosen("key:\(key)")) }
+        harness.run(.chosen("key:ok"))
+        #expect(Self.screen(harness).title == "Type the new PIN again")
+        for key in "4711" { harness.run(.chosen("key:\(key)")) }
+        harness.run(.chosen("key:ok"))
+        #expect(Self.screen(harness).lines.contains("PIN: set."))
+        // Never in clear: the stored profile does not contain the digits.
+        harness.run(.chosen("done"))
+        harness.run(.cardRemoved)
+
+        // Tapping in and out never needs it.
+        harness.clock.advance(by: 600)
+        harness.run(.cardRead(.card(card)))
+        #expect(harness.tapOutcomes.last.map { if case .checkedOut = $0 { true } else { false } } == true)
+        harness.run(.cardRemoved)
+
+        // The session asks for it; the PIN screen says how many digits, never which.
+        harness.run(.chosen("session"))
+        harness.run(.cardRead(.card(card)))
+        var screen = Self.screen(harness)
+        #expect(screen.title == "Your PIN" && screen.items.isEmpty)
+        for key in "12" { harness.run(.chosen("key:\(key)")) }
+        screen = Self.screen(harness)
+        #expect(screen.keypad?.shown == "••" && screen.lines.contains("2 digits typed."))
+        #expect(!screen.lines.joined().contains("12"))
+        for attempt in 1...4 {
+            for key in "0000" { harness.run(.chosen("key:\(key)")) }
+            harness.run(.chosen("key:ok"))
+            #expect(Self.screen(harness).lines.first?.contains("\(5 - attempt) tr") == true, "\(attempt)")
+        }
+        // A new harness over the same store: the count survives a restart.
+        var restarted = MachineHarness(store: harness.store)
+        restarted.clock.set(harness.now.now)
+        restarted.run(.chosen("session"))
+        restarted.run(.cardRead(.card(card)))
+        for key in "9999" { restarted.run(.chosen("key:\(key)")) }
+        let locked = restarted.run(.chosen("key:ok"))
+        #expect(locked.messages.last?.body.contains("locked") == true)
+        #expect(!restarted.machine.isSessionOpen)
+        // Locked: even the right PIN does not open it within the hour…
+        restarted.run(.chosen("session"))
+        let stillLocked = restarted.run(.cardRead(.card(card)))
+        #expect(stillLocked.messages.last?.body.contains("locked") == true)
+        // …and it opens again after the hour, with the right PIN.
+        restarted.clock.advance(by: 3601)
+        restarted.run(.chosen("session"))
+        restarted.run(.cardRead(.card(card)))
+        for key in "4711" { restarted.run(.chosen("key:\(key)")) }
+        restarted.run(.chosen("key:ok"))
+        #expect(Self.screen(restarted).title == "Your check-ins")
+    }
+
+    @Test func matchingIsAskedAtEnrolmentWithTwoEqualAnswersAndChangedInTheSession() throws {
+        var harness = MachineHarness()
+        harness.bind()
+        harness.openStaff()
+        harness.run(.staffCommand(.enrolCard))
+        let enrolled = harness.run(.cardRead(.blank))
+        let card = try #require(enrolled.compactMap { if case .enrolCard(let s) = $0 { s } else { nil } }.first)
+        let question = Self.screen(harness)
+        #expect(question.choices.map(\.id) == ["yes", "no"])
+        #expect(question.selected == nil, "no default")
+        harness.run(.chosen("yes"))
+        #expect(Self.screen(harness).choices.map(\.id) == ["set-pin", "no-pin"])
+        harness.run(.chosen("no-pin"))
+        #expect(try harness.desk.profile(of: card).matchingAllowed == true)
+        #expect(try harness.desk.profile(of: card).hasPIN == false)
+        harness.run(.staffCommand(.leave))
+
+        harness.run(.cardRead(.card(card)))
+        harness.run(.chosen("session"))
+        harness.run(.chosen("settings"))
+        harness.run(.chosen("matching"))
+        #expect(Self.screen(harness).selected == nil)
+        harness.run(.chosen("no"))
+        #expect(try harness.desk.profile(of: card).matchingAllowed == false)
+        #expect(Self.screen(harness).lines.contains("Warnings: your stays are not checked."))
+    }
+
+    @Test func sharingFollowsTheConsentRulesAndDeliversExactlyThePreview() throws {
+        let card = StationFixtures.card()
+        var harness = Self.harnessWithStays(card)
+        harness.run(.chosen("session"))
+        harness.run(.cardRead(.card(card)))
+        harness.run(.chosen("share"))
+        var screen = Self.screen(harness)
+        // UI-8: nothing preselected.
+        let toggles = screen.choices.filter { $0.id.hasPrefix("toggle:") }
+        #expect(toggles.count == 3 && toggles.allSatisfy { $0.label.hasPrefix("Not selected") })
+        harness.run(.chosen("continue"))
+        #expect(Self.screen(harness).title == "Share after a positive test", "nothing selected: no way on")
+        harness.run(.chosen(toggles[1].id))
+        harness.run(.chosen(toggles[2].id))
+        harness.run(.chosen("continue"))
+        harness.run(.chosen("week"))
+        harness.run(.chosen("print"))
+        // UI-7: the disclosure before the question.
+        screen = Self.screen(harness)
+        #expect(screen.lines == [ConsentFlow.disclosure])
+        harness.run(.chosen("continue"))
+        // UI-6, UI-9: the exact preview; yes and no alike, nothing selected.
+        screen = Self.screen(harness)
+        #expect(screen.choices.map(\.id) == ["yes", "no"])
+        #expect(screen.selected == nil)
+        #expect(screen.items.first?.hasPrefix("2 reports will leave this kiosk") == true)
+        // The buttons never choose without a selection; "next" selects the first answer, not a default.
+        harness.run(.navigated(.choose))
+        #expect(harness.delivered.isEmpty)
+        harness.run(.chosen("yes"))
+        let preview = try #require(harness.delivered.first)
+        #expect(preview.items.count == 2 && preview.output == .print)
+        #expect(preview.lines == screen.items)
+        // Asked again every time: a second share starts from nothing selected.
+        harness.run(.chosen("share"))
+        #expect(Self.screen(harness).choices.filter { $0.label.hasPrefix("Selected") }.isEmpty)
+    }
+
+    @Test func twoButtonsReachEveryChoice() {
+        let card = StationFixtures.card()
+        var harness = Self.harnessWithStays(card)
+        // Idle: one choice, selected; choosing it asks for the card.
+        harness.run(.navigated(.choose))
+        harness.run(.cardRead(.card(card)))
+        let home = Self.screen(harness)
+        #expect(home.selected == 0)
+        // "next" walks the choices in order and wraps.
+        var seen = [String]()
+        for _ in home.choices {
+            seen.append(Self.screen(harness).selectedID ?? "")
+            harness.run(.navigated(.next))
+        }
+        #expect(seen == home.choices.map(\.id))
+        #expect(Self.screen(harness).selectedID == home.choices.first?.id)
+        // Down to "Delete everything", then choose.
+        while Self.screen(harness).selectedID != "delete-all" { harness.run(.navigated(.next)) }
+        harness.run(.navigated(.choose))
+        #expect(Self.screen(harness).title == "Delete everything?")
+    }
+
+    @Test func aPrintedCodesSessionEndsAfterInactivityWithAWarningFirst() {
+        let card = StationFixtures.card()
+        var harness = Self.harnessWithStays(card)
+        harness.run(.chosen("session"))
+        harness.run(.codeScanned(card.printedText))
+        harness.clock.advance(by: VisitorSession.inactivityLimit - 10)
+        harness.run(.tick)
+        let warned = Self.screen(harness)
+        #expect(warned.offers("more-time"))
+        #expect(warned.lines.last?.contains("close in 10 seconds") == true)
+        harness.run(.chosen("more-time"))
+        harness.clock.advance(by: VisitorSession.inactivityLimit - 1)
+        harness.run(.tick)
+        #expect(harness.machine.isSessionOpen)
+        harness.clock.advance(by: 1)
+        let closed = harness.run(.tick)
+        #expect(!harness.machine.isSessionOpen)
+        #expect(closed.messages.last?.title == "Closed")
+        #expect(!Self.screen(harness).readingOrder.joined().contains("Friseur"))
+    }
+}
