@@ -90,6 +90,53 @@ import Testing
         #expect(names.contains(SQLiteCheckInStore.fileName + "-wal"))
     }
 
+    enum CardDeletion: String, CaseIterable, Sendable { case deleteAll, block, wipe, newPIN }
+
+    /// A card's profile (its PIN verifier, its wrong-PIN count, its permission) goes with the card's data: "delete
+    /// everything", "block my card" and a wipe leave none of its sealed bytes in any file; a replaced profile (a new
+    /// PIN) leaves no copy of the old one. A blocked card keeps only its handle.
+    @Test(arguments: CardDeletion.allCases) func aCardsProfileLeavesNoBytesInAnyFile(deletion: CardDeletion) throws {
+        let directory = TemporaryDirectory("forensic-profile")
+        defer { directory.remove() }
+        let crypto = OpenSSLCrypto()
+        let store = try SQLiteCheckInStore(directory: directory.path)
+        let desk = CheckInDesk(store: store, crypto: crypto)
+        let clock = ManualClockSource(now: Date(timeIntervalSince1970: 1_790_000_000))
+        let card = try CardSecret.generate(kind: .visitor, crypto: crypto)
+        let handle = try desk.keys(for: card).handle
+        _ = desk.tap(card, at: testVenue, clock: clock.read())
+        var sealed = [[UInt8]]()
+        try desk.saveProfile(CardProfile(matchingAllowed: true), of: card)
+        sealed.append(try #require(try store.profile(handle: handle)))
+        try desk.setPIN("4711", of: card)
+        sealed.append(try #require(try store.profile(handle: handle)))
+        _ = try desk.checkPIN("0000", of: card, now: 1_790_000_100)
+        sealed.append(try #require(try store.profile(handle: handle)))
+        let needles = sealed.flatMap { version in
+            stride(from: 0, to: version.count - 16, by: 8).map { Array(version[$0..<($0 + 16)]) }
+        }
+        #expect(!(try Self.remaining(needles, in: directory)).isEmpty, "control: the profile is in the files")
+
+        switch deletion {
+        case .deleteAll: try desk.deleteAll(of: card)
+        case .block: try desk.block(card)
+        case .wipe: try desk.wipeKiosk()
+        case .newPIN: try desk.setPIN("2580", of: card)
+        }
+        let left = try Self.remaining(needles, in: directory)
+        #expect(left.isEmpty, "profile bytes remain: \(left)")
+        #expect(try store.integrityCheck())
+        switch deletion {
+        case .block:
+            #expect(try store.isBlocked(handle: handle))
+            #expect(try store.stays(handle: handle).isEmpty && store.profile(handle: handle) == nil)
+        case .newPIN:
+            #expect(try desk.checkPIN("2580", of: card, now: 1_790_000_200) == .accepted)
+        default:
+            #expect(try store.profile(handle: handle) == nil && !store.isBlocked(handle: handle))
+        }
+    }
+
     @Test func databaseIsConfiguredForDurabilityAndDeletion() throws {
         let directory = TemporaryDirectory("pragmas")
         defer { directory.remove() }
