@@ -1,0 +1,399 @@
+#!/usr/bin/python3
+"""A visitor's own session on the simulated kiosk's page, in a real browser (Debian's chromium + chromium-driver,
+driven by Selenium), and the same scenario with the two physical buttons only.
+
+    Tests/browser/visitor_session.py PATH/TO/kiosk ARTEFACT_DIR
+
+Staff bind a CWA venue and enrol card 1 (its holder allows matching); the card checks in three times. In Chromium
+at 800x480: "My check-ins", the card tapped, the list and its count, one stay deleted, two shared with consent and
+printed. Checked in the browser, not on the HTML text: the consent answers have identical computed style and size,
+nothing is selected and no choice lies outside the window; after the card is taken away no stay, venue or warning
+is in the DOM; a page from another origin cannot choose anything. The receipt is decoded (zbarimg) and its CKPB/1
+records opened with the venue's location id (CKPR/1, docs/PROTOCOL.md): exactly the consented reports, nothing more.
+Screenshots of every view go to ARTEFACT_DIR. Exits non-zero on the first failed check.
+"""
+
+import base64
+import hashlib
+import hmac
+import http.server
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+from selenium import webdriver
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+
+VENUE = (
+    "https://e.coronawarn.app?v=1#CAESEwgBEgdGcmlzZXVyGgZCZXJsaW4adggBEmCDAszMTXne1DAA5_YxmhRdd_NZN2VKl9L32Jl9-ZybE4b2e"
+    "NIrhFOKYU4XAOHq3RPLDxdHTW6ANiO24rCOO4rj06HzcVZy3pel58-L1KSPG-_PneL2BoyZQRz3qlu2hoAaEATXwzyyIshzBHREtsdmc6kiBggBEAUYeA"
+)
+VENUE_WORDS = ["Friseur", "Berlin"]
+
+
+class Failed(Exception):
+    pass
+
+
+def check(condition, what):
+    if not condition:
+        raise Failed(what)
+    print(f"ok: {what}")
+
+
+class Kiosk:
+    def __init__(self, binary, state):
+        self.binary, self.state = binary, state
+        self.log = open(os.path.join(state, "kiosk.log"), "w")
+        self.process = subprocess.Popen(
+            [binary, "run", "--simulate", "--state-dir", state, "--web", "127.0.0.1:0", "--log-level", "warning"],
+            stdout=self.log, stderr=subprocess.STDOUT)
+        for _ in range(300):
+            status = self.run("status", "--json", ok=None)
+            if status.returncode == 0:
+                self.web = json.loads(status.stdout)["webAddress"]
+                return
+            time.sleep(0.1)
+        raise Failed("the simulated kiosk did not start")
+
+    def run(self, *arguments, ok=True):
+        result = subprocess.run(
+            [self.binary, "simulate", arguments[0], "--state-dir", self.state, *arguments[1:]],
+            capture_output=True, text=True, timeout=120)
+        if ok is True and result.returncode != 0:
+            raise Failed(f"kiosk simulate {' '.join(arguments)}: {result.stdout}{result.stderr}")
+        return result
+
+    def screen(self):
+        answer = json.loads(self.run("screen", "--json").stdout)
+        return json.loads(answer["data"])
+
+    def stop(self):
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+        self.log.close()
+
+
+def set_up(kiosk):
+    kiosk.run("staff")
+    kiosk.run("show-code", VENUE)
+    kiosk.run("enrol", "--card", "1", "--matching", "yes")
+    kiosk.run("staff-menu", "leave")
+    # Three stays: two ended, one still open.
+    for minutes in ("60m", "60m", None):
+        kiosk.run("advance", "2m")
+        kiosk.run("tap", "--card", "1")
+        if minutes:
+            kiosk.run("advance", minutes)
+            kiosk.run("tap", "--card", "1")
+        kiosk.run("remove")
+        kiosk.run("advance", "30m")
+
+
+# MARK: - The browser
+
+class Page:
+    def __init__(self, url, artefacts, size):
+        options = Options()
+        for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                         f"--window-size={size[0]},{size[1]}", "--force-device-scale-factor=1"):
+            options.add_argument(argument)
+        options.binary_location = shutil.which("chromium")
+        self.driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+        # The page's own viewport is exactly the screen's size (a window's size would include its frame).
+        self.driver.execute_cdp_cmd(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": size[0], "height": size[1], "deviceScaleFactor": 1, "mobile": False})
+        self.url, self.artefacts, self.size = url, artefacts, size
+        self.driver.get(url)
+        self.shots = 0
+
+    def title(self):
+        return self.driver.find_element(By.ID, "title").text
+
+    def wait_for(self, predicate, what, seconds=15):
+        deadline = time.time() + seconds
+        while time.time() < deadline:
+            try:
+                if predicate():
+                    return
+            except Exception:
+                pass
+            time.sleep(0.1)
+        raise Failed(f"timed out waiting for {what}; the page shows: {self.driver.find_element(By.TAG_NAME, 'body').text!r}")
+
+    def wait_title(self, title):
+        self.wait_for(lambda: self.title() == title, f"the title {title!r}")
+
+    def choose(self, choice_id, then_title=None):
+        before = self.driver.find_element(By.TAG_NAME, "body").text
+        button = self.driver.find_element(By.CSS_SELECTOR, f'button[data-choice="{choice_id}"]')
+        button.click()
+        if then_title:
+            self.wait_title(then_title)
+        else:
+            self.wait_for(lambda: self.driver.find_element(By.TAG_NAME, "body").text != before, f"{choice_id} taken")
+
+    def choice_ids(self):
+        return [b.get_attribute("data-choice") for b in self.driver.find_elements(By.CSS_SELECTOR, "#choices button")]
+
+    def shot(self, name):
+        self.shots += 1
+        path = os.path.join(self.artefacts, f"{self.size[0]}x{self.size[1]}-{self.shots:02d}-{name}.png")
+        self.driver.save_screenshot(path)
+        # Every choice is reachable without scrolling the page: inside the window.
+        outside = self.driver.execute_script("""
+            var out = [];
+            document.querySelectorAll('#choices button').forEach(function (b) {
+              var r = b.getBoundingClientRect();
+              if (r.top < 0 || r.left < 0 || r.bottom > window.innerHeight + 1 || r.right > window.innerWidth + 1) {
+                out.push(b.getAttribute('data-choice'));
+              }
+            });
+            return out;""")
+        check(outside == [], f"{name}: every choice inside the {self.size[0]}x{self.size[1]} window")
+
+    def body(self):
+        return self.driver.execute_script("return document.documentElement.outerHTML + document.body.innerText;")
+
+    def quit(self):
+        self.driver.quit()
+
+
+STYLE_PROBE = """
+var names = ['font-family', 'font-size', 'font-weight', 'font-style', 'color', 'background-color', 'border-top-width',
+  'border-top-color', 'border-top-style', 'padding-top', 'padding-left', 'text-decoration-line', 'letter-spacing',
+  'text-transform', 'outline-style', 'border-radius'];
+return Array.prototype.map.call(document.querySelectorAll('#choices button'), function (b) {
+  var s = getComputedStyle(b), r = b.getBoundingClientRect();
+  return {id: b.getAttribute('data-choice'), current: b.getAttribute('aria-current'),
+          style: names.map(function (n) { return s.getPropertyValue(n); }), width: Math.round(r.width),
+          height: Math.round(r.height)};
+});"""
+
+
+def browser_scenario(kiosk, artefacts):
+    page = Page(f"http://{kiosk.web}/", artefacts, (800, 480))
+    try:
+        page.wait_for(lambda: "session" in page.choice_ids(), "the idle screen")
+        page.shot("idle")
+        page.choose("session", then_title="My check-ins")
+        page.shot("tap-your-card")
+        kiosk.run("tap", "--card", "1")
+        page.wait_title("Your check-ins")
+        page.shot("my-check-ins")
+        text = page.driver.find_element(By.ID, "message").text
+        check("This kiosk holds 3 stays for this card." in text, "the count of stays (UI-3)")
+        items = page.driver.find_elements(By.CSS_SELECTOR, "#items li")
+        check(len(items) == 3 and all("Friseur" in item.text for item in items), "every stay listed with its venue (UI-2)")
+        check(page.driver.execute_script("return document.documentElement.lang") == "en", "the page's language")
+
+        page.choose("delete-one", then_title="Delete a stay")
+        page.shot("delete-a-stay")
+        oldest = [c for c in page.choice_ids() if c.startswith("stay:")][-1]
+        page.choose(oldest, then_title="Delete this stay?")
+        page.shot("delete-this-stay")
+        page.choose("delete", then_title="Your check-ins")
+        check("This kiosk holds 2 stays for this card." in page.driver.find_element(By.ID, "message").text,
+              "one stay deleted (UI-4)")
+
+        page.choose("share", then_title="Share after a positive test")
+        page.shot("share-select")
+        toggles = [c for c in page.choice_ids() if c.startswith("toggle:")]
+        labels = [b.text for b in page.driver.find_elements(By.CSS_SELECTOR, "#choices button") if
+                  b.get_attribute("data-choice").startswith("toggle:")]
+        check(len(toggles) == 2 and all(label.startswith("Not selected") for label in labels), "nothing preselected (UI-8)")
+        for toggle in toggles:
+            page.choose(toggle)
+        page.choose("continue", then_title="When did symptoms begin?")
+        page.shot("symptoms")
+        page.choose("week", then_title="How should the reports leave?")
+        page.shot("output")
+        page.choose("print", then_title="Before you decide")
+        page.shot("disclosure")
+        check("reveal who you are" in page.driver.find_element(By.ID, "message").text, "the disclosure first (UI-7)")
+        page.choose("continue", then_title="Share these reports?")
+        page.shot("consent")
+        answers = page.driver.execute_script(STYLE_PROBE)
+        check([a["id"] for a in answers] == ["yes", "no"], "yes and no are the choices")
+        check(answers[0]["style"] == answers[1]["style"], f"identical computed style (UI-6): {answers}")
+        check((answers[0]["width"], answers[0]["height"]) == (answers[1]["width"], answers[1]["height"]),
+              "identical size (UI-6)")
+        check(all(a["current"] is None for a in answers), "no default answer")
+        preview = [li.text for li in page.driver.find_elements(By.CSS_SELECTOR, "#items li")]
+        check(preview and "reports will leave this kiosk" in preview[0], f"the exact preview (UI-9): {preview}")
+        reports = int(preview[0].split()[0])
+        receipts_before = len(json.loads(kiosk.run("receipts", "--json").stdout))
+        page.choose("yes", then_title="Your check-ins")
+        page.shot("sent")
+        receipts = json.loads(kiosk.run("receipts", "--json").stdout)
+        check(len(receipts) == receipts_before + 1, "the receipt printed")
+        opened = open_receipt(kiosk, receipts[-1]["png"])
+        check(opened == reports and reports >= 2, f"the receipt opens into exactly the {reports} consented reports")
+
+        # The card leaves: the session closes and nothing of it stays in the page.
+        kiosk.run("remove")
+        page.wait_for(lambda: page.title() != "Your check-ins", "the session to close")
+        time.sleep(1)
+        html = page.body()
+        for word in VENUE_WORDS + ["stay", "exposure", "UTC"]:
+            check(word not in html, f"no {word!r} in the DOM after the card left")
+        page.shot("after-the-card-left")
+
+        cross_origin(kiosk, page)
+    finally:
+        page.quit()
+
+
+def cross_origin(kiosk, page):
+    """A page from another origin posts a choice to the kiosk: refused (403), nothing changes."""
+    evil = tempfile.mkdtemp()
+    with open(os.path.join(evil, "index.html"), "w") as f:
+        f.write(f"""<!DOCTYPE html><html lang="en"><body><script>
+fetch("http://{kiosk.web}/choose/session", {{method: "POST", mode: "no-cors"}})
+  .then(function () {{ document.title = "sent"; }}, function () {{ document.title = "failed"; }});
+</script></body></html>""")
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *arguments):
+            pass
+
+    handler = lambda *a, **k: Quiet(*a, directory=evil, **k)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        before = kiosk.screen()
+        page.driver.get(f"http://127.0.0.1:{server.server_address[1]}/index.html")
+        page.wait_for(lambda: page.driver.title in ("sent", "failed"), "the foreign page's request")
+        time.sleep(0.5)
+        after = kiosk.screen()
+        check(after["title"] == before["title"] and after["title"] != "My check-ins",
+              "a page from another origin cannot choose anything")
+    finally:
+        server.shutdown()
+        shutil.rmtree(evil)
+
+
+# MARK: - The receipt, opened independently (docs/PROTOCOL.md §2–3)
+
+BASE45 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ $%*+-./:"
+
+
+def base45(text):
+    values = [BASE45.index(c) for c in text]
+    out = bytearray()
+    for i in range(0, len(values), 3):
+        chunk = values[i:i + 3]
+        if len(chunk) == 3:
+            n = chunk[0] + chunk[1] * 45 + chunk[2] * 45 * 45
+            out += bytes([n >> 8, n & 0xFF])
+        else:
+            out.append(chunk[0] + chunk[1] * 45)
+    return bytes(out)
+
+
+def open_receipt(kiosk, png):
+    """How many records of the receipt's CKPB/1 batches open under the venue's location id."""
+    codes = subprocess.run(["zbarimg", "--raw", "-q", png], capture_output=True, text=True).stdout.splitlines()
+    batches = [base45(code[len("CKPB1:"):]) for code in codes if code.startswith("CKPB1:")]
+    check(batches, "the receipt's QR codes are CKPB/1 batches")
+    decoded = json.loads(subprocess.run([kiosk.binary, "decode", VENUE, "--json"], capture_output=True,
+                                        text=True).stdout)
+    location = bytes.fromhex(decoded["codes"][0]["locationIdHex"])
+    okm = HKDF(algorithm=hashes.SHA256(), length=80, salt=b"CKPR/1", info=b"presence-record").derive(location)
+    k_enc, k_mac, k_tag = okm[:16], okm[16:48], okm[48:80]
+    today = int(time.time()) // 86400
+    tags = {hmac.new(k_tag, b"day" + (today + d).to_bytes(4, "big"), hashlib.sha256).digest()[:16]: today + d
+            for d in range(-15, 30)}
+    opened = 0
+    for batch in batches:
+        check(batch[:5] == b"CKPB\x01", "a CKPB/1 header")
+        count = int.from_bytes(batch[6:8], "big")
+        check(count % 8 == 0 and len(batch) == 8 + 74 * count, "padded to a multiple of 8 records")
+        for i in range(count):
+            record = batch[8 + 74 * i: 8 + 74 * (i + 1)]
+            tag, iv, ciphertext, mac = record[:16], record[16:32], record[32:42], record[42:]
+            if tag not in tags:
+                continue
+            expected = hmac.new(k_mac, tag + iv + ciphertext, hashlib.sha256).digest()
+            if not hmac.compare_digest(expected, mac):
+                continue
+            plain = Cipher(algorithms.AES(k_enc), modes.CTR(iv)).decryptor().update(ciphertext)
+            check(plain[0] == 1 and 1 <= plain[7] <= 8, "a valid CKPR/1 plaintext")
+            opened += 1
+    return opened
+
+
+# MARK: - Two buttons only
+
+def press_to(kiosk, choice_id):
+    for _ in range(80):
+        screen = kiosk.screen()
+        selected = screen.get("selected")
+        if selected is not None and screen["choices"][selected]["id"] == choice_id:
+            kiosk.run("button", "choose")
+            return
+        check(any(c["id"] == choice_id for c in screen["choices"]), f"{choice_id} offered on {screen['title']!r}")
+        kiosk.run("button", "next")
+    raise Failed(f"the buttons never reached {choice_id}")
+
+
+def buttons_scenario(kiosk):
+    kiosk.run("advance", "30m")
+    press_to(kiosk, "session")
+    kiosk.run("tap", "--card", "1")
+    check(kiosk.screen()["title"] == "Your check-ins", "buttons: the session opened")
+    press_to(kiosk, "share")
+    toggles = [c["id"] for c in kiosk.screen()["choices"] if c["id"].startswith("toggle:")]
+    for toggle in toggles[:2]:
+        press_to(kiosk, toggle)
+    press_to(kiosk, "continue")
+    press_to(kiosk, "symptoms")
+    press_to(kiosk, "print")
+    press_to(kiosk, "continue")
+    consent = kiosk.screen()
+    check(consent["title"] == "Share these reports?" and consent.get("selected") is None,
+          "buttons: consent with nothing selected")
+    printed = len(json.loads(kiosk.run("receipts", "--json").stdout))
+    press_to(kiosk, "yes")
+    after = len(json.loads(kiosk.run("receipts", "--json").stdout))
+    check(after == printed + 1, "buttons: shared and printed")
+    press_to(kiosk, "done")
+    check(not kiosk.screen()["isPrivate"], "buttons: the session closed")
+    kiosk.run("remove")
+
+
+def main():
+    binary, artefacts = sys.argv[1], sys.argv[2]
+    os.makedirs(artefacts, exist_ok=True)
+    state = tempfile.mkdtemp(prefix="kiosk-browser-")
+    kiosk = Kiosk(binary, state)
+    try:
+        set_up(kiosk)
+        browser_scenario(kiosk, artefacts)
+        buttons_scenario(kiosk)
+    except Failed as failure:
+        print(f"FAIL: {failure}", file=sys.stderr)
+        kiosk.stop()
+        print(open(os.path.join(state, "kiosk.log")).read()[-3000:], file=sys.stderr)
+        sys.exit(1)
+    kiosk.stop()
+    shutil.rmtree(state, ignore_errors=True)
+    print(f"visitor session: every check passed; screenshots in {artefacts}")
+
+
+if __name__ == "__main__":
+    main()
