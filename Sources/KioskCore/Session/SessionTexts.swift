@@ -3,7 +3,15 @@ public import Foundation
 /// The texts of a card holder's session (English). Nothing here names a card, a code or a secret; venues and stays
 /// appear only inside the holder's own session.
 public struct SessionTexts: Sendable, Equatable {
-    public init() {}
+    /// The health authority's advice for a warned holder (`warnings.message`), shown in their session.
+    public var warningAdvice: String
+
+    public init(warningAdvice: String = SessionTexts.defaultAdvice) {
+        self.warningAdvice = warningAdvice
+    }
+
+    public static let defaultAdvice =
+        "Watch for symptoms, get tested if you feel ill, and follow the health authority's advice."
 
     // Opening and closing
     var opening: String { "Opening your check-ins" }
@@ -126,8 +134,8 @@ public struct SessionTexts: Sendable, Equatable {
         return [
             "You were at a place on a day when someone there later tested positive: "
                 + days.joined(separator: ", ") + (warning.isHighRisk ? " (higher risk)." : "."),
-            "Watch for symptoms, get tested if you feel ill, and follow the health authority's advice.",
-            "Only you can see this: it is shown in your session only.",
+            warningAdvice,
+            "Only you can see this: it is shown in your session only. The advice slip prints it for you.",
         ]
     }
     var printSlip: String { "Print the advice slip" }

@@ -139,7 +139,9 @@ extension CheckInMachine {
         -> [StationAction]
     {
         if session != nil { _ = closeSession(message: nil) }
-        session = VisitorSession(card: card, source: source, now: now.now)
+        session = VisitorSession(
+            card: card, source: source, now: now.now,
+            texts: SessionTexts(warningAdvice: configuration.texts.warning.body))
         selection = nil
         return [.openCard(card)]
     }

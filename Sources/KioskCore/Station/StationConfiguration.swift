@@ -84,8 +84,8 @@ public struct StationTexts: Sendable, Equatable {
     public var cancel = "Cancel"
     public var warning = StationMessage(
         title: "Please read: possible exposure",
-        body: "You were at a place on a day when someone there later tested positive. Take the printed slip, watch "
-            + "for symptoms and follow the health authority's advice. Press confirm when you have read this.",
+        body: "Watch for symptoms over the next days. If you feel unwell, stay at home and call your doctor or the "
+            + "health service before you go there. Take a test, and follow your health authority's advice.",
         kind: .warning)
 
     public init() {}
