@@ -186,7 +186,22 @@ return Array.prototype.map.call(document.querySelectorAll('#choices button'), fu
 });"""
 
 
+def large_screen(kiosk, artefacts):
+    """The same page on a 1920x1080 screen: every choice in reach, no scrolling."""
+    page = Page(f"http://{kiosk.web}/", artefacts, (1920, 1080))
+    try:
+        page.wait_for(lambda: "session" in page.choice_ids(), "the idle screen")
+        page.shot("idle")
+        page.choose("session", then_title="My check-ins")
+        page.shot("tap-your-card")
+        page.choose("cancel-session")
+        page.wait_for(lambda: "session" in page.choice_ids(), "the idle screen again")
+    finally:
+        page.quit()
+
+
 def browser_scenario(kiosk, artefacts):
+    large_screen(kiosk, artefacts)
     page = Page(f"http://{kiosk.web}/", artefacts, (800, 480))
     try:
         page.wait_for(lambda: "session" in page.choice_ids(), "the idle screen")

@@ -30,8 +30,11 @@ step "07:30  Staff opens staff mode with the staff code, and shows the venue's Q
 sim staff
 sim show-code 'https://e.coronawarn.app?v=1#CAESEwgBEgdGcmlzZXVyGgZCZXJsaW4adggBEmCDAszMTXne1DAA5_YxmhRdd_NZN2VKl9L32Jl9-ZybE4b2eNIrhFOKYU4XAOHq3RPLDxdHTW6ANiO24rCOO4rj06HzcVZy3pel58-L1KSPG-_PneL2BoyZQRz3qlu2hoAaEATXwzyyIshzBHREtsdmc6kiBggBEAUYeA'
 pause
-step "07:35  Staff enrols three cards for visitors without smartphones (each gets a personal QR card too)"
-for card in 1 2 3; do sim enrol --card "$card"; done
+step "07:35  Staff enrols three cards for visitors without smartphones (each gets a personal QR card too);"
+step "       each new holder answers on the screen whether the kiosk may check their stays against warnings"
+sim enrol --card 1 --matching yes --pin 2580
+sim enrol --card 2 --matching yes
+sim enrol --card 3 --matching no
 sim staff-menu leave
 pause
 step "08:00  Anna (card 1), Ben (card 2) and Carla (card 3) arrive and tap"
@@ -48,6 +51,20 @@ sim advance 90m
 for card in 1 2; do sim tap --card "$card"; done
 sim remove
 pause
+step "09:32  Ben keeps his card on the reader and chooses “My check-ins”: only he sees his stays"
+sim tap --card 2
+sim choose session
+sim choose done
+sim remove
+step "09:33  Anna opens her check-ins with her PIN and deletes her stay"
+sim choose session
+sim tap --card 1
+sim type 2580
+sim choose delete-all
+sim choose delete
+sim choose done
+sim remove
+pause
 step "Later: the venue's rule ends Carla's stay by itself"
 sim advance 8h
 sim status
@@ -62,5 +79,6 @@ sim receipts | head -n 20
 
 printf '\nThe simulated kiosk keeps running. In another terminal, try:\n'
 printf '  %s simulate tap --card 1 --state-dir %s\n' "$kiosk" "$state"
+printf '  %s simulate choose session --state-dir %s   (then tap a card: its holder'"'"'s own check-ins)\n' "$kiosk" "$state"
 printf 'Ctrl-C stops it.\n'
 wait $pid

@@ -124,9 +124,22 @@ public struct CheckInMachine: Sendable {
             break
         }
         switch event {
-        case .cardRead(let read): actions += cardRead(read, now: now)
+        case .cardRead(let read):
+            // Another card ends an open session (its card is wiped), then counts as usual.
+            if session != nil { actions += closeSession(message: nil) }
+            actions += cardRead(read, now: now)
         case .cardRemoved: actions += cardRemoved()
-        case .codeScanned(let text): actions += codeScanned(text, now: now)
+        case .codeScanned(let text):
+            if var open = session {
+                // The verification code from the test centre, shown while the holder is asked for it.
+                if open.scannedVerificationCode(text, now: now.now) {
+                    session = open
+                    return actions
+                }
+                // Any other code ends the session, then counts as usual.
+                actions += closeSession(message: nil)
+            }
+            actions += codeScanned(text, now: now)
         case .buttonPressed(let button): actions += buttonPressed(button, now: now)
         case .clockChanged(let reading): actions += clockChanged(reading)
         case .tick: actions += tick(now: now)
@@ -224,8 +237,6 @@ public struct CheckInMachine: Sendable {
                 return openSession(secret, source: printed ? .printedCode : .reader, now: now)
             }
             sessionRequestUntil = nil
-            // Another card or code ends an open session (its card is wiped), then counts as usual.
-            if session != nil { actions += closeSession(message: nil) }
             guard now.isSynchronized else {
                 return actions + [.show(configuration.texts.clockNotSet), .indicate(.clockNotSet)]
             }

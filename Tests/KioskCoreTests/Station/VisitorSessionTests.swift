@@ -247,6 +247,32 @@ import Testing
         #expect(Self.screen(harness).choices.filter { $0.label.hasPrefix("Selected") }.isEmpty)
     }
 
+    /// Uploading with the verification code shown to the camera as a QR code; then another code ends the session.
+    @Test func theVerificationCodeCanBeShownAndAnotherCodeEndsTheSession() throws {
+        let card = StationFixtures.card()
+        var harness = Self.harnessWithStays(card)
+        harness.outputs = [.print, .upload]
+        harness.run(.chosen("session"))
+        harness.run(.codeScanned(card.printedText))
+        harness.run(.chosen("share"))
+        let toggle = try #require(Self.screen(harness).choices.last { $0.id.hasPrefix("toggle:") })
+        harness.run(.chosen(toggle.id))
+        harness.run(.chosen("continue"))
+        harness.run(.chosen("none"))
+        harness.run(.chosen("upload"))
+        #expect(Self.screen(harness).keypad?.purpose == .verificationCode)
+        harness.run(.codeScanned("NOT A CODE"))
+        #expect(Self.screen(harness).lines.first?.hasPrefix("That is not a verification code") == true)
+        harness.run(.codeScanned("ABCDE-FGHJK"))
+        harness.run(.chosen("continue"))
+        harness.run(.chosen("yes"))
+        #expect(harness.delivered.last?.output == .upload(verificationCode: "ABCDE-FGHJK"))
+        #expect(harness.machine.isSessionOpen)
+        // A venue's code shown now ends the session.
+        harness.run(.codeScanned(StationFixtures.cwaCode))
+        #expect(!harness.machine.isSessionOpen)
+    }
+
     @Test func twoButtonsReachEveryChoice() {
         let card = StationFixtures.card()
         var harness = Self.harnessWithStays(card)
