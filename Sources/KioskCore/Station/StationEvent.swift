@@ -123,8 +123,6 @@ public enum StationFailure: Error, Sendable, Equatable {
     case enrolment(reason: String)
     /// A tap's own refusal, when a card's session could not be served (a blocked card, the store).
     case refused(TapRefusal)
-    /// A report did not leave; the reason says what the holder can do.
-    case delivery(reason: String)
     /// The random number generator or another crypto operation failed.
     case crypto
 }
@@ -137,7 +135,6 @@ extension StationFailure: CustomStringConvertible {
         case .cardRemoved: "The card was taken away too early: hold it on the reader and try again."
         case .enrolment(let reason): "The card was not enrolled: \(reason)"
         case .refused(let refusal): refusal.description
-        case .delivery(let reason): reason
         case .crypto: "The kiosk's encryption failed. Restart the kiosk."
         }
     }

@@ -307,7 +307,9 @@ public actor StationRunner {
         let held = card
         let now = Int64(clock.read().now.timeIntervalSince1970.rounded(.down))
         if case .deliver(let preview) = request {
-            guard let reports else { return .success(.failed(StationFailure.delivery(reason: "").description)) }
+            guard let reports else {
+                return .success(.failed(DeliveryError.notAvailable("printer, USB stick or upload").description))
+            }
             do throws(DeliveryError) {
                 let line = try await reports.sendConsented(preview, crypto: desk.crypto)
                 logger.debug("Report delivered")
