@@ -92,7 +92,7 @@ let package = Package(
             dependencies: ["KioskCore", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictness
         ),
-        .target(name: "KioskZip", dependencies: ["CKioskZlib"], swiftSettings: strictness),
+        .target(name: "KioskZip", dependencies: ["CKioskZlib", "KioskPOSIX"], swiftSettings: strictness),
         // libzbar, the one owner: still images and the camera's video.
         .target(
             name: "KioskCamera",
@@ -106,7 +106,7 @@ let package = Package(
             swiftSettings: strictness
         ),
         // libcurl, the one owner: the kiosk's only HTTP client (so the board's binary links no NIO).
-        .target(name: "KioskHTTP", dependencies: ["CKioskCurl"], swiftSettings: strictness),
+        .target(name: "KioskHTTP", dependencies: ["CKioskCurl", "KioskPOSIX"], swiftSettings: strictness),
 
         // MARK: What crosses the kiosk's edge: the report conversation and delivery (USB stick, upload), the
         // warnings feeds (CKPW/1 and CWA hourly packages, downloaded or from a stick).

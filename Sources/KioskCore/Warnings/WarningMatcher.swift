@@ -17,6 +17,11 @@ public struct WarningIndex: Sendable {
             self.high = high
             self.low = low
         }
+
+        init(high: UInt64, low: UInt64) {
+            self.high = high
+            self.low = low
+        }
     }
 
     /// Records by their 16-byte tag.
