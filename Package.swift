@@ -303,13 +303,13 @@ let package = Package(
         ),
         .testTarget(
             name: "KioskSimulationTests",
-            dependencies: ["KioskSimulation", "KioskDaemon", "KioskCore", "KioskCamera"],
+            dependencies: ["KioskSimulation", "KioskDaemon", "KioskCore", "KioskCamera", "KioskCameraTesting"],
             swiftSettings: strictness
         ),
         .testTarget(
             name: "KioskAuthorityTests",
             dependencies: [
-                "KioskAuthority", "KioskCore", "KioskOpenSSL", "KioskExchange", "KioskSimulation",
+                "KioskAuthority", "KioskCore", "KioskOpenSSL", "KioskExchange", "KioskSimulation", "KioskZip",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: strictness

@@ -22,7 +22,9 @@ public struct ZipArchive: Sendable {
     public init(bytes: [UInt8], maximumSize: Int) throws(ZipError) {
         guard bytes.count <= maximumSize else { throw .oversized }
         guard bytes.count >= 22 else { throw bytes.starts(with: [0x50, 0x4B]) ? .truncated : .notAZip }
-        let located = try Self.endOfCentralDirectory(in: bytes, archiveSize: bytes.count, tailOffset: 0)
+        let located = try Self.endOfCentralDirectory(
+            in: bytes, archiveSize: bytes.count, tailOffset: 0,
+            startsWithLocalHeader: bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]))
         let entries = try Self.directoryEntries(
             Array(bytes[located.offset..<(located.offset + located.size)]), count: located.count)
         self.bytes = bytes
@@ -31,8 +33,11 @@ public struct ZipArchive: Sendable {
 
     /// Where the central directory lies (offset and size in the archive) and how many entries it has, from the end
     /// of central directory record found in `tail`: the archive's last bytes (at most 22 + 65535), starting at
-    /// `tailOffset` of an archive of `archiveSize` bytes.
-    static func endOfCentralDirectory(in tail: [UInt8], archiveSize: Int, tailOffset: Int) throws(ZipError)
+    /// `tailOffset` of an archive of `archiveSize` bytes. `startsWithLocalHeader`: whether the archive's first bytes are
+    /// a local file header (an archive without an end is then incomplete rather than no zip).
+    static func endOfCentralDirectory(
+        in tail: [UInt8], archiveSize: Int, tailOffset: Int, startsWithLocalHeader: Bool
+    ) throws(ZipError)
         -> (offset: Int, size: Int, count: Int)
     {
         guard tail.count >= 22 else { throw tail.starts(with: [0x50, 0x4B]) ? .truncated : .notAZip }
@@ -46,9 +51,7 @@ public struct ZipArchive: Sendable {
             }
             position -= 1
         }
-        guard eocd >= 0 else {
-            throw tailOffset == 0 && tail.starts(with: [0x50, 0x4B, 0x03, 0x04]) ? .truncated : .notAZip
-        }
+        guard eocd >= 0 else { throw startsWithLocalHeader ? .truncated : .notAZip }
         let entryCount = Int(u16(tail, eocd + 10))
         let directorySize = Int(u32(tail, eocd + 12))
         let directoryOffset = Int(u32(tail, eocd + 16))

@@ -38,7 +38,10 @@ public final class ZipFile {
             throw .unreadable
         }
         do throws(ZipError) {
-            let located = try ZipArchive.endOfCentralDirectory(in: tail, archiveSize: size, tailOffset: size - tailLength)
+            let start = Self.read(descriptor, at: 0, count: min(4, size)) ?? []
+            let located = try ZipArchive.endOfCentralDirectory(
+                in: tail, archiveSize: size, tailOffset: size - tailLength,
+                startsWithLocalHeader: start == [0x50, 0x4B, 0x03, 0x04])
             guard let directory = Self.read(descriptor, at: located.offset, count: located.size) else {
                 throw .unreadable
             }

@@ -21,6 +21,11 @@ public struct CWATraceWarningPackageReader: Sendable {
     private var warnings: [CWATraceWarning] = []
     private var reports: [CWAProtectedReport] = []
     private var failure: CWAPackageError?
+    /// Whether the start was checked against an exposure key export's header.
+    private var headerChecked = false
+    /// A field this package type does not have was seen (and skipped): some other file, refused at the end unless
+    /// something is malformed, as SwiftProtobuf keeps unknown fields.
+    private var sawUnknownField = false
 
     /// `locationIdHashes`: the SHA-256 of each of the kiosk's venues' location IDs.
     public init(keepingLocationIdHashes locationIdHashes: Set<[UInt8]>) {
@@ -31,22 +36,41 @@ public struct CWATraceWarningPackageReader: Sendable {
     public mutating func consume(_ bytes: UnsafeRawBufferPointer) throws(CWAPackageError) {
         if let failure { throw failure }
         pending.append(contentsOf: bytes)
+        let header = CWATraceWarningPackage.keyExportHeader
+        if !headerChecked {
+            if pending.count < header.count && header.starts(with: pending) { return }  // not enough to tell yet
+            headerChecked = true
+            if pending.starts(with: header) { return try fail(.wrongHeader) }
+        }
+        try parsePending()
+    }
+
+    /// Ends `export.bin`: the package, holding only the kept records.
+    public consuming func finish() throws(CWAPackageError) -> CWATraceWarningPackage {
+        if let failure { throw failure }
+        if !headerChecked {
+            headerChecked = true
+            try parsePending()
+        }
+        guard pending.isEmpty else { throw .malformed }  // a field cut short
+        if sawUnknownField { throw .wrongHeader }
+        return CWATraceWarningPackage(
+            hour: hour, region: region, timeIntervalWarnings: warnings, checkInProtectedReports: reports)
+    }
+
+    private mutating func parsePending() throws(CWAPackageError) {
         var position = 0
         do {
             while let next = try field(at: position) { position = next }
         } catch {
-            failure = error
-            throw error
+            return try fail(error)
         }
         pending.removeFirst(position)
     }
 
-    /// Ends `export.bin`: the package, holding only the kept records.
-    public func finish() throws(CWAPackageError) -> CWATraceWarningPackage {
-        if let failure { throw failure }
-        guard pending.isEmpty else { throw .malformed }  // a field cut short
-        return CWATraceWarningPackage(
-            hour: hour, region: region, timeIntervalWarnings: warnings, checkInProtectedReports: reports)
+    private mutating func fail(_ error: CWAPackageError) throws(CWAPackageError) {
+        failure = error
+        throw error
     }
 
     /// Reads the field at `start` of `pending` if it is all there; returns where the next one starts, or nil.
@@ -54,15 +78,14 @@ public struct CWATraceWarningPackageReader: Sendable {
         guard let (key, afterKey) = try varint(at: start) else { return nil }
         let number = key >> 3
         let wireType = key & 7
-        guard number > 0, number <= 0x1FFF_FFFF else { throw .malformed }
-        guard (1...4).contains(number) else { throw .wrongHeader }  // an unknown field: some other file
+        guard number > 0, number <= 0x1FFF_FFFF, wireType != 6, wireType != 7 else { throw .malformed }
+        let expected: UInt64 = number == 1 ? 0 : 2
+        guard (1...4).contains(number), wireType == expected else { return try skip(wireType: wireType, at: afterKey) }
         if number == 1 {
-            guard wireType == 0 else { throw .malformed }
             guard let (value, next) = try varint(at: afterKey) else { return nil }
             hour = UInt32(truncatingIfNeeded: value)
             return next
         }
-        guard wireType == 2 else { throw .malformed }
         guard let (length, afterLength) = try varint(at: afterKey) else { return nil }
         guard length <= UInt64(Self.maximumRecordSize) else { throw .malformed }
         let end = afterLength + Int(length)
@@ -84,6 +107,27 @@ public struct CWATraceWarningPackageReader: Sendable {
             if wanted.contains([UInt8](message.locationIDHash)) { reports.append(CWAProtectedReport(message)) }
         }
         return end
+    }
+
+    /// Skips a field this package type does not have (or has with another wire type, which SwiftProtobuf keeps as an
+    /// unknown field too): remembered, so the package is refused at its end as some other file.
+    private mutating func skip(wireType: UInt64, at start: Int) throws(CWAPackageError) -> Int? {
+        sawUnknownField = true
+        let end: Int
+        switch wireType {
+        case 0:
+            guard let (_, next) = try varint(at: start) else { return nil }
+            end = next
+        case 1: end = start + 8
+        case 5: end = start + 4
+        case 2:
+            guard let (length, next) = try varint(at: start) else { return nil }
+            // Not held beyond a record's size: a file with such a field is not a package anyway.
+            guard length <= UInt64(Self.maximumRecordSize) else { throw .wrongHeader }
+            end = next + Int(length)
+        default: throw .wrongHeader  // a group: no trace warning package has one
+        }
+        return end <= pending.count ? end : nil
     }
 
     /// The varint at `start` of `pending` and where it ends, or nil if it is not all there yet.
