@@ -285,7 +285,8 @@ public final class DaemonWarnings: WarningSource {
         }
         let client = both(settings.warningsBaseURL, ckpwKey).map {
             WarningsClient(
-                baseURL: $0, verifier: $1, stateDirectory: directory, maximumPackageSize: settings.warningsMaxPackageBytes
+                baseURL: $0, verifier: $1, stateDirectory: directory,
+                maximumPackageSize: settings.warningsMaxPackageBytes
             )
         }
         let cwaClient = both(settings.warningsCWABaseURL, cwaKey).map {

@@ -117,7 +117,8 @@ public actor CWAWarningsClient {
                 continue
             }
             defer { if source.isRemote { unlink(path) } }
-            if LocalWarningsFiles.check(path, limit: maximumArchiveSize).size == 0 {  // CWA publishes an empty file for an hour without warnings
+            // CWA publishes an empty file for an hour without warnings.
+            if LocalWarningsFiles.check(path, limit: maximumArchiveSize).size == 0 {
                 state.seenHours.insert(hour)
                 report.hoursFetched += 1
                 continue

@@ -12,6 +12,8 @@ enum PackageFileFailure: Error, Equatable, Sendable, CustomStringConvertible {
     case oversized(limit: Int)
     /// The file could not be opened or read (or, for a download, written).
     case unreadable
+    /// The download did not complete: the server could not be reached, did not finish in time…
+    case notDownloaded(String)
     /// The package's own checks failed (signature, format).
     case package(WarningPackageError)
 
@@ -20,6 +22,7 @@ enum PackageFileFailure: Error, Equatable, Sendable, CustomStringConvertible {
         case .oversized(let limit):
             "larger than the configured bound of \(limit) bytes (warnings.maxPackageBytes): stopped there, nothing kept"
         case .unreadable: "the file could not be read"
+        case .notDownloaded(let reason): "not downloaded: \(reason)"
         case .package(let error): "\(error)"
         }
     }
@@ -32,12 +35,14 @@ enum StreamedPackageFile {
     static let chunkSize = 64 * 1024
 
     /// Downloads `url` into `path` (replacing it) through `HTTP.download`, at most `limit` bytes. Returns the status;
-    /// the file is there only when the status is 200 (the caller removes it when done).
+    /// the file is there only when the status is 200 (the caller removes it when done). Throws when there is no
+    /// complete answer (the reason carries no address or content).
     static func download(_ url: String, to path: String, limit: Int, timeout: Duration)
         async throws(PackageFileFailure) -> Int
     {
         do {
-            let response = try await HTTP.download(HTTPRequest(.get, url: url), to: path, limit: limit, timeout: timeout)
+            let response = try await HTTP.download(
+                HTTPRequest(.get, url: url), to: path, limit: limit, timeout: timeout)
             if response.status != 200 { unlink(path) }
             return response.status
         } catch .oversized {
@@ -45,14 +50,15 @@ enum StreamedPackageFile {
         } catch .cannotWrite {
             throw .unreadable
         } catch {
-            return 0
+            throw .notDownloaded(error.description)
         }
     }
 
     /// Verifies `signature` over the CKPW/1 package at `path` (streamed through the verifier's SHA-256), then, only if
     /// it holds, feeds the file again chunk by chunk to a `WarningPackageReader` keeping `tags`.
     static func readCKPW(
-        _ path: String, signature: [UInt8], verifier: any StreamingSignatureVerifier, limit: Int, keepingTags tags: Set<[UInt8]>
+        _ path: String, signature: [UInt8], verifier: any StreamingSignatureVerifier, limit: Int,
+        keepingTags tags: Set<[UInt8]>
     ) throws(PackageFileFailure) -> WarningPackageReader.Result {
         guard !signature.isEmpty else { throw .package(.unsigned) }
         var reader = WarningPackageReader(keepingTags: tags)

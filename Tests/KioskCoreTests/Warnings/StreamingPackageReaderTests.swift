@@ -118,7 +118,9 @@ import Testing
     }
 
     func wholeCWA(_ export: [UInt8], hashes: Set<[UInt8]>) -> Result<CWATraceWarningPackage, CWAPackageError> {
-        do { return .success(try CWATraceWarningPackage(unverifiedExport: export).keeping(locationIdHashes: hashes)) } catch {
+        do {
+            return .success(try CWATraceWarningPackage(unverifiedExport: export).keeping(locationIdHashes: hashes))
+        } catch {
             return .failure(error)
         }
     }
@@ -198,7 +200,8 @@ import Testing
         for bytes in cases {
             let whole = wholeCWA(bytes, hashes: hashes)
             for pieces in [1, 3, 4096] {
-                #expect(streamedCWA(bytes, hashes: hashes, pieces: pieces) == whole, "\(bytes.count) bytes by \(pieces)")
+                #expect(
+                    streamedCWA(bytes, hashes: hashes, pieces: pieces) == whole, "\(bytes.count) bytes by \(pieces)")
             }
         }
     }
