@@ -99,7 +99,8 @@ extension KioskConfiguration {
             "dailyLimit", "debounceSeconds", "defaultStayMinutes", "retentionDays",
             "modeTimeoutSeconds", "codeCredential", "code",
             "exportDirectory", "uploadURL", "uploadTimeoutSeconds", "uploadTokenCredential",
-            "baseURL", "cwaBaseURL", "syncIntervalMinutes", "publicKey", "cwaPublicKey", "message",
+            "baseURL", "cwaBaseURL", "syncIntervalMinutes", "maxPackageBytes", "maxInflatedBytes", "publicKey",
+            "cwaPublicKey", "message",
             "source", "listen", "allowNonLoopback",
         ]
 
