@@ -179,7 +179,9 @@ let package = Package(
         ),
         .executableTarget(
             name: "kiosk-bench",
-            dependencies: ["KioskCore", "KioskOpenSSL", "KioskStore", "KioskSimulation", argumentParser],
+            dependencies: [
+                "KioskCore", "KioskOpenSSL", "KioskStore", "KioskSimulation", "KioskExchange", argumentParser,
+            ],
             path: "Tools/kiosk-bench",
             swiftSettings: strictness
         ),
