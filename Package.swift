@@ -92,7 +92,7 @@ let package = Package(
             dependencies: ["KioskCore", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictness
         ),
-        .target(name: "KioskZip", dependencies: ["CKioskZlib"], swiftSettings: strictness),
+        .target(name: "KioskZip", dependencies: ["CKioskZlib", "KioskPOSIX"], swiftSettings: strictness),
         // libzbar, the one owner: still images and the camera's video.
         .target(
             name: "KioskCamera",
@@ -106,7 +106,7 @@ let package = Package(
             swiftSettings: strictness
         ),
         // libcurl, the one owner: the kiosk's only HTTP client (so the board's binary links no NIO).
-        .target(name: "KioskHTTP", dependencies: ["CKioskCurl"], swiftSettings: strictness),
+        .target(name: "KioskHTTP", dependencies: ["CKioskCurl", "KioskPOSIX"], swiftSettings: strictness),
 
         // MARK: What crosses the kiosk's edge: the report conversation and delivery (USB stick, upload), the
         // warnings feeds (CKPW/1 and CWA hourly packages, downloaded or from a stick).
@@ -179,7 +179,9 @@ let package = Package(
         ),
         .executableTarget(
             name: "kiosk-bench",
-            dependencies: ["KioskCore", "KioskOpenSSL", "KioskStore", "KioskSimulation", argumentParser],
+            dependencies: [
+                "KioskCore", "KioskOpenSSL", "KioskStore", "KioskSimulation", "KioskExchange", argumentParser,
+            ],
             path: "Tools/kiosk-bench",
             swiftSettings: strictness
         ),
@@ -303,13 +305,13 @@ let package = Package(
         ),
         .testTarget(
             name: "KioskSimulationTests",
-            dependencies: ["KioskSimulation", "KioskDaemon", "KioskCore", "KioskCamera"],
+            dependencies: ["KioskSimulation", "KioskDaemon", "KioskCore", "KioskCamera", "KioskCameraTesting"],
             swiftSettings: strictness
         ),
         .testTarget(
             name: "KioskAuthorityTests",
             dependencies: [
-                "KioskAuthority", "KioskCore", "KioskOpenSSL", "KioskExchange", "KioskSimulation",
+                "KioskAuthority", "KioskCore", "KioskOpenSSL", "KioskExchange", "KioskSimulation", "KioskZip",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: strictness

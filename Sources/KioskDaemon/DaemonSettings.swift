@@ -46,6 +46,10 @@ public struct DaemonSettings: Sendable {
     public var reportUploadURL: String?
     /// How often warnings are fetched.
     public var warningsSyncInterval: Duration = .seconds(3600)
+    /// The most bytes one warnings package may have (`warnings.maxPackageBytes`).
+    public var warningsMaxPackageBytes = KioskConfiguration.Warnings.defaultMaxPackageBytes
+    /// The most bytes a CWA `export.bin` may inflate to (`warnings.maxInflatedBytes`).
+    public var warningsMaxInflatedBytes = KioskConfiguration.Warnings.defaultMaxInflatedBytes
     /// A venue code to bind at start (`venue.code`); nil: the venue is bound at the kiosk. Never logged.
     public var venueCode: String?
     /// How the kiosk knows the system clock is set (`clock.source`; ignored when simulating).
@@ -107,6 +111,8 @@ extension DaemonSettings {
         warningsCWABaseURL = configuration.warnings.cwaBaseURL
         warningsCWAPublicKeyPEM = secrets.cwaPublicKeyPEM
         warningsSyncInterval = .seconds(configuration.warnings.syncIntervalMinutes * 60)
+        warningsMaxPackageBytes = configuration.warnings.maxPackageBytes
+        warningsMaxInflatedBytes = configuration.warnings.maxInflatedBytes
         venueCode = configuration.venue.code
         clockSource = configuration.clock.source
         webListen = configuration.web.listen

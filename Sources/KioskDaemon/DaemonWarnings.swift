@@ -284,10 +284,16 @@ public final class DaemonWarnings: WarningSource {
             throw .warnings("\(directory) cannot be created")
         }
         let client = both(settings.warningsBaseURL, ckpwKey).map {
-            WarningsClient(baseURL: $0, verifier: $1, stateDirectory: directory)
+            WarningsClient(
+                baseURL: $0, verifier: $1, stateDirectory: directory,
+                maximumPackageSize: settings.warningsMaxPackageBytes
+            )
         }
         let cwaClient = both(settings.warningsCWABaseURL, cwaKey).map {
-            CWAWarningsClient(baseURL: $0, verifier: $1, stateDirectory: directory)
+            CWAWarningsClient(
+                baseURL: $0, verifier: $1, stateDirectory: directory,
+                maximumArchiveSize: settings.warningsMaxPackageBytes,
+                maximumExportSize: settings.warningsMaxInflatedBytes)
         }
         return DaemonWarnings(
             client: client, cwaClient: cwaClient, crypto: crypto, clock: clock,

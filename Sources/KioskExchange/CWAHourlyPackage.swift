@@ -47,6 +47,62 @@ public enum CWAHourlyPackage {
         return package
     }
 
+    /// The same checks as `open(_:…)` on a zip in a file, never holding `export.bin`: the zip's directory is read from
+    /// the file, `export.bin` is inflated in chunks (at most `maximumExportSize` bytes: a zip bomb stops there) and
+    /// streamed through the verifier's SHA-256; only when a signature of `export.sig` verifies is it inflated again
+    /// and read by `CWATraceWarningPackageReader`, keeping only records whose `locationIdHash` is in `hashes`.
+    /// Returns the package holding only those records.
+    public static func open(
+        path: String, verifier: any StreamingSignatureVerifier, keepingLocationIdHashes hashes: Set<[UInt8]>,
+        expectedHour: UInt32? = nil, maximumArchiveSize: Int = defaultMaximumArchiveSize,
+        maximumExportSize: Int = defaultMaximumExportSize
+    ) throws(CWAPackageError) -> CWATraceWarningPackage {
+        do {
+            let archive = try ZipFile(path: path, maximumSize: maximumArchiveSize)
+            guard
+                let signatureList = try archive.contents(
+                    of: CWATraceWarningPackage.signatureName, maximumSize: maximumSignatureSize)
+            else {
+                throw CWAPackageError.unsigned
+            }
+            let signatures = try CWATraceWarningPackage.signatures(inList: signatureList)
+            guard !signatures.isEmpty else { throw CWAPackageError.unsigned }
+            // First pass: the signature, over every byte of export.bin.
+            let hash = verifier.makeSHA256()
+            let found = try archive.stream(CWATraceWarningPackage.exportName, maximumSize: maximumExportSize) {
+                hash.update($0)
+                return true
+            }
+            guard found else { throw CWAPackageError.missingExport }
+            let digest = hash.finish()
+            guard signatures.contains(where: { verifier.isValidSignature($0, forSHA256: digest) }) else {
+                throw CWAPackageError.badSignature
+            }
+            // Second pass: the content, only now.
+            var reader = CWATraceWarningPackageReader(keepingLocationIdHashes: hashes)
+            var failure: CWAPackageError?
+            try archive.stream(CWATraceWarningPackage.exportName, maximumSize: maximumExportSize) { chunk in
+                do throws(CWAPackageError) {
+                    try reader.consume(chunk)
+                    return true
+                } catch {
+                    failure = error
+                    return false
+                }
+            }
+            if let failure { throw failure }
+            let package = try reader.finish()
+            if let expectedHour, package.hour != expectedHour { throw CWAPackageError.wrongHour }
+            return package
+        } catch let error as CWAPackageError {
+            throw error
+        } catch let error as ZipError {
+            throw CWAPackageError(error)
+        } catch {
+            throw .notAZip
+        }
+    }
+
     /// The zip of `package`, signed with `signer` (`export.bin` first, as CWA writes it).
     public static func make(_ package: CWATraceWarningPackage, signer: some PackageSigner) throws -> [UInt8] {
         let export = package.export
@@ -67,6 +123,7 @@ extension CWAPackageError {
         case .corrupt: self = .truncated
         case .checksumMismatch: self = .checksumMismatch
         case .zlibFailure: self = .notAZip
+        case .unreadable: self = .truncated
         }
     }
 }

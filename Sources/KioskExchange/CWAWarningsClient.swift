@@ -1,6 +1,10 @@
 import Foundation
 public import KioskCore
 
+#if canImport(Glibc)
+    internal import Glibc
+#endif
+
 /// Fetches Corona-Warn-App hourly trace warning packages, in CWA's distribution layout: `<base>/hour` lists the
 /// hours that have packages (a JSON array of hours since the epoch, or `{"oldest": h, "latest": h}`), and
 /// `<base>/hour/<h>` is that hour's zip (empty when the hour has nothing). `<base>` is e.g.
@@ -12,10 +16,11 @@ public import KioskCore
 /// so a restart fetches nothing twice.
 public actor CWAWarningsClient {
     public let baseURL: String
-    let verifier: any SignatureVerifier
+    let verifier: any StreamingSignatureVerifier
     let statePath: String
     let timeout: Duration
     let maximumArchiveSize: Int
+    let maximumExportSize: Int
     public private(set) var state: CWAWarningsState
     /// The kept records, filed by `locationIdHash` for matching at a tap.
     public private(set) var warnings: CWAWarningSet
@@ -24,15 +29,19 @@ public actor CWAWarningsClient {
     /// fetch forever. CWA keeps 14 days.
     public static let maximumHoursPerIndex = 24 * 21
 
+    /// `maximumArchiveSize` bounds each zip, downloaded or read from a stick (`warnings.maxPackageBytes`);
+    /// `maximumExportSize` bounds its `export.bin` once inflated (`warnings.maxInflatedBytes`: a zip bomb stops there).
     public init(
-        baseURL: String, verifier: any SignatureVerifier, stateDirectory: String,
-        timeout: Duration = .seconds(30), maximumArchiveSize: Int = CWAHourlyPackage.defaultMaximumArchiveSize
+        baseURL: String, verifier: any StreamingSignatureVerifier, stateDirectory: String,
+        timeout: Duration = .seconds(30), maximumArchiveSize: Int = CWAHourlyPackage.defaultMaximumArchiveSize,
+        maximumExportSize: Int = CWAHourlyPackage.defaultMaximumExportSize
     ) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.verifier = verifier
         self.statePath = stateDirectory
         self.timeout = timeout
         self.maximumArchiveSize = maximumArchiveSize
+        self.maximumExportSize = maximumExportSize
         let state = (try? CWAWarningsState.load(from: stateDirectory)) ?? CWAWarningsState()
         self.state = state
         self.warnings = state.makeSet()
@@ -79,20 +88,45 @@ public actor CWAWarningsClient {
         guard status == 200 else { throw .server(status) }
         guard let hours = Self.hours(inIndex: body) else { throw .malformedIndex }
         for hour in hours.suffix(Self.maximumHoursPerIndex) where !state.seenHours.contains(hour) {
-            let (hourStatus, zip, _) = try await get(
-                "/hour/\(hour)", ifNoneMatch: nil, limit: maximumArchiveSize, from: source)
+            // The zip goes to a file (downloaded into the state directory, or where it lies in the folder) and is
+            // read from there in chunks, never held whole.
+            let path: String
+            let hourStatus: Int
+            switch source {
+            case .remote:
+                path = downloadPath
+                do {
+                    hourStatus = try await StreamedPackageFile.download(
+                        baseURL + "/hour/\(hour)", to: path, limit: maximumArchiveSize, timeout: timeout)
+                } catch {
+                    report.rejected.append("hour \(hour): \(error)")
+                    continue
+                }
+            case .directory(let directory):
+                path = directory + "/hour/\(hour)/index"
+                switch LocalWarningsFiles.check(path, limit: maximumArchiveSize).refusal {
+                case nil: hourStatus = 200
+                case .oversized?:
+                    report.rejected.append("hour \(hour): \(CWAPackageError.oversized)")
+                    continue
+                default: hourStatus = 404
+                }
+            }
             guard hourStatus == 200 else {
                 report.rejected.append("hour \(hour): " + source.unavailable(hourStatus))
                 continue
             }
-            if zip.isEmpty {  // CWA publishes an empty file for an hour without warnings
+            defer { if source.isRemote { unlink(path) } }
+            // CWA publishes an empty file for an hour without warnings.
+            if LocalWarningsFiles.check(path, limit: maximumArchiveSize).size == 0 {
                 state.seenHours.insert(hour)
                 report.hoursFetched += 1
                 continue
             }
             do {
                 let package = try CWAHourlyPackage.open(
-                    zip, verifier: verifier, expectedHour: hour, maximumArchiveSize: maximumArchiveSize)
+                    path: path, verifier: verifier, keepingLocationIdHashes: interestingHashes, expectedHour: hour,
+                    maximumArchiveSize: maximumArchiveSize, maximumExportSize: maximumExportSize)
                 report.recordsKept += keep(package, interestingHashes: interestingHashes)
                 state.seenHours.insert(hour)
                 report.hoursFetched += 1
@@ -114,19 +148,20 @@ public actor CWAWarningsClient {
         var report = SyncReport()
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { throw .noMedium }
         for name in names.sorted() where name.hasSuffix(".zip") {
-            let bytes: [UInt8]
-            switch LocalWarningsFiles.read(directory + "/" + name, limit: maximumArchiveSize) {
-            case .bytes(let read): bytes = read
-            case .oversized:
+            let path = directory + "/" + name
+            switch LocalWarningsFiles.check(path, limit: maximumArchiveSize).refusal {
+            case nil: break
+            case .oversized?:
                 report.rejected.append("\(name): \(CWAPackageError.oversized)")
                 continue
-            case .missing, .notAFile, .unreadable:
+            default:
                 report.rejected.append("\(name): not a readable file")
                 continue
             }
             do {
                 let package = try CWAHourlyPackage.open(
-                    bytes, verifier: verifier, maximumArchiveSize: maximumArchiveSize)
+                    path: path, verifier: verifier, keepingLocationIdHashes: interestingHashes,
+                    maximumArchiveSize: maximumArchiveSize, maximumExportSize: maximumExportSize)
                 report.recordsKept += keep(package, interestingHashes: interestingHashes)
                 report.hoursFetched += 1
             } catch {
@@ -174,6 +209,9 @@ public actor CWAWarningsClient {
         guard oldest <= latest else { return nil }
         return Array(max(oldest, latest - min(latest, UInt32(maximumHoursPerIndex - 1)))...latest)
     }
+
+    /// Where an hour's zip is downloaded to while it is checked and read (the state directory, removed after).
+    private var downloadPath: String { statePath + "/cwa-hour.download" }
 
     private func keep(_ package: CWATraceWarningPackage, interestingHashes: Set<[UInt8]>) -> Int {
         let kept = package.keeping(locationIdHashes: interestingHashes)

@@ -45,6 +45,19 @@ enum LocalWarningsFiles {
         (try? FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType) == .typeRegular
     }
 
+    /// Whether `path` is a regular file of at most `limit` bytes, judged like `read` on what opening it gives (a
+    /// link by its target) but without reading it: nil when it is, else why not. Returns its size in `size`.
+    static func check(_ path: String, limit: Int) -> (refusal: LocalFileRead?, size: Int) {
+        let descriptor = SystemCall.retrying { open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY) }
+        guard descriptor >= 0 else { return (errno == ENOENT || errno == ENOTDIR ? .missing : .unreadable, 0) }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return (.unreadable, 0) }
+        guard status.st_mode & S_IFMT == S_IFREG else { return (.notAFile, 0) }
+        guard status.st_size <= limit else { return (.oversized, Int(status.st_size)) }
+        return (nil, Int(status.st_size))
+    }
+
     /// Reads `path` if it is a regular file of at most `limit` bytes. The corresponding C functions are `open`,
     /// `fstat` and `read`.
     static func read(_ path: String, limit: Int) -> LocalFileRead {

@@ -1,14 +1,21 @@
 import Foundation
 public import KioskCore
 
+#if canImport(Glibc)
+    internal import Glibc
+#endif
+
 /// Fetches the health authority's warnings: the signed index first (with `If-None-Match`), then only the packages
 /// not seen yet, each verified against the configured key before a byte of it is read. Only records that could
-/// concern this kiosk's venues are kept, so memory and disk stay small however large the feed.
+/// concern this kiosk's venues are kept, so memory and disk stay small however large the feed: a package is never
+/// held whole — it is downloaded into a file in the state directory (at most `maximumPackageSize` bytes), streamed
+/// through SHA-256 to check its signature, read again in chunks keeping only the records under the kiosk's tags
+/// (`WarningPackageReader`), and removed.
 ///
 /// State (the index's ETag, the packages seen, the records kept) lives in one file, written atomically.
 public actor WarningsClient {
     public let baseURL: String
-    let verifier: any SignatureVerifier
+    let verifier: any StreamingSignatureVerifier
     let statePath: String
     let timeout: Duration
     let maximumPackageSize: Int
@@ -16,9 +23,10 @@ public actor WarningsClient {
     /// The kept records, indexed by tag, for matching at a tap: rebuilt when the records change, never per tap.
     public private(set) var index: WarningIndex
 
-    /// `baseURL` is where `index.json` lives (e.g. `https://warnings.example/warnings`).
+    /// `baseURL` is where `index.json` lives (e.g. `https://warnings.example/warnings`). `maximumPackageSize` bounds
+    /// each package, downloaded or read from a stick (`warnings.maxPackageBytes`).
     public init(
-        baseURL: String, verifier: any SignatureVerifier, stateDirectory: String,
+        baseURL: String, verifier: any StreamingSignatureVerifier, stateDirectory: String,
         timeout: Duration = .seconds(30), maximumPackageSize: Int = WarningPackage.defaultMaximumSize
     ) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
@@ -96,22 +104,45 @@ public actor WarningsClient {
                 report.rejected.append("package \(entry.sequence): unsafe file name")
                 continue
             }
-            let (packageStatus, bytes, _) = try await get(
-                "/" + entry.file, ifNoneMatch: nil, limit: maximumPackageSize, from: source)
             let (sigStatus, packageSignature, _) = try await get(
                 "/" + entry.signature, ifNoneMatch: nil, limit: 1024, from: source)
+            let packageStatus: Int
+            let path: String
+            switch source {
+            case .remote:
+                path = downloadPath
+                do {
+                    packageStatus =
+                        sigStatus == 200
+                        ? try await StreamedPackageFile.download(
+                            baseURL + "/" + entry.file, to: path, limit: maximumPackageSize, timeout: timeout) : 0
+                } catch {
+                    report.rejected.append("package \(entry.sequence): \(error)")
+                    continue
+                }
+            case .directory(let directory):
+                path = directory + "/" + entry.file
+                switch LocalWarningsFiles.check(path, limit: maximumPackageSize).refusal {
+                case nil: packageStatus = 200
+                case .oversized?:
+                    report.rejected.append(
+                        "package \(entry.sequence): \(PackageFileFailure.oversized(limit: maximumPackageSize))")
+                    continue
+                default: packageStatus = 404
+                }
+            }
             guard packageStatus == 200, sigStatus == 200 else {
                 // Not there yet (a CDN still filling): try again at the next sync.
                 report.rejected.append(
-                    "package \(entry.sequence): " + source.unavailable(packageStatus == 200 ? sigStatus : packageStatus)
-                )
+                    "package \(entry.sequence): " + source.unavailable(sigStatus == 200 ? packageStatus : sigStatus))
                 continue
             }
-            do {
-                let package = try WarningPackage.verified(
-                    bytes: bytes, signature: packageSignature, verifier: verifier,
-                    maximumSize: maximumPackageSize)
-                report.recordsKept += state.add(package.records, keepingTags: interestingTags)
+            defer { if source.isRemote { unlink(path) } }
+            do throws(PackageFileFailure) {
+                let package = try StreamedPackageFile.readCKPW(
+                    path, signature: packageSignature, verifier: verifier, limit: maximumPackageSize,
+                    keepingTags: interestingTags)
+                report.recordsKept += state.add(package.kept, keepingTags: interestingTags)
                 report.packagesFetched += 1
                 state.seenPackages.insert(entry.sequence)
             } catch {
@@ -133,13 +164,12 @@ public actor WarningsClient {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { throw .noMedium }
         for name in names.sorted() where name.hasSuffix(".bin") {
             let path = directory + "/" + name
-            let bytes: [UInt8]
-            switch LocalWarningsFiles.read(path, limit: maximumPackageSize) {
-            case .bytes(let read): bytes = read
-            case .oversized:
+            switch LocalWarningsFiles.check(path, limit: maximumPackageSize).refusal {
+            case nil: break
+            case .oversized?:
                 report.rejected.append("\(name): larger than a package may be")
                 continue
-            case .missing, .notAFile, .unreadable:
+            default:
                 report.rejected.append("\(name): not a readable file")
                 continue
             }
@@ -147,11 +177,16 @@ public actor WarningsClient {
                 report.rejected.append("\(name): no signature beside it")
                 continue
             }
-            do {
-                let package = try WarningPackage.verified(
-                    bytes: bytes, signature: signature, verifier: verifier, maximumSize: maximumPackageSize)
-                report.recordsKept += state.add(package.records, keepingTags: interestingTags)
+            do throws(PackageFileFailure) {
+                let package = try StreamedPackageFile.readCKPW(
+                    path, signature: signature, verifier: verifier, limit: maximumPackageSize,
+                    keepingTags: interestingTags)
+                report.recordsKept += state.add(package.kept, keepingTags: interestingTags)
                 report.packagesFetched += 1
+            } catch .oversized {
+                report.rejected.append("\(name): larger than a package may be")
+            } catch .unreadable {
+                report.rejected.append("\(name): not a readable file")
             } catch {
                 report.rejected.append("\(name): \(error)")
             }
@@ -175,6 +210,11 @@ public actor WarningsClient {
         guard failures > 0 else { return 0 }
         return min(3600, 60 << min(failures - 1, 6))
     }
+
+    /// Where a package is downloaded to while it is checked and read: in the state directory (the kiosk's own,
+    /// mode 0700), one at a time, removed as soon as it is read (and replaced by the next download if a power cut
+    /// left it).
+    private var downloadPath: String { statePath + "/ckpw-package.download" }
 
     private func persist() throws(WarningsSyncError) {
         index = state.makeIndex()

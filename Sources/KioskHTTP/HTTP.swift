@@ -1,6 +1,11 @@
 internal import CKioskCurl
 internal import Foundation
+internal import KioskPOSIX
 internal import Synchronization
+
+#if canImport(Glibc)
+    internal import Glibc
+#endif
 
 /// One HTTP request the kiosk sends: a GET of the warnings feeds or the POST of a report upload.
 public struct HTTPRequest: Sendable {
@@ -48,6 +53,8 @@ public enum HTTPFailure: Error, Equatable, Sendable, CustomStringConvertible {
     case unsupportedAddress
     /// Anything else on the way: name resolution, connection, TLS, a broken answer.
     case unreachable
+    /// A download's file could not be created or written (a full disk).
+    case cannotWrite
 
     public var description: String {
         switch self {
@@ -56,6 +63,7 @@ public enum HTTPFailure: Error, Equatable, Sendable, CustomStringConvertible {
         case .cancelled: "the request was cancelled"
         case .unsupportedAddress: "the address is not an http or https address"
         case .unreachable: "the server cannot be reached"
+        case .cannotWrite: "the answer could not be written to disk"
         }
     }
 }
@@ -63,7 +71,8 @@ public enum HTTPFailure: Error, Equatable, Sendable, CustomStringConvertible {
 /// The kiosk's one HTTP client, on libcurl. Each request runs on a thread of its own (libcurl blocks), so the
 /// cooperative pool never waits on the network; cancelling the waiting task stops the transfer within about a
 /// second (libcurl's progress callback is the only place it can be told). Redirects are followed (at most five,
-/// to http or https only); the body is read up to `limit` bytes and no further.
+/// to http or https only); the body is read up to `limit` bytes and no further, into memory (`send`) or into a file
+/// as it arrives (`download`).
 public enum HTTP {
     /// Sends `request`; returns the final response, whatever its status.
     public static func send(_ request: HTTPRequest, limit: Int, timeout: Duration) async throws(HTTPFailure)
@@ -85,6 +94,44 @@ public enum HTTP {
         return try outcome.get()
     }
 
+    /// Sends `request` and writes the body of the answer to a new file at `path` (created with mode 0600, replacing
+    /// what was there) as it arrives, so a large body is never held in memory. At most `limit` bytes are written: a
+    /// longer body (an endless one included) is stopped there and fails with `.oversized`; a body still arriving at
+    /// `timeout` fails with `.timedOut`. On any failure the file is removed. Returns the final response with an
+    /// empty `body`, whatever its status: the caller removes the file when it does not want it.
+    public static func download(_ request: HTTPRequest, to path: String, limit: Int, timeout: Duration)
+        async throws(HTTPFailure) -> HTTPResponse
+    {
+        guard request.url.hasPrefix("http://") || request.url.hasPrefix("https://") else {
+            throw .unsupportedAddress
+        }
+        let descriptor = SystemCall.retrying {
+            open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        }
+        guard descriptor >= 0 else { throw .cannotWrite }
+        let transfer = Transfer(request: request, limit: limit, timeout: timeout, file: descriptor)
+        let outcome: Result<HTTPResponse, HTTPFailure> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let thread = Thread { continuation.resume(returning: transfer.run()) }
+                thread.name = "kiosk-http"
+                thread.start()
+            }
+        } onCancel: {
+            transfer.cancel()
+        }
+        let closed = close(descriptor) == 0
+        switch outcome {
+        case .success(let response) where closed:
+            return response
+        case .success:
+            unlink(path)
+            throw .cannotWrite
+        case .failure(let failure):
+            unlink(path)
+            throw failure
+        }
+    }
+
     /// libcurl's global state, set up once before the first handle (thread-safe through Swift's lazy statics).
     fileprivate static let globalSetUp: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
 }
@@ -99,11 +146,16 @@ private final class Transfer: @unchecked Sendable {
     var body: [UInt8] = []
     var headers: [String: String] = [:]
     var tooLarge = false
+    /// Where a download's body goes instead of `body`; `written` counts its bytes.
+    let file: Int32?
+    var written = 0
+    var writeFailed = false
 
-    init(request: HTTPRequest, limit: Int, timeout: Duration) {
+    init(request: HTTPRequest, limit: Int, timeout: Duration, file: Int32? = nil) {
         self.request = request
         self.limit = limit
         self.timeout = timeout
+        self.file = file
     }
 
     func cancel() { cancelled.store(true, ordering: .relaxed) }
@@ -158,6 +210,7 @@ private final class Transfer: @unchecked Sendable {
 
         let code = curl_easy_perform(handle)
         if tooLarge || code == CURLE_FILESIZE_EXCEEDED { return .failure(.oversized) }
+        if writeFailed { return .failure(.cannotWrite) }
         if isCancelled { return .failure(.cancelled) }
         switch code {
         case CURLE_OK:
@@ -176,6 +229,24 @@ private final class Transfer: @unchecked Sendable {
     private static let receiveBody: kiosk_curl_data_callback = { data, size, count, context in
         let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
         let length = size * count
+        if let file = transfer.file {
+            guard transfer.written + length <= transfer.limit else {
+                transfer.tooLarge = true
+                return 0  // anything but `length` stops the transfer
+            }
+            guard let data, length > 0 else { return length }
+            var done = 0
+            while done < length {
+                let wrote = SystemCall.retrying { write(file, data + done, length - done) }
+                guard wrote > 0 else {
+                    transfer.writeFailed = true
+                    return 0
+                }
+                done += wrote
+            }
+            transfer.written += length
+            return length
+        }
         guard transfer.body.count + length <= transfer.limit else {
             transfer.tooLarge = true
             return 0  // anything but `length` stops the transfer

@@ -2,7 +2,7 @@ internal import CKioskOpenSSL
 public import KioskCore
 
 /// An ECDSA P-256 public key that verifies package signatures. Owns one `EVP_PKEY`.
-public final class ECDSAPublicKey: SignatureVerifier, @unchecked Sendable {
+public final class ECDSAPublicKey: StreamingSignatureVerifier, @unchecked Sendable {
     // The EVP_PKEY is only read after init (EVP_DigestVerify* take it const), which OpenSSL allows from any thread.
     private let key: OpaquePointer
 
@@ -49,6 +49,27 @@ public final class ECDSAPublicKey: SignatureVerifier, @unchecked Sendable {
                 return withUnsafePointer(to: &empty) { fallback in
                     EVP_DigestVerify(context, sig.baseAddress, sig.count, msg.baseAddress ?? fallback, msg.count)
                 }
+            }
+        }
+        ERR_clear_error()
+        return result == 1
+    }
+
+    /// A SHA-256 fed piece by piece (`OpenSSLSHA256Stream`), for `isValidSignature(_:forSHA256:)`.
+    public func makeSHA256() -> any SHA256Stream { OpenSSLSHA256Stream() }
+
+    /// Verifies `signature` over a message given as its SHA-256 `digest` (hashed piece by piece, so the message was
+    /// never held whole). The corresponding C functions are `EVP_PKEY_verify_init`, `EVP_PKEY_CTX_set_signature_md`
+    /// with SHA-256 and `EVP_PKEY_verify`.
+    public func isValidSignature(_ signature: [UInt8], forSHA256 digest: [UInt8]) -> Bool {
+        guard !signature.isEmpty, digest.count == 32, let context = EVP_PKEY_CTX_new(key, nil) else { return false }
+        defer { EVP_PKEY_CTX_free(context) }
+        let result: Int32 = signature.withUnsafeBufferPointer { sig in
+            digest.withUnsafeBufferPointer { hash in
+                guard EVP_PKEY_verify_init(context) == 1,
+                    EVP_PKEY_CTX_set_signature_md(context, EVP_sha256()) == 1
+                else { return -1 }
+                return EVP_PKEY_verify(context, sig.baseAddress, sig.count, hash.baseAddress, hash.count)
             }
         }
         ERR_clear_error()

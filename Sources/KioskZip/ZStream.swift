@@ -73,6 +73,42 @@ final class ZStream {
         return output
     }
 
+    /// Inflates the input `next` hands over chunk by chunk (nil: no more) and hands the output to `deliver` as it is
+    /// produced, 64 KiB at a time (`deliver` returns false to stop: a size limit reached, or enough read). Only one
+    /// chunk of input and one of output are held.
+    func inflate(
+        _ next: () throws(ZipError) -> UnsafeRawBufferPointer?, _ deliver: (UnsafeRawBufferPointer) -> Bool
+    ) throws(ZipError) {
+        precondition(mode == .inflate)
+        let output = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
+        defer {
+            output.deallocate()
+            stream.pointee.next_in = nil
+            stream.pointee.next_out = nil
+        }
+        while let input = try next() {
+            guard let base = input.baseAddress, input.count > 0 else { continue }
+            stream.pointee.next_in = UnsafeMutablePointer(mutating: base.assumingMemoryBound(to: UInt8.self))
+            stream.pointee.avail_in = UInt32(input.count)
+            // Inflate until this input is used up and zlib has no more output for it.
+            repeat {
+                stream.pointee.next_out = output.baseAddress!.assumingMemoryBound(to: UInt8.self)
+                stream.pointee.avail_out = UInt32(output.count)
+                let status = CKioskZlib.inflate(stream, Z_NO_FLUSH)
+                let produced = output.count - Int(stream.pointee.avail_out)
+                switch status {
+                case Z_OK, Z_BUF_ERROR, Z_STREAM_END: break
+                default: throw .corrupt
+                }
+                if produced > 0, !deliver(UnsafeRawBufferPointer(rebasing: output[0..<produced])) { return }
+                if status == Z_STREAM_END { return }
+                if status == Z_BUF_ERROR && produced == 0 { break }
+            } while stream.pointee.avail_in > 0 || stream.pointee.avail_out == 0
+        }
+        // All input used and no end marker: the stream is cut short.
+        throw .truncated
+    }
+
     /// Deflates all of `input` (best compression).
     func deflate(_ input: [UInt8]) throws(ZipError) -> [UInt8] {
         precondition(mode == .deflate)
@@ -98,6 +134,12 @@ final class ZStream {
         stream.pointee.next_out = nil
         if failed { throw .zlibFailure }
         return output
+    }
+
+    /// zlib's CRC-32 of `bytes` continuing `crc` (the corresponding C function is `crc32`).
+    static func crc32(_ crc: UInt32, _ bytes: UnsafeRawBufferPointer) -> UInt32 {
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return crc }
+        return UInt32(CKioskZlib.crc32(UInt(crc), base.assumingMemoryBound(to: UInt8.self), UInt32(bytes.count)))
     }
 
     /// zlib's CRC-32 of `bytes` (the corresponding C function is `crc32`).

@@ -22,54 +22,76 @@ public struct ZipArchive: Sendable {
     public init(bytes: [UInt8], maximumSize: Int) throws(ZipError) {
         guard bytes.count <= maximumSize else { throw .oversized }
         guard bytes.count >= 22 else { throw bytes.starts(with: [0x50, 0x4B]) ? .truncated : .notAZip }
-        // End of central directory: the last 22 bytes, or earlier if the archive has a comment (at most 65535 bytes).
+        let located = try Self.endOfCentralDirectory(
+            in: bytes, archiveSize: bytes.count, tailOffset: 0,
+            startsWithLocalHeader: bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]))
+        let entries = try Self.directoryEntries(
+            Array(bytes[located.offset..<(located.offset + located.size)]), count: located.count)
+        self.bytes = bytes
+        self.entries = entries
+    }
+
+    /// Where the central directory lies (offset and size in the archive) and how many entries it has, from the end
+    /// of central directory record found in `tail`: the archive's last bytes (at most 22 + 65535), starting at
+    /// `tailOffset` of an archive of `archiveSize` bytes. `startsWithLocalHeader`: whether the archive's first bytes are
+    /// a local file header (an archive without an end is then incomplete rather than no zip).
+    static func endOfCentralDirectory(
+        in tail: [UInt8], archiveSize: Int, tailOffset: Int, startsWithLocalHeader: Bool
+    ) throws(ZipError)
+        -> (offset: Int, size: Int, count: Int)
+    {
+        guard tail.count >= 22 else { throw tail.starts(with: [0x50, 0x4B]) ? .truncated : .notAZip }
         var eocd = -1
-        let earliest = max(0, bytes.count - 22 - 0xFFFF)
-        var position = bytes.count - 22
+        let earliest = max(0, tail.count - 22 - 0xFFFF)
+        var position = tail.count - 22
         while position >= earliest {
-            if Self.u32(bytes, position) == 0x0605_4B50 {
+            if u32(tail, position) == 0x0605_4B50 {
                 eocd = position
                 break
             }
             position -= 1
         }
-        guard eocd >= 0 else { throw bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]) ? .truncated : .notAZip }
-        let entryCount = Int(Self.u16(bytes, eocd + 10))
-        let directorySize = Int(Self.u32(bytes, eocd + 12))
-        let directoryOffset = Int(Self.u32(bytes, eocd + 16))
-        guard Self.u16(bytes, eocd + 4) == 0, Self.u16(bytes, eocd + 6) == 0 else { throw .unsupported }  // multi-disk
-        guard entryCount <= Self.maximumEntries else { throw .oversized }
-        guard directoryOffset <= eocd, directorySize <= eocd - directoryOffset else { throw .truncated }
+        guard eocd >= 0 else { throw startsWithLocalHeader ? .truncated : .notAZip }
+        let entryCount = Int(u16(tail, eocd + 10))
+        let directorySize = Int(u32(tail, eocd + 12))
+        let directoryOffset = Int(u32(tail, eocd + 16))
+        guard u16(tail, eocd + 4) == 0, u16(tail, eocd + 6) == 0 else { throw .unsupported }  // multi-disk
+        guard entryCount <= maximumEntries else { throw .oversized }
+        let eocdInArchive = tailOffset + eocd
+        guard directoryOffset <= eocdInArchive, directorySize <= eocdInArchive - directoryOffset else {
+            throw .truncated
+        }
+        return (directoryOffset, directorySize, entryCount)
+    }
 
+    /// The `count` entries of a central directory's bytes.
+    static func directoryEntries(_ directory: [UInt8], count entryCount: Int) throws(ZipError) -> [Entry] {
         var entries = [Entry]()
-        var offset = directoryOffset
+        var offset = 0
         for _ in 0..<entryCount {
-            guard offset + 46 <= directoryOffset + directorySize, Self.u32(bytes, offset) == 0x0201_4B50 else {
-                throw .notAZip
-            }
-            let flags = Self.u16(bytes, offset + 8)
-            let method = Self.u16(bytes, offset + 10)
-            let crc = Self.u32(bytes, offset + 16)
-            let compressed = Self.u32(bytes, offset + 20)
-            let uncompressed = Self.u32(bytes, offset + 24)
-            let nameLength = Int(Self.u16(bytes, offset + 28))
-            let extraLength = Int(Self.u16(bytes, offset + 30))
-            let commentLength = Int(Self.u16(bytes, offset + 32))
-            let localOffset = Self.u32(bytes, offset + 42)
+            guard offset + 46 <= directory.count, u32(directory, offset) == 0x0201_4B50 else { throw .notAZip }
+            let flags = u16(directory, offset + 8)
+            let method = u16(directory, offset + 10)
+            let crc = u32(directory, offset + 16)
+            let compressed = u32(directory, offset + 20)
+            let uncompressed = u32(directory, offset + 24)
+            let nameLength = Int(u16(directory, offset + 28))
+            let extraLength = Int(u16(directory, offset + 30))
+            let commentLength = Int(u16(directory, offset + 32))
+            let localOffset = u32(directory, offset + 42)
             let end = offset + 46 + nameLength + extraLength + commentLength
-            guard end <= directoryOffset + directorySize else { throw .truncated }
+            guard end <= directory.count else { throw .truncated }
             guard compressed != 0xFFFF_FFFF, uncompressed != 0xFFFF_FFFF, localOffset != 0xFFFF_FFFF else {
                 throw .unsupported
             }
-            let name = String(decoding: bytes[(offset + 46)..<(offset + 46 + nameLength)], as: UTF8.self)
+            let name = String(decoding: directory[(offset + 46)..<(offset + 46 + nameLength)], as: UTF8.self)
             entries.append(
                 Entry(
                     name: name, method: method, flags: flags, crc32: crc, compressedSize: Int(compressed),
                     uncompressedSize: Int(uncompressed), localHeaderOffset: Int(localOffset)))
             offset = end
         }
-        self.bytes = bytes
-        self.entries = entries
+        return entries
     }
 
     /// The content of the entry called `name`, or nil if there is none. Refuses more than `maximumSize` bytes
@@ -195,6 +217,8 @@ public enum ZipError: Error, Equatable, Sendable, CustomStringConvertible {
     case corrupt
     case checksumMismatch
     case zlibFailure
+    /// The archive's file could not be opened or read, or is not a regular file.
+    case unreadable
 
     public var description: String {
         switch self {
@@ -205,6 +229,7 @@ public enum ZipError: Error, Equatable, Sendable, CustomStringConvertible {
         case .corrupt: "a zip entry whose compressed data is damaged"
         case .checksumMismatch: "a zip entry whose content does not match its CRC-32"
         case .zlibFailure: "zlib could not set up a stream"
+        case .unreadable: "a zip archive whose file cannot be read"
         }
     }
 }

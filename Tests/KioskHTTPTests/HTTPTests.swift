@@ -77,6 +77,70 @@ import Testing
         #expect(response.body.count == 1000)
     }
 
+    static func temporaryPath() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("download-\(UUID().uuidString)").path
+    }
+
+    @Test func aDownloadWritesTheBodyToAPrivateFileAsItArrives() async throws {
+        let body = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 * 31 / 7) }
+        let server = try LoopbackServer { _ in
+            .answer(status: "200 OK", headers: ["ETag: \"p1\""], body: body, announceLength: false)
+        }
+        defer { server.stop() }
+        let path = Self.temporaryPath()
+        defer { unlink(path) }
+        let response = try await HTTP.download(
+            HTTPRequest(url: server.url("/p1.bin")), to: path, limit: 300_000, timeout: .seconds(10))
+        #expect(response.status == 200)
+        #expect(response.body.isEmpty)
+        #expect(response.header("ETag") == "\"p1\"")
+        #expect([UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) == body)
+        var status = stat()
+        #expect(stat(path, &status) == 0 && status.st_mode & 0o777 == 0o600)
+        // Another status is an answer too: the caller decides about the file.
+        let missing = try LoopbackServer { _ in .answer(status: "404 Not Found", headers: [], body: []) }
+        defer { missing.stop() }
+        #expect(
+            try await HTTP.download(
+                HTTPRequest(url: missing.url("/p2.bin")), to: path, limit: 1000, timeout: .seconds(10)
+            ).status == 404)
+    }
+
+    @Test(arguments: [true, false])
+    func aDownloadLongerThanTheBoundIsStoppedThereAndTheFileRemoved(endless: Bool) async throws {
+        let server = try LoopbackServer { _ in
+            endless
+                ? .endless
+                : .answer(status: "200 OK", headers: [], body: [UInt8](repeating: 1, count: 3 << 20))
+        }
+        defer { server.stop() }
+        let path = Self.temporaryPath()
+        let task = Task { () -> HTTPFailure? in
+            do throws(HTTPFailure) {
+                _ = try await HTTP.download(
+                    HTTPRequest(url: server.url("/endless")), to: path, limit: 1 << 20, timeout: .seconds(120))
+                return nil
+            } catch {
+                return error
+            }
+        }
+        // Stopped by the bound, not by the two-minute timeout (the test's own limit is far below it).
+        let outcome = try await withThrowingTaskGroup(of: HTTPFailure?.self) { group in
+            group.addTask { await task.value }
+            group.addTask {
+                try await Task.sleep(for: .seconds(60))
+                task.cancel()
+                return .cancelled
+            }
+            let first = try await group.next()!
+            group.cancelAll()
+            return first
+        }
+        #expect(outcome == .oversized)
+        #expect(HTTPFailure.oversized.description == "the answer is larger than allowed")
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
     // The timeout's own error proves it fired (a wait that never ended would run into the time limit); how long it
     // took on a loaded machine is not asserted.
     @Test(.timeLimit(.minutes(1))) func aServerThatNeverAnswersTimesOut() async throws {
@@ -151,6 +215,8 @@ private final class LoopbackServer: @unchecked Sendable {
         case answer(status: String, headers: [String], body: [UInt8], announceLength: Bool = true)
         /// Read the request, then say nothing until the server stops.
         case silence
+        /// A 200 without a length whose body never ends: chunks of 7s until the client hangs up.
+        case endless
     }
 
     let port: UInt16
@@ -207,6 +273,12 @@ private final class LoopbackServer: @unchecked Sendable {
             switch plan(request) {
             case .silence:
                 continue  // kept open, unanswered, until the server stops
+            case .endless:
+                Self.send(connection, Array("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n".utf8))
+                let chunk = [UInt8](repeating: 7, count: 64 * 1024)
+                while !stopping.load(ordering: .relaxed), Self.send(connection, chunk) {}
+                close(connection)
+                open.removeAll { $0 == connection }
             case .answer(let status, let headers, let body, let announce):
                 var head = "HTTP/1.1 \(status)\r\nConnection: close\r\n"
                 for header in headers { head += header + "\r\n" }
@@ -245,14 +317,17 @@ private final class LoopbackServer: @unchecked Sendable {
         return Request(head: head, body: Array(bytes[end..<(end + length)]))
     }
 
-    private static func send(_ connection: Int32, _ bytes: [UInt8]) {
+    /// Sends all of `bytes`; false when the peer is gone.
+    @discardableResult
+    private static func send(_ connection: Int32, _ bytes: [UInt8]) -> Bool {
         var sent = 0
         while sent < bytes.count {
             let count = bytes[sent...].withUnsafeBytes {
                 Glibc.send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
             }
-            guard count > 0 else { return }
+            guard count > 0 else { return false }
             sent += count
         }
+        return true
     }
 }

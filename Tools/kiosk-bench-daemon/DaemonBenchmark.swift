@@ -17,7 +17,9 @@ import Synchronization
 /// 2. start → ready and idle resident memory of the real `kiosk run --simulate` process;
 /// 3. `lights [taps] [interval-ms] [--wait-for-lights]`: taps arriving back to back while the board's light patterns
 ///    play in real time (`LightsBenchmark`); `--wait-for-lights` makes the station wait for each pattern, as before
-///    the lights played beside it.
+///    the lights played beside it;
+/// 4. `warnings [records] [relevant] [kiosk]`: the peak memory a warnings sync adds to the real daemon process, with a
+///    package of `records` records served over loopback HTTP (`WarningsBenchmark`).
 @main
 struct DaemonBenchmark {
     static func main() async throws {
@@ -29,6 +31,15 @@ struct DaemonBenchmark {
             try await LightsBenchmark.run(
                 taps: taps, interval: .milliseconds(interval),
                 waitingForLights: arguments.contains("--wait-for-lights"))
+            return
+        }
+        if arguments.count > 1, arguments[1] == "warnings" {
+            let numbers = arguments.dropFirst(2).compactMap { Int($0) }
+            let kiosk =
+                arguments.dropFirst(2).first { Int($0) == nil }
+                ?? URL(fileURLWithPath: arguments[0]).deletingLastPathComponent().path + "/kiosk"
+            try await WarningsBenchmark.run(
+                kiosk: kiosk, records: numbers.first ?? 1_000_000, relevant: numbers.dropFirst().first ?? 1000)
             return
         }
         let taps = arguments.count > 1 ? Int(arguments[1]) ?? 1000 : 1000

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import KioskCore
+import KioskExchange
 import KioskOpenSSL
 
 /// Reading a CWA hourly package's `export.bin` (signature check, protobuf parse, keeping the kiosk's venues) and
@@ -85,7 +86,22 @@ struct CWABench: ParsableCommand {
         let matchTime = clock.measure {
             result = WarningMatcher.match(stays: localStays, cwa: set, now: today * 86_400 + 43_200, crypto: crypto)
         }
+        // As the kiosk reads a package: the zip in a file, export.bin inflated in chunks twice (signature, then the
+        // streaming reader keeping the venues' records).
+        let zip = try CWAHourlyPackage.make(package, signer: signer)
+        let path = NSTemporaryDirectory() + "/kiosk-bench-cwa-\(UUID().uuidString).zip"
+        try Data(zip).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var streamed: CWATraceWarningPackage?
+        let streamedTime = try clock.measure {
+            streamed = try CWAHourlyPackage.open(
+                path: path, verifier: verifier, keepingLocationIdHashes: hashes, maximumArchiveSize: 1 << 30,
+                maximumExportSize: 1 << 30)
+        }
+        let streamedKept =
+            (streamed?.timeIntervalWarnings.count ?? 0) + (streamed?.checkInProtectedReports.count ?? 0)
         print("export.bin: \(export.count) bytes, \(warnings) warnings + \(reports) reports")
+        print("zip file (\(zip.count) bytes), streamed: verify + keep \(streamedKept) records: \(streamedTime)")
         print("verify + parse: \(openTime)")
         print("keep \(set.count) records of the kiosk's \(venues) venues: \(keepTime)")
         print("match \(stays) stays: \(matchTime), \(result?.matches.count ?? 0) matches")

@@ -37,25 +37,31 @@ struct MatchBench: ParsableCommand {
                 MatchableStay(id: String(index), locationId: venueIds[index % venues], start: start, end: start + 3600))
         }
 
-        // The feed: `relevant` real reports about the kiosk's venues, the rest random 74-byte records.
+        // The feed: a CKPW/1 package of `records` records, `relevant` of them real reports about the kiosk's venues
+        // at CSPRNG-chosen places, the rest random 74-byte records.
         print("preparing \(records) published records …")
-        var feed = [[UInt8]]()
-        feed.reserveCapacity(records)
-        for index in 0..<relevant {
+        let length = CKPR.recordLength
+        var package = try WarningPackage(createdAt: UInt64(today * 86_400), records: []).bytes
+        package.replaceSubrange(6..<10, with: withUnsafeBytes(of: UInt32(records).bigEndian, Array.init))
+        package += try crypto.randomBytes(count: records * length)
+        var places = Set<Int>()
+        while places.count < relevant {
+            let random = try crypto.randomBytes(count: 8).reduce(0) { $0 << 8 | Int($1) }
+            places.insert(abs(random % records))
+        }
+        for (index, place) in places.enumerated() {
             let stay = localStays[(index * 7919) % localStays.count]
             let keys = try CKPR.deriveKeys(locationId: stay.locationId, crypto: crypto)
             let report = PresenceReport(
                 startIntervalNumber: UInt32(stay.start / 600), period: 3, transmissionRiskLevel: 7)
-            feed.append(try CKPR.seal(report, keys: keys))
+            let start = 18 + place * length
+            package.replaceSubrange(start..<(start + length), with: try CKPR.seal(report, keys: keys))
         }
-        let noise = try crypto.randomBytes(count: (records - relevant) * CKPR.recordLength)
-        for index in 0..<(records - relevant) {
-            feed.append(Array(noise[index * CKPR.recordLength..<(index + 1) * CKPR.recordLength]))
-        }
-        try ReportBatch.shuffle(&feed, crypto: crypto)
         let rssBefore = peakResidentKilobytes()
 
-        // Indexed: tags of (venue, day) the kiosk holds stays for, a filtered index, then a lookup per stay and day.
+        // Indexed: tags of (venue, day) the kiosk holds stays for; the package read in 64 KiB chunks as the kiosk
+        // reads its file, keeping only records under those tags (`WarningPackageReader`), filed in the index; then
+        // a lookup per stay and day.
         let clock = ContinuousClock()
         var interesting = Set<[UInt8]>()
         let tagTime = try clock.measure {
@@ -64,7 +70,22 @@ struct MatchBench: ParsableCommand {
             }
         }
         var index = WarningIndex()
-        let keepTime = clock.measure { index.add(feed, keepingTags: interesting) }
+        var keepFailure: (any Error)?
+        let keepTime = clock.measure {
+            var reader = WarningPackageReader(keepingTags: interesting)
+            package.withUnsafeBytes { bytes in
+                var offset = 0
+                while offset < bytes.count, keepFailure == nil {
+                    let end = min(bytes.count, offset + 64 * 1024)
+                    do { try reader.consume(UnsafeRawBufferPointer(rebasing: bytes[offset..<end])) } catch {
+                        keepFailure = error
+                    }
+                    offset = end
+                }
+            }
+            do { index.add(try reader.finish().kept, keepingTags: interesting) } catch { keepFailure = error }
+        }
+        if let keepFailure { throw keepFailure }
         var indexed: ExposureResult?
         let matchTime = clock.measure {
             indexed = WarningMatcher.match(
@@ -80,7 +101,9 @@ struct MatchBench: ParsableCommand {
                 let keys = try CKPR.deriveKeys(locationId: stay.locationId, crypto: crypto)
                 for day in stay.days where today - day <= 10 {  // the matcher's default maximum age
                     let tag = try CKPR.tag(day: UInt32(day), keys: keys)
-                    for record in feed where record.prefix(CKPR.tagLength).elementsEqual(tag) {
+                    for start in stride(from: 18, to: package.count, by: length)
+                    where package[start..<(start + CKPR.tagLength)].elementsEqual(tag) {
+                        let record = Array(package[start..<(start + length)])
                         if let report = try? CKPR.openAfterTagMatch(record, day: UInt32(day), keys: keys),
                             WarningMatcher.overlapMinutes(stayStart: stay.start, stayEnd: stay.end, report: report) > 0
                         {
@@ -97,12 +120,14 @@ struct MatchBench: ParsableCommand {
             """
             records: \(records) (relevant \(relevant)), stays: \(stays), venues: \(venues)
             indexed: tags \(ms(tagTime)) ms, keep \(ms(keepTime)) ms (kept \(index.count)), match \(ms(matchTime)) ms \
-            → total \(String(format: "%.3f", indexedTotal)) s, \(matches.count) matches
+            → keep + match \(String(format: "%.3f", seconds(keepTime) + seconds(matchTime))) s, \
+            total \(String(format: "%.3f", indexedTotal)) s, \(matches.count) matches
             baseline (nested loop) over \(sample.count) stays: \(ms(baselineTime)) ms, \(baselineMatches) matches \
             (indexed found \(indexedOnSample) on the same stays)
             baseline extrapolated to \(stays) stays: \(String(format: "%.1f", baselinePerStay * Double(stays))) s \
             → speed-up \(String(format: "%.0f", baselinePerStay * Double(stays) / indexedTotal))×
-            peak RSS: \(peakResidentKilobytes() / 1024) MiB (after building the feed: \(rssBefore / 1024) MiB)
+            peak RSS: \(peakResidentKilobytes() / 1024) MiB (after building the \(package.count / 1_048_576) MiB package: \
+            \(rssBefore / 1024) MiB)
             """)
     }
 

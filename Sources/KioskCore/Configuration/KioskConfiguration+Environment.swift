@@ -70,6 +70,7 @@ extension KioskConfiguration {
                 "warnings",
                 [
                     ("baseURL", .optionalString), ("cwaBaseURL", .optionalString), ("syncIntervalMinutes", .integer),
+                    ("maxPackageBytes", .integer), ("maxInflatedBytes", .integer),
                     ("publicKey", .string), ("cwaPublicKey", .string), ("message", .string),
                 ])
             + keys("clock", [("source", .string)])

@@ -234,6 +234,10 @@ extension KioskConfiguration {
         }
         warnings.syncIntervalMinutes = reader.integer(
             "syncIntervalMinutes", default: warnings.syncIntervalMinutes, range: 5...1440, unit: "minutes")
+        warnings.maxPackageBytes = reader.integer(
+            "maxPackageBytes", default: warnings.maxPackageBytes, range: 65_536...(4 << 30), unit: "bytes")
+        warnings.maxInflatedBytes = reader.integer(
+            "maxInflatedBytes", default: warnings.maxInflatedBytes, range: 65_536...(4 << 30), unit: "bytes")
         for key in ["publicKey", "cwaPublicKey"] {
             let fallback = key == "publicKey" ? warnings.publicKey : warnings.cwaPublicKey
             let value = reader.string(key, default: fallback)

@@ -47,6 +47,7 @@ extension KioskConfiguration {
             "warnings": .object([
                 "baseURL": text(warnings.baseURL), "cwaBaseURL": text(warnings.cwaBaseURL),
                 "syncIntervalMinutes": int(warnings.syncIntervalMinutes), "publicKey": .string(warnings.publicKey),
+                "maxPackageBytes": int(warnings.maxPackageBytes), "maxInflatedBytes": int(warnings.maxInflatedBytes),
                 "cwaPublicKey": .string(warnings.cwaPublicKey), "message": .string(warnings.message),
             ]),
             "clock": .object(["source": .string(clock.source.rawValue)]),
@@ -98,7 +99,8 @@ extension KioskConfiguration {
             "dailyLimit", "debounceSeconds", "defaultStayMinutes", "retentionDays",
             "modeTimeoutSeconds", "codeCredential", "code",
             "exportDirectory", "uploadURL", "uploadTimeoutSeconds", "uploadTokenCredential",
-            "baseURL", "cwaBaseURL", "syncIntervalMinutes", "publicKey", "cwaPublicKey", "message",
+            "baseURL", "cwaBaseURL", "syncIntervalMinutes", "maxPackageBytes", "maxInflatedBytes", "publicKey",
+            "cwaPublicKey", "message",
             "source", "listen", "allowNonLoopback",
         ]
 

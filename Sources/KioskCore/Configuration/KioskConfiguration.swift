@@ -128,6 +128,11 @@ public struct KioskConfiguration: Sendable, Equatable {
         /// Where Corona-Warn-App's hourly packages live; nil: none.
         public var cwaBaseURL: String?
         public var syncIntervalMinutes = 60
+        /// The most bytes one package may have, downloaded or on a USB stick (a CKPW/1 package, a CWA hourly zip):
+        /// a download is stopped there (an endless answer included) and the package refused.
+        public var maxPackageBytes = Warnings.defaultMaxPackageBytes
+        /// The most bytes a CWA package's `export.bin` may inflate to: a zip bomb is stopped there and refused.
+        public var maxInflatedBytes = Warnings.defaultMaxInflatedBytes
         /// The key that signs CKPW/1 packages: a PEM block, or the name of a credential holding one.
         public var publicKey = "authority-public-key.pem"
         /// The key that signs the CWA packages: a PEM block or a credential name.
@@ -136,6 +141,11 @@ public struct KioskConfiguration: Sendable, Equatable {
         public var message = Warnings.defaultMessage
 
         public init() {}
+
+        /// 100 MiB: a CKPW/1 package of about 1.4 million records.
+        public static let defaultMaxPackageBytes = 100 * 1024 * 1024
+        /// 32 MiB: a CWA `export.bin` of several hundred thousand records.
+        public static let defaultMaxInflatedBytes = 32 * 1024 * 1024
 
         public static let defaultMessage = """
             You were at a place at the same time as someone who later tested positive. Watch for symptoms over the \

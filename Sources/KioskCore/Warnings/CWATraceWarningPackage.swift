@@ -187,7 +187,9 @@ extension CWAPackageError: CustomStringConvertible {
         switch self {
         case .notAZip: "a CWA warning package that is not a valid zip archive"
         case .truncated: "an incomplete CWA warning package"
-        case .oversized: "a CWA warning package larger than allowed"
+        case .oversized:
+            "a CWA warning package larger than allowed (warnings.maxPackageBytes for the zip, warnings.maxInflatedBytes "
+                + "for its export.bin once inflated: a zip bomb is stopped there), nothing kept"
         case .unsigned: "a CWA warning package without a signature"
         case .malformedSignature: "a CWA warning package whose signature list is malformed"
         case .badSignature: "a CWA warning package whose signature does not verify under the configured authority key"

@@ -17,6 +17,11 @@ public struct WarningIndex: Sendable {
             self.high = high
             self.low = low
         }
+
+        init(high: UInt64, low: UInt64) {
+            self.high = high
+            self.low = low
+        }
     }
 
     /// Records by their 16-byte tag.
@@ -120,9 +125,10 @@ public enum WarningMatcher {
     ) -> ExposureResult {
         var matches = [ExposureMatch]()
         let deadline = ageDeadline(now: now, parameters: parameters)
-        // Keys per venue and tags per venue and day are derived once, however many stays share them.
+        // Keys per venue, and the records of each venue and day (looked up by tag, MAC-checked and decrypted), are
+        // derived once, however many stays share them.
         var keysByVenue = [[UInt8]: CKPRKeys]()
-        var tags = [TagCacheKey: [UInt8]]()
+        var opened = [TagCacheKey: [(record: [UInt8], report: PresenceReport)]]()
         for stay in stays where stay.end > stay.start {
             let keys: CKPRKeys
             if let known = keysByVenue[stay.locationId] {
@@ -134,18 +140,17 @@ public enum WarningMatcher {
             }
             for day in stay.days where day >= 0 && (day + 1) * 86_400 >= deadline {
                 let cacheKey = TagCacheKey(locationId: stay.locationId, day: day)
-                let tag: [UInt8]
-                if let known = tags[cacheKey] {
-                    tag = known
+                let reports: [(record: [UInt8], report: PresenceReport)]
+                if let known = opened[cacheKey] {
+                    reports = known
                 } else {
-                    guard let computed = try? CKPR.tag(day: UInt32(day), keys: keys) else { continue }
-                    tags[cacheKey] = computed
-                    tag = computed
-                }
-                for record in index.records(tagged: tag) where !stay.ownReports.contains(record) {
-                    guard let report = try? CKPR.openAfterTagMatch(record, day: UInt32(day), keys: keys) else {
-                        continue
+                    guard let tag = try? CKPR.tag(day: UInt32(day), keys: keys) else { continue }
+                    reports = index.records(tagged: tag).compactMap { record in
+                        (try? CKPR.openAfterTagMatch(record, day: UInt32(day), keys: keys)).map { (record, $0) }
                     }
+                    opened[cacheKey] = reports
+                }
+                for (record, report) in reports where stay.ownReports.isEmpty || !stay.ownReports.contains(record) {
                     let minutes = overlapMinutes(stayStart: stay.start, stayEnd: stay.end, report: report)
                     let overlapEnd = min(stay.end, Int64(report.endIntervalNumber) * Interval.seconds)
                     guard minutes > 0, overlapEnd >= deadline else { continue }

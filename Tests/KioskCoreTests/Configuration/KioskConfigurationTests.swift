@@ -89,7 +89,7 @@ import Testing
              "checkIns": {"dailyLimit": 10, "debounceSeconds": 5, "defaultStayMinutes": 90, "retentionDays": 7},
              "staff": {"modeTimeoutSeconds": 300, "codeCredential": null},
              "reports": {"exportDirectory": "/media/usb", "uploadURL": "https://upload.example/reports", "uploadTimeoutSeconds": 60, "uploadTokenCredential": "upload-token"},
-             "warnings": {"baseURL": "https://warnings.example/w", "cwaBaseURL": "https://cwa.example/", "syncIntervalMinutes": 15, "message": "Call 111."},
+             "warnings": {"baseURL": "https://warnings.example/w", "cwaBaseURL": "https://cwa.example/", "syncIntervalMinutes": 15, "message": "Call 111.", "maxPackageBytes": 2000000, "maxInflatedBytes": 1000000},
              "clock": {"source": "adjtimex"},
              "metrics": {"listen": "0.0.0.0:9100", "allowNonLoopback": true}}
             """
@@ -112,6 +112,7 @@ import Testing
         #expect(c.reports.uploadTimeoutSeconds == 60 && c.reports.uploadTokenCredential == "upload-token")
         #expect(c.warnings.baseURL == "https://warnings.example/w" && c.warnings.cwaBaseURL == "https://cwa.example/")
         #expect(c.warnings.syncIntervalMinutes == 15 && c.warnings.message == "Call 111.")
+        #expect(c.warnings.maxPackageBytes == 2_000_000 && c.warnings.maxInflatedBytes == 1_000_000)
         #expect(c.clock.source == .adjtimex)
         #expect(c.metrics.listen == "0.0.0.0:9100" && c.metrics.allowNonLoopback)
     }
@@ -222,6 +223,10 @@ import Testing
         (
             #"{"warnings": {"syncIntervalMinutes": 1}}"#,
             "warnings.syncIntervalMinutes: must be 5 to 1440 minutes, got 1"
+        ),
+        (
+            #"{"warnings": {"maxPackageBytes": 10}}"#,
+            "warnings.maxPackageBytes: must be 65536 to 4294967296 bytes, got 10"
         ),
         (
             #"{"warnings": {"publicKey": "/etc/kiosk/key.pem"}}"#,
