@@ -199,26 +199,59 @@ public struct CameraSequence: Sendable {
         let top = max(0, Int(pose.y - reach))
         let bottom = min(height - 1, Int(pose.y + reach))
         if left <= right, top <= bottom {
-            let trig = samples.map { (cos($0.pose.angle), sin($0.pose.angle)) }
-            for y in top...bottom {
-                for x in left...right {
-                    var total = 0
-                    var covered = 0
-                    for k in 0..<4 {
-                        let sample = samples[k]
-                        let dx = Double(x) + sample.dx - sample.pose.x
-                        let dy = Double(y) + sample.dy - sample.pose.y
-                        // Into the object's frame, in modules from its centre.
-                        let u = (trig[k].0 * dx + trig[k].1 * dy) / sample.pose.module
-                        let v = (-trig[k].1 * dx + trig[k].0 * dy) / sample.pose.module
-                        guard abs(u) < halfWidth, abs(v) < halfHeight else {
-                            total += Int(pixels[y * width + x])
-                            continue
+            // Per sample: the transform from pixels to modules from the centre (u = a·x + b·y + c, v = d·x + e·y + f).
+            // Written with plain loops and no generic calls: the tests render these frames in debug builds.
+            var transform = [Double]()
+            for sample in samples {
+                let (cosine, sine) = (
+                    cos(sample.pose.angle) / sample.pose.module, sin(sample.pose.angle) / sample.pose.module
+                )
+                let (ox, oy) = (sample.dx - sample.pose.x, sample.dy - sample.pose.y)
+                transform += [cosine, sine, cosine * ox + sine * oy, -sine, cosine, -sine * ox + cosine * oy]
+            }
+            let size = matrix.size
+            let modules = (0..<(size * size)).map { matrix[$0 % size, $0 / size] }
+            let width = width
+            let codeHalf = Double(size) / 2
+            pixels.withUnsafeMutableBufferPointer { pixels in
+                transform.withUnsafeBufferPointer { t in
+                    modules.withUnsafeBufferPointer { modules in
+                        var y = top
+                        while y <= bottom {
+                            var x = left
+                            let fy = Double(y)
+                            while x <= right {
+                                let fx = Double(x)
+                                let original = Int(pixels[y * width + x])
+                                var total = 0
+                                var covered = false
+                                var k = 0
+                                while k < 24 {
+                                    let u = t[k] * fx + t[k + 1] * fy + t[k + 2]
+                                    let v = t[k + 3] * fx + t[k + 4] * fy + t[k + 5]
+                                    k += 6
+                                    if u >= halfWidth || u <= -halfWidth || v >= halfHeight || v <= -halfHeight {
+                                        total += original
+                                        continue
+                                    }
+                                    covered = true
+                                    let column = Int((u + codeHalf + 1000).rounded(.towardZero)) - 1000
+                                    let row = Int((v + codeHalf + 1000).rounded(.towardZero)) - 1000
+                                    let dark =
+                                        column >= 0 && row >= 0 && column < size && row < size
+                                        && modules[row * size + column]
+                                    if phone {
+                                        total += phoneShade(u: u, v: v, dark: dark, halfWidth: halfWidth, size: size)
+                                    } else {
+                                        total += dark ? 28 : 228
+                                    }
+                                }
+                                if covered { pixels[y * width + x] = UInt8(total / 4) }
+                                x += 1
+                            }
+                            y += 1
                         }
-                        covered += 1
-                        total += shade(u: u, v: v, matrix: matrix, phone: phone, halfWidth: halfWidth)
                     }
-                    if covered > 0 { pixels[y * width + x] = UInt8(total / 4) }
                 }
             }
         }
@@ -229,20 +262,14 @@ public struct CameraSequence: Sendable {
         }
     }
 
-    /// The grey level at (`u`, `v`) modules from the card's or phone's centre.
-    private func shade(u: Double, v: Double, matrix: QRMatrix, phone: Bool, halfWidth: Double) -> Int {
-        let codeHalf = Double(matrix.size) / 2
-        let column = Int((u + codeHalf).rounded(.down))
-        let row = Int((v + codeHalf).rounded(.down))
-        let inCode = column >= 0 && row >= 0 && column < matrix.size && row < matrix.size
-        if phone {
-            // A dark body around a bright screen; the screen shows a moiré pattern and a lower-contrast code.
-            guard abs(u) < halfWidth - 2, abs(v) < Double(matrix.size + 8) - 3 else { return 30 }
-            let moire = Int(7 * sin(u * 2.7 + v * 1.1) + 4 * sin(u * 0.7 - v * 2.3))
-            if inCode && matrix[column, row] { return 85 + moire }
-            return 246 + moire / 2
-        }
-        return inCode && matrix[column, row] ? 28 : 228
+    /// The grey level of a phone at (`u`, `v`) modules from its centre: a dark body around a bright screen; the
+    /// screen shows a moiré pattern and a lower-contrast code.
+    private func phoneShade(u: Double, v: Double, dark: Bool, halfWidth: Double, size: Int) -> Int {
+        let edgeU = halfWidth - 2
+        let edgeV = Double(size + 8) - 3
+        if u >= edgeU || u <= -edgeU || v >= edgeV || v <= -edgeV { return 30 }
+        let moire = Int(7 * sin(u * 2.7 + v * 1.1) + 4 * sin(u * 0.7 - v * 2.3))
+        return dark ? 85 + moire : 246 + moire / 2
     }
 
     /// A dark figure (body and head) centred at `x`.
@@ -250,17 +277,27 @@ public struct CameraSequence: Sendable {
         let left = max(0, Int(x - 150))
         let right = min(width - 1, Int(x + 150))
         guard left <= right else { return }
-        for y in 0..<height {
-            for px in left...right {
-                let dx = Double(px) - x
+        let width = width
+        let height = height
+        pixels.withUnsafeMutableBufferPointer { pixels in
+            var y = 0
+            while y < height {
                 let dy = Double(y)
-                let inHead = dx * dx + (dy - 90) * (dy - 90) < 65 * 65
-                let body = dx / 140
+                let stripes = 48 + Int(8 * sin(dy / 9))
                 let bodyY = (dy - 470) / 330
-                let inBody = body * body + bodyY * bodyY < 1 && dy > 150
-                guard inHead || inBody else { continue }
-                let stripes = Int(8 * sin(dy / 9))
-                pixels[y * width + px] = UInt8(inHead ? 70 : 48 + stripes)
+                var px = left
+                while px <= right {
+                    let dx = Double(px) - x
+                    let inHead = dx * dx + (dy - 90) * (dy - 90) < 65 * 65
+                    let body = dx / 140
+                    if inHead {
+                        pixels[y * width + px] = 70
+                    } else if body * body + bodyY * bodyY < 1 && dy > 150 {
+                        pixels[y * width + px] = UInt8(stripes)
+                    }
+                    px += 1
+                }
+                y += 1
             }
         }
     }
@@ -271,14 +308,25 @@ public struct CameraSequence: Sendable {
         let offset = Int((5 * sin(2 * .pi * t / 9 + drift.offsetPhase)).rounded())
         var rows = SplitMix64(seed: seed &* 0x9E37_79B9 &+ UInt64(index) &+ UInt64(kind.hashSeed) << 32)
         let width = width
+        let height = height
+        // The light as a table from grey level to grey level; plain loops and no generic calls (debug builds).
+        let light = (0..<256).map { ($0 * gain + 128) >> 8 + offset }
         pixels.withUnsafeMutableBufferPointer { pixels in
             noise.withUnsafeBufferPointer { noise in
-                for y in 0..<height {
-                    let start = Int(rows.next() & 0xFFFF)
-                    let row = y * width
-                    for x in 0..<width {
-                        let value = (Int(pixels[row + x]) * gain + 128) >> 8 + offset + Int(noise[start + x])
-                        pixels[row + x] = UInt8(clamping: value)
+                light.withUnsafeBufferPointer { light in
+                    var y = 0
+                    var at = 0
+                    while y < height {
+                        var source = Int(rows.next() & 0xFFFF)
+                        let end = at + width
+                        while at < end {
+                            var value = light[Int(pixels[at])] + Int(noise[source])
+                            if value < 0 { value = 0 } else if value > 255 { value = 255 }
+                            pixels[at] = UInt8(value)
+                            at += 1
+                            source += 1
+                        }
+                        y += 1
                     }
                 }
             }
