@@ -3,8 +3,9 @@ public import KioskCore
 public import Logging
 internal import Synchronization
 
-/// The kiosk's camera: a dedicated thread owns the `ZBarVideo`, scans every frame for QR codes and reports each code
-/// once while it is held in view (`CodeDeduplicator`), plus state changes. When the camera is missing, busy, denied
+/// The kiosk's camera: a dedicated thread owns the `ZBarVideo` and hands each frame to a `FrameScanner`, which scans
+/// it for QR codes only where something changed (`ScanPlanner`) and reports each code once while it is held in view
+/// (`CodeDeduplicator`), plus state changes. When the camera is missing, busy, denied
 /// or unplugged it reports `.unavailable` with the reason and tries again after a growing delay (`RetryBackoff`).
 public final class CameraScanner: CodeCamera {
     public struct Configuration: Sendable, Equatable {
@@ -19,11 +20,13 @@ public final class CameraScanner: CodeCamera {
         public var maximumConsecutiveFailures: Int?
         /// Stop after this many frames (nil: never); for tests and probes.
         public var frameLimit: Int?
+        /// When and where frames are scanned; nil scans every frame whole.
+        public var scanning: ScanPlanner.Configuration?
 
         public init(
             device: String = "/dev/video0", width: Int = 640, height: Int = 480, framesToForget: Int = 8,
             backoff: RetryBackoff = RetryBackoff(), maximumConsecutiveFailures: Int? = nil,
-            frameLimit: Int? = nil
+            frameLimit: Int? = nil, scanning: ScanPlanner.Configuration? = ScanPlanner.Configuration()
         ) {
             self.device = device
             self.width = width
@@ -32,6 +35,7 @@ public final class CameraScanner: CodeCamera {
             self.backoff = backoff
             self.maximumConsecutiveFailures = maximumConsecutiveFailures
             self.frameLimit = frameLimit
+            self.scanning = scanning
         }
     }
 
@@ -78,15 +82,14 @@ public final class CameraScanner: CodeCamera {
     private var isStopping: Bool { stopping.load(ordering: .sequentiallyConsistent) }
 
     private func loop() {
-        let scanner: ZBarImageScanner
+        let scanner: FrameScanner
         do {
-            scanner = try ZBarImageScanner()
+            scanner = try FrameScanner(framesToForget: configuration.framesToForget, planner: configuration.scanning)
         } catch {
             logger.error("QR scanner unavailable", metadata: ["camera.error": "\(error.message)"])
             continuation.yield(.state(.unavailable(.failed(device: configuration.device, detail: error.message))))
             return
         }
-        var deduplicator = CodeDeduplicator(framesToForget: configuration.framesToForget)
         var backoff = configuration.backoff
         var frames = 0
         var failures = 0
@@ -101,13 +104,14 @@ public final class CameraScanner: CodeCamera {
                     "Camera streaming",
                     metadata: ["camera.width": "\(video.width)", "camera.height": "\(video.height)"])
                 continuation.yield(.state(.running))
+                scanner.restart()
                 backoff.succeeded()
                 failures = 0
                 while !isStopping {
                     if let limit = configuration.frameLimit, frames >= limit { return }
-                    let codes = try video.nextFrame(scanning: scanner)
+                    let outcome = try video.nextFrame(scanning: scanner)
                     frames += 1
-                    for code in deduplicator.frame(codes.map(\.text)) {
+                    for code in outcome?.newCodes ?? [] {
                         logger.debug("QR code in view", metadata: ["camera.code.bytes": "\(code.utf8.count)"])
                         continuation.yield(.code(code))
                     }

@@ -15,6 +15,8 @@ public final class ZBarVideo {
     /// The frame size the camera delivers.
     public let width: Int
     public let height: Int
+    /// When the stream started: frame times count from here.
+    private let started = ContinuousClock.now
 
     /// Opens `device` and starts streaming grey frames of about `width` × `height` pixels.
     ///
@@ -54,26 +56,27 @@ public final class ZBarVideo {
         zbar_video_destroy(video)
     }
 
-    /// Waits for the next frame and scans it for QR codes with `scanner`, in place (the frame is not copied).
+    /// Waits for the next frame and hands it to `scanner`, in place (the frame is not copied), with the time it
+    /// arrived since the stream started.
     ///
     /// The corresponding C functions are `zbar_video_next_image` and `zbar_image_destroy` (which hands the buffer
     /// back to the camera).
-    public func nextFrame(scanning scanner: borrowing ZBarImageScanner) throws(CameraUnavailableReason) -> [ScannedCode]
-    {
+    public func nextFrame(scanning scanner: FrameScanner) throws(CameraUnavailableReason) -> FrameScanner.Outcome? {
         errno = 0
         guard let image = zbar_video_next_image(video) else {
             throw Self.reason(errno: errno, device: device, opening: false, step: "reading a frame")
         }
         defer { zbar_image_destroy(image) }
+        let time = started.duration(to: .now)
         let width = Int(zbar_image_get_width(image))
         let height = Int(zbar_image_get_height(image))
         let length = Int(zbar_image_get_data_length(image))
         guard let data = zbar_image_get_data(image), width > 0, height > 0, length >= width * height else {
-            return []  // a short or empty frame (some cameras send one after starting): nothing to see in it
+            return nil  // a short or empty frame (some cameras send one after starting): nothing to see in it
         }
         let pixels = UnsafeBufferPointer(start: data.assumingMemoryBound(to: UInt8.self), count: width * height)
         do {
-            return try scanner.scan(pixels: pixels, width: width, height: height)
+            return try scanner.frame(pixels: pixels, width: width, height: height, at: time)
         } catch {
             throw .failed(device: device, detail: error.message)
         }

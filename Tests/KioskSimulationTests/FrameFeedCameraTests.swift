@@ -62,4 +62,20 @@ import Testing
         await runner.value
         #expect(await events.next() == nil)  // the stream finished
     }
+
+    @Test(.timeLimit(.minutes(2))) func aPlayedSequenceGivesItsCodeOnce() async throws {
+        let sequence = CameraSequence(.codeHeldStill, seed: 4)
+        let camera = FrameFeedCamera(frameInterval: .milliseconds(1))
+        camera.play(sequence)
+        let runner = Task { await camera.run() }
+        // The code left the picture by frame 108; the last frame stays in view after the sequence ended.
+        while camera.framesScanned < sequence.frameCount + 10 { try await Task.sleep(for: .milliseconds(10)) }
+        runner.cancel()
+        await runner.value
+        var codes: [String] = []
+        for await event in camera.events {
+            if case .code(let text) = event { codes.append(text) }
+        }
+        #expect(codes == sequence.codes)
+    }
 }

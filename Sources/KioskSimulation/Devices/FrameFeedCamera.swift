@@ -4,10 +4,12 @@ public import KioskCore
 internal import Synchronization
 
 /// A camera for the simulated kiosk and tests: frames come from the caller instead of a device, and go through the
-/// real libzbar scanner and the same de-duplication as `CameraScanner`'s.
+/// same per-frame work as `CameraScanner`'s (`FrameScanner`: change detection, libzbar where the frame changed, the
+/// de-duplication). Frame times are video times: the n-th frame is taken at n × `frameInterval`.
 ///
-/// Either push single frames (`push(_:)`), or set what the camera sees (`show(_:)`, `show(text:)`, `clear()`) and let
-/// `run()` scan it once per `frameInterval` on its own thread, as a camera would.
+/// Either push single frames (`push(_:)`), or set what the camera sees (`show(_:)`, `show(text:)`,
+/// `play(_:)` for a recorded-like `CameraSequence`, `clear()`) and let `run()` take a frame of it once per
+/// `frameInterval` on its own thread, as a camera would.
 public final class FrameFeedCamera: CodeCamera {
     public let events: AsyncStream<CameraEvent>
     private let continuation: AsyncStream<CameraEvent>.Continuation
@@ -20,49 +22,53 @@ public final class FrameFeedCamera: CodeCamera {
     private let wakeUp = DispatchSemaphore(value: 0)
 
     private struct Feed: ~Copyable {
-        var scanner: ZBarImageScanner?
-        var deduplicator: CodeDeduplicator
-        var scene: GreyImage?
+        var scanner: FrameScanner?
+        var scene: Scene?
         var frames = 0
+    }
+
+    private enum Scene {
+        case still(GreyImage)
+        /// The sequence and the index of its next frame (the last frame stays in view once it ended).
+        case sequence(CameraSequence, next: Int)
     }
 
     /// - Parameters:
     ///   - framesToForget: consecutive frames without a code after which showing it again is a new event.
     ///   - frameInterval: how often `run()` scans the current scene.
     ///   - width, height: the size of rendered codes.
+    ///   - scanning: when and where frames are scanned (as the real camera's); nil scans every frame whole.
     public init(
-        framesToForget: Int = 8, frameInterval: Duration = .milliseconds(33), width: Int = 640, height: Int = 480
+        framesToForget: Int = 8, frameInterval: Duration = .milliseconds(33), width: Int = 640, height: Int = 480,
+        scanning: ScanPlanner.Configuration? = ScanPlanner.Configuration()
     ) {
         self.frameInterval = frameInterval
         self.width = width
         self.height = height
-        var scanner: ZBarImageScanner?
+        var scanner: FrameScanner?
         do throws(ZBarError) {
-            scanner = try ZBarImageScanner()
+            scanner = try FrameScanner(framesToForget: framesToForget, planner: scanning)
         } catch {
             scanner = nil  // reported as unavailable by run(); push throws
         }
-        state = Mutex(Feed(scanner: scanner.take(), deduplicator: CodeDeduplicator(framesToForget: framesToForget)))
+        state = Mutex(Feed(scanner: scanner))
         (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(256))
         continuation.yield(.state(.starting))
     }
 
-    /// Scans one frame now and reports codes that are new. Throws if libzbar cannot scan it (empty or damaged
-    /// image, or no scanner).
+    /// Takes one frame now (the next video frame) and reports codes that are new. Throws if libzbar cannot scan it
+    /// (empty or damaged image, or no scanner).
     @discardableResult
     public func push(_ frame: GreyImage) throws(ZBarError) -> [String] {
         let result: Result<[String], ZBarError> = state.withLock { feed in
-            guard let scanner = feed.scanner.take() else { return .failure(.outOfMemory) }
-            let scanned: Result<[ScannedCode], ZBarError>
+            guard let scanner = feed.scanner else { return .failure(.outOfMemory) }
             do throws(ZBarError) {
-                scanned = .success(try scanner.scan(frame))
+                let outcome = try scanner.frame(frame, at: frameInterval * feed.frames)
+                feed.frames += 1
+                return .success(outcome.newCodes)
             } catch {
-                scanned = .failure(error)
+                return .failure(error)
             }
-            feed.scanner = consume scanner
-            guard case .success(let codes) = scanned else { return scanned.map { _ in [] } }
-            feed.frames += 1
-            return .success(feed.deduplicator.frame(codes.map(\.text)))
         }
         let new = try result.get()
         for code in new { continuation.yield(.code(code)) }
@@ -74,12 +80,15 @@ public final class FrameFeedCamera: CodeCamera {
     private func seeNothing() {
         state.withLock { feed in
             feed.frames += 1
-            _ = feed.deduplicator.frame([])
+            feed.scanner?.emptyFrame()
         }
     }
 
     /// What the camera sees from now on (`run()` scans it every frame).
-    public func show(_ frame: GreyImage) { state.withLock { $0.scene = frame } }
+    public func show(_ frame: GreyImage) { state.withLock { $0.scene = .still(frame) } }
+
+    /// Plays `sequence` from its first frame, one frame per `frameInterval`; its last frame stays in view after it.
+    public func play(_ sequence: CameraSequence) { state.withLock { $0.scene = .sequence(sequence, next: 0) } }
 
     /// Shows `text` as a QR code rendered by libqrencode, as a phone or card held up to the camera would.
     public func show(text: String) throws(QRFrameError) {
@@ -89,7 +98,23 @@ public final class FrameFeedCamera: CodeCamera {
     /// Nothing in view any more.
     public func clear() { state.withLock { $0.scene = nil } }
 
-    /// Frames scanned so far.
+    /// The frame the camera sees now (a sequence moves on by one frame).
+    private func nextScene() -> GreyImage? {
+        let scene = state.withLock { feed -> Scene? in
+            let scene = feed.scene
+            if case .sequence(let sequence, let next) = scene {
+                feed.scene = .sequence(sequence, next: min(next + 1, sequence.frameCount - 1))
+            }
+            return scene
+        }
+        switch scene {
+        case nil: return nil
+        case .still(let image): return image
+        case .sequence(let sequence, let next): return sequence.frame(next).image
+        }
+    }
+
+    /// Frames taken so far.
     public var framesScanned: Int { state.withLock { $0.frames } }
 
     /// Scans the current scene every `frameInterval` on a dedicated thread until the task is cancelled; then
@@ -103,7 +128,7 @@ public final class FrameFeedCamera: CodeCamera {
             await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
                 let thread = Thread { [self] in
                     while !stopping.load(ordering: .sequentiallyConsistent) {
-                        if let scene = state.withLock({ $0.scene }) {
+                        if let scene = nextScene() {
                             _ = try? push(scene)
                         } else {
                             seeNothing()
