@@ -306,7 +306,7 @@ let package = Package(
         ),
         .testTarget(
             name: "KioskSimulationTests",
-            dependencies: ["KioskSimulation", "KioskDaemon", "KioskCore", "KioskCamera"],
+            dependencies: ["KioskSimulation", "KioskDaemon", "KioskCore", "KioskCamera", "KioskCameraTesting"],
             swiftSettings: strictness
         ),
         .testTarget(
