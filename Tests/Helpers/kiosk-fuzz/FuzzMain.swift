@@ -33,11 +33,15 @@ func require(_ condition: Bool, _ message: StaticString) {
 }
 
 /// Error text must never repeat what was read: an error's description holding the whole input (when the input is
-/// long enough not to be a word of the message itself) breaks that rule.
+/// long enough not to be a word of the message itself) breaks that rule. Compared byte for byte (Foundation's
+/// `contains` stops at a NUL).
 func requireNoEcho(_ description: String, of input: [UInt8]) {
     guard input.count >= 16 else { return }
-    let text = String(decoding: input, as: UTF8.self)
-    require(!description.contains(text), "error text repeats the input")
+    let text = Array(description.utf8)
+    let needle = Array(String(decoding: input, as: UTF8.self).utf8)
+    guard text.count >= needle.count else { return }
+    let echoed = (0...(text.count - needle.count)).contains { text[$0..<($0 + needle.count)].elementsEqual(needle) }
+    require(!echoed, "error text repeats the input")
 }
 
 #if KIOSK_FUZZ
