@@ -5,8 +5,9 @@
 # the step; reproducers are kept in .build-fuzz/reproducers/.
 #
 #   Tests/scripts/20-fuzz.sh [seconds-per-target [target…]]
-#       default 10 s for each of the 13 targets (about 2.5 minutes after the build); FUZZ_SECONDS sets it too.
-#       FUZZ_CONFIGURATION=release for a faster fuzzer (slower build: ~12 min instead of ~6 on 2 cores).
+#       default 10 s for each of the 13 targets (about 3 minutes after the build); FUZZ_SECONDS sets it too.
+#       FUZZ_CONFIGURATION=release for a faster fuzzer (slower build: ~20 min cold instead of ~10 on a loaded
+#       2-core machine).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
