@@ -223,12 +223,15 @@ let package = Package(
             exclude: ["shim"],
             swiftSettings: strictness
         ),
-        // Venue code parser fuzz target: libFuzzer entry with -DKIOSK_FUZZ (Tests/scripts/20-fuzz-venue.sh), a corpus
-        // replayer otherwise.
+        // Fuzz targets for every parser of outside input (KIOSK_FUZZ_TARGET picks one): libFuzzer entry with
+        // -DKIOSK_FUZZ (Tests/scripts/20-fuzz.sh), a corpus replayer and seed writer otherwise.
         .executableTarget(
-            name: "kiosk-fuzz-venue",
-            dependencies: ["KioskCore", "KioskOpenSSL"],
-            path: "Tests/Helpers/kiosk-fuzz-venue",
+            name: "kiosk-fuzz",
+            dependencies: [
+                "KioskCore", "KioskOpenSSL", "KioskZip", "KioskExchange", "KioskDaemon", "KioskProto",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
+            path: "Tests/Helpers/kiosk-fuzz",
             swiftSettings: strictness
         ),
         // GPIO checks run inside the test VM against gpio-sim (Tests/scripts/40-gpio-qemu.sh).

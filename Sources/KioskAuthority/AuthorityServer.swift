@@ -44,29 +44,17 @@ public enum AuthorityServer {
             } catch {
                 return Response(status: .contentTooLarge)
             }
-            var bytes = Array(body.readableBytesView)
             // A submission carries the batch and the same reports in CWA's format; both are checked before the code
             // is spent, and the CWA part goes to the hourly packages (kept only where this server publishes them).
-            var cwaReports: [CWAProtectedReport]?
-            if request.headers[.contentType]?.hasPrefix(ReportUploader.submissionContentType) == true {
-                guard let parts = ReportUploader.splitSubmission(bytes),
-                    let reports = try? CWAProtectedReport.reports(inSubmissionPayload: parts.cwa),
-                    reports.count <= 4096, reports.allSatisfy(CWAHourlyPublisher.hasReportShape)
-                else { return Response(status: .badRequest) }
-                bytes = parts.batch
-                cwaReports = reports
-            }
-            let batch: ReportBatch
-            if let parsed = try? ReportBatch(bytes: bytes) {
-                batch = parsed
-            } else if let parsed = try? ReportBatch(text: String(decoding: bytes, as: UTF8.self)) {
-                batch = parsed
-            } else {
-                return Response(status: .badRequest)
-            }
+            guard
+                let upload = ReceivedUpload(
+                    body: Array(body.readableBytesView), contentType: request.headers[.contentType])
+            else { return Response(status: .badRequest) }
             do {
-                try await publisher.acceptUpload(batch, code: code, now: now())
-                if let cwaReports, let cwaPublisher { try await cwaPublisher.acceptProtectedReports(cwaReports) }
+                try await publisher.acceptUpload(upload.batch, code: code, now: now())
+                if let cwaReports = upload.cwaReports, let cwaPublisher {
+                    try await cwaPublisher.acceptProtectedReports(cwaReports)
+                }
                 context.logger.notice("Upload accepted", metadata: ["upload.outcome": "accepted"])
                 return Response(status: .created)
             } catch let error as AcceptError where error == .wrongCode || error == .expiredCode {

@@ -89,12 +89,8 @@ public actor CWAHourlyPublisher {
         try savePool(pool)
     }
 
-    /// Whether `report` has the shape of a CWA protected report (hash, IV and MAC lengths, whole AES blocks).
-    public static func hasReportShape(_ report: CWAProtectedReport) -> Bool {
-        report.locationIdHash.count == 32 && report.iv.count == 16 && report.mac.count == 32
-            && !report.encryptedCheckInRecord.isEmpty && report.encryptedCheckInRecord.count % 16 == 0
-            && report.encryptedCheckInRecord.count <= 64
-    }
+    /// Whether `report` has the shape of a CWA protected report (`CWAProtectedReport.hasReportShape`).
+    public static func hasReportShape(_ report: CWAProtectedReport) -> Bool { report.hasReportShape }
 
     /// Pools the protected reports of a CWA `SubmissionPayload`; returns how many.
     @discardableResult

@@ -29,6 +29,38 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     }
 }
 
+extension ControlRequest {
+    /// Reads one request line as the control socket receives it (a JSON object); nil when it is not a request.
+    public init?(line: String) {
+        guard let request = try? JSONDecoder().decode(ControlRequest.self, from: Data(line.utf8)) else { return nil }
+        self = request
+    }
+
+    /// The staff command a `staff-command` request names in `text` (nil: none); `create` takes the venue form from
+    /// `fields`.
+    public var staffCommand: StaffCommand? {
+        switch text {
+        case "bind": .bindVenue
+        case "create":
+            .createVenue(
+                VenueDraft(
+                    description: fields?["description"], address: fields?["address"],
+                    type: fields?["type"], startTimestamp: fields?["start"],
+                    endTimestamp: fields?["end"], defaultCheckInLengthInMinutes: fields?["length"]))
+        case "rotate": .rotateVenueCode
+        case "reprint": .reprintPoster
+        case "enrol": .enrolCard
+        case "enrol-staff": .enrolStaffCard
+        case "forget-staff": .forgetStaffCards
+        case "status-slip": .printStatus
+        case "wipe": .wipe(confirmed: false)
+        case "wipe-confirm": .wipe(confirmed: true)
+        case "leave": .leave
+        default: nil
+        }
+    }
+}
+
 /// One step of what the kiosk did, as `kiosk simulate … --json` prints it.
 public struct ControlStep: Codable, Sendable, Equatable {
     /// `tap`, `shown`, `lights`, `printed`, `printFailed`, `saved`, `saveFailed`, `enrolled`, `enrolFailed`, `wiped`,

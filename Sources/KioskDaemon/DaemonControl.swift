@@ -58,9 +58,7 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
 extension KioskDaemon {
     /// Serves one control request (JSON line) and returns the answer (JSON line).
     func handleControl(_ line: String) async -> String {
-        guard let data = line.data(using: .utf8),
-            let request = try? JSONDecoder().decode(ControlRequest.self, from: data)
-        else {
+        guard let request = ControlRequest(line: line) else {
             return ControlResponse.failure("not a valid control request").jsonLine
         }
         return await answer(request).jsonLine
@@ -111,7 +109,7 @@ extension KioskDaemon {
             guard let code = settings.station.staffCode else { return .failure("no staff code is configured") }
             return response(await loop.handle(.codeScanned(code)), fallback: "Staff code shown.")
         case "staff-command":
-            guard let command = Self.staffCommand(request) else {
+            guard let command = request.staffCommand else {
                 return .failure(
                     "unknown staff command: use bind, create, rotate, reprint, enrol, enrol-staff, forget-staff, status-slip, wipe, wipe-confirm, leave"
                 )
@@ -304,28 +302,6 @@ extension KioskDaemon {
             }
         return ControlResponse(
             ok: !failed, lines: lines.isEmpty ? (fallback.isEmpty ? [] : [fallback]) : lines, steps: steps)
-    }
-
-    static func staffCommand(_ request: ControlRequest) -> StaffCommand? {
-        switch request.text {
-        case "bind": .bindVenue
-        case "create":
-            .createVenue(
-                VenueDraft(
-                    description: request.fields?["description"], address: request.fields?["address"],
-                    type: request.fields?["type"], startTimestamp: request.fields?["start"],
-                    endTimestamp: request.fields?["end"], defaultCheckInLengthInMinutes: request.fields?["length"]))
-        case "rotate": .rotateVenueCode
-        case "reprint": .reprintPoster
-        case "enrol": .enrolCard
-        case "enrol-staff": .enrolStaffCard
-        case "forget-staff": .forgetStaffCards
-        case "status-slip": .printStatus
-        case "wipe": .wipe(confirmed: false)
-        case "wipe-confirm": .wipe(confirmed: true)
-        case "leave": .leave
-        default: nil
-        }
     }
 
     func status() async -> DaemonStatus {

@@ -198,7 +198,7 @@ public actor CWAWarningsClient {
     }
 
     /// The hours an index lists, ascending: a JSON array of integers, or CWA's `{"oldest": h, "latest": h}`.
-    static func hours(inIndex body: [UInt8]) -> [UInt32]? {
+    package static func hours(inIndex body: [UInt8]) -> [UInt32]? {
         if let list = try? JSONDecoder().decode([UInt32].self, from: Data(body)) { return Array(Set(list)).sorted() }
         struct Range: Decodable {
             let oldest: UInt32?

@@ -85,6 +85,40 @@ extension ReportUploader {
     }
 }
 
+/// An upload as the health authority reads it from a request: the batch, and the same reports in CWA's format when
+/// the request carried both (`ReportUploader`'s wire protocol read back).
+public struct ReceivedUpload: Sendable {
+    /// The most CWA reports one submission may carry (as many as the largest batch).
+    public static let maximumCWAReports = 4096
+
+    public let batch: ReportBatch
+    /// The CWA reports of a submission (`application/x-kiosk-submission`), each of the shape CWA publishes.
+    public let cwaReports: [CWAProtectedReport]?
+
+    /// Reads a request body under its `Content-Type`: a submission splits into its batch and a `SubmissionPayload`;
+    /// anything else is a batch, as bytes or as its `CKPB1:` text. Nil when the body is not an upload.
+    public init?(body: [UInt8], contentType: String?) {
+        var bytes = body
+        if contentType?.hasPrefix(ReportUploader.submissionContentType) == true {
+            guard let parts = ReportUploader.splitSubmission(body),
+                let reports = try? CWAProtectedReport.reports(inSubmissionPayload: parts.cwa),
+                reports.count <= Self.maximumCWAReports, reports.allSatisfy(\.hasReportShape)
+            else { return nil }
+            bytes = parts.batch
+            cwaReports = reports
+        } else {
+            cwaReports = nil
+        }
+        if let parsed = try? ReportBatch(bytes: bytes) {
+            batch = parsed
+        } else if let parsed = try? ReportBatch(text: String(decoding: bytes, as: UTF8.self)) {
+            batch = parsed
+        } else {
+            return nil
+        }
+    }
+}
+
 /// Why an upload did not go through. Each message says what the holder can do; none names the code or a stay.
 public enum UploadError: Error, Equatable, Sendable, CustomStringConvertible {
     case malformedCode

@@ -79,9 +79,7 @@ public actor WarningsClient {
         let (signatureStatus, signature, _) = try await get(
             "/index.json.sig", ifNoneMatch: nil, limit: 1024, from: source)
         guard signatureStatus == 200, verifier.isValidSignature(signature, for: body) else { throw .badIndexSignature }
-        guard let index = try? JSONDecoder().decode(PublishedIndex.self, from: Data(body)) else {
-            throw .malformedIndex
-        }
+        guard let index = PublishedIndex(body: body) else { throw .malformedIndex }
         // The authority's risk criteria, signed with the index: none published means CWA's; invalid ones are refused
         // and the previous ones stay.
         switch PublishedIndex.parameters(in: body) {
@@ -233,22 +231,28 @@ public actor WarningsClient {
 }
 
 /// The published index as the client reads it (the same shape the authority writes).
-struct PublishedIndex: Decodable {
-    struct Entry: Decodable {
-        let sequence: Int
-        let file: String
-        let signature: String
+package struct PublishedIndex: Decodable {
+    package struct Entry: Decodable {
+        package let sequence: Int
+        package let file: String
+        package let signature: String
     }
-    let packages: [Entry]
+    package let packages: [Entry]
 
-    enum Parameters {
+    /// The index of a (signature-checked) `index.json`'s bytes; nil when they are not one.
+    package init?(body: [UInt8]) {
+        guard let index = try? JSONDecoder().decode(PublishedIndex.self, from: Data(body)) else { return nil }
+        self = index
+    }
+
+    package enum Parameters {
         case absent
         case published(PresenceTracingParameters.Published)
         case malformed
     }
 
     /// The `presenceTracingParameters` member of the index's bytes.
-    static func parameters(in body: [UInt8]) -> Parameters {
+    package static func parameters(in body: [UInt8]) -> Parameters {
         struct Holder: Decodable { let presenceTracingParameters: PresenceTracingParameters.Published? }
         guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
             let member = object["presenceTracingParameters"], !(member is NSNull)

@@ -100,6 +100,13 @@ public struct CWAProtectedReport: Equatable, Hashable, Sendable {
     /// The report's protobuf bytes (`CheckInProtectedReport`).
     public var serialized: [UInt8] { [UInt8]((try? message.serializedData()) ?? Data()) }
 
+    /// Whether this has the shape of a CWA protected report (hash, IV and MAC lengths, whole AES blocks, at most
+    /// four): what the authority accepts and publishes.
+    public var hasReportShape: Bool {
+        locationIdHash.count == 32 && iv.count == 16 && mac.count == 32 && !encryptedCheckInRecord.isEmpty
+            && encryptedCheckInRecord.count % 16 == 0 && encryptedCheckInRecord.count <= 64
+    }
+
     /// Parses `CheckInProtectedReport` bytes.
     public init(serialized bytes: [UInt8]) throws(ProtectedReportError) {
         guard let message = try? SAP_Internal_Pt_CheckInProtectedReport(serializedBytes: bytes) else {

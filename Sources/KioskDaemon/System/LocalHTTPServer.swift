@@ -191,8 +191,8 @@ public final class LocalHTTPServer: Sendable {
     // MARK: - Parsing
 
     /// Why a request was not handed on; nil response: the connection just closes (timeout, peer gone).
-    struct Refusal: Error {
-        var response: LocalHTTPResponse?
+    package struct Refusal: Error {
+        package var response: LocalHTTPResponse?
         static let closed = Refusal(response: nil)
         static func status(_ status: Int, _ text: String) -> Refusal { Refusal(response: .text(status, text + "\n")) }
     }
@@ -200,21 +200,22 @@ public final class LocalHTTPServer: Sendable {
     /// Reads one request; a client that has not sent all of it by `deadline` is dropped (the connection closes).
     static func readRequest(_ connection: Int32, deadline: ContinuousClock.Instant) -> Result<LocalHTTPRequest, Refusal>
     {
+        readRequest { SocketIO.readSome(connection, before: deadline) }
+    }
+
+    /// Reads one request from the chunks `next` receives (nil or empty: the peer is gone or its time is up).
+    package static func readRequest(next: () -> [UInt8]?) -> Result<LocalHTTPRequest, Refusal> {
         var received = [UInt8]()
         var headEnd: Int?
         while headEnd == nil {
-            guard let chunk = SocketIO.readSome(connection, before: deadline), !chunk.isEmpty else {
-                return .failure(.closed)
-            }
+            guard let chunk = next(), !chunk.isEmpty else { return .failure(.closed) }
             let searchFrom = max(0, received.count - 3)
             received += chunk
             headEnd = find([13, 10, 13, 10], in: received, from: searchFrom)
             if headEnd == nil, received.count > maximumHead { return .failure(.status(431, "Request head too large.")) }
         }
         guard let end = headEnd, end <= maximumHead else { return .failure(.status(431, "Request head too large.")) }
-        return parse(head: Array(received[..<end]), rest: Array(received[(end + 4)...])) {
-            SocketIO.readSome(connection, before: deadline)
-        }
+        return parse(head: Array(received[..<end]), rest: Array(received[(end + 4)...]), more: next)
     }
 
     /// Parses a request head; reads the rest of the body with `more`.
