@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Power cuts for real, five of them (the fifth at a random moment from the boot on): the store on an ext4 disk image inside the test VM, the VM (QEMU's process)
-# killed at random moments during a burst of taps, then booted again to check the store's integrity and that every
-# tap acknowledged before the cut is there (board/tools/power-cut; the 100-cut run is in BENCHMARKS.md).
+# Power cuts for real, five of them: the store on an ext4 disk image inside the test VM, the VM (QEMU's process)
+# killed at random moments during a burst of taps (the fifth from the boot on), then booted again to check the store's
+# integrity and that every tap acknowledged before the cut is there (board/tools/power-cut; the 100-cut run is in
+# BENCHMARKS.md). About a minute on an idle machine (six boots under software emulation), 2–3 minutes under load.
 # Fails loudly when QEMU, busybox, e2fsprogs or a test kernel cannot be had; never passes without the cuts.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
