@@ -14,8 +14,9 @@ import Testing
 @Suite(.serialized) struct NginxWarningsTests {
     typealias Loop = WarningLoopTests
 
-    /// Debian's nginx, unprivileged, in a prefix of its own (configuration, pid, logs, temp files), on a loopback
-    /// port, in the foreground as a single process: this test's child, stopped by `stop()`.
+    /// Debian's nginx as the user running the tests, touching no system file: a prefix of its own (configuration,
+    /// pid, logs, temp files), a free loopback port, in the foreground as a single process: this test's child,
+    /// stopped by `stop()`.
     final class Nginx {
         let process = Process()
         let prefix: String
