@@ -96,8 +96,8 @@ for link in kiosk-nfc kiosk-printer kiosk-camera; do
 done
 
 # --- shell scripts ---
-for script in board/install.sh board/kiosk-dev board/tools/regenerate-proto board/tools/run-in-test-vm board/tools/power-cut \
-    board/tools/test-kernel Tests/scripts/*.sh .ci/run; do
+for script in board/install.sh board/kiosk-dev board/tools/regenerate-proto board/tools/run-in-test-vm \
+    board/tools/power-cut board/tools/test-kernel Tests/scripts/*.sh .ci/run; do
     bash -n "$script" || fail "$script does not parse"
 done
 echo "50-board-files: shell scripts parse"
