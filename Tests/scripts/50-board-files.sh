@@ -97,7 +97,7 @@ done
 
 # --- shell scripts ---
 for script in board/install.sh board/kiosk-dev board/tools/regenerate-proto board/tools/run-in-test-vm \
-    board/tools/test-kernel Tests/scripts/*.sh .ci/run; do
+    board/tools/power-cut board/tools/test-kernel Tests/scripts/*.sh .ci/run; do
     bash -n "$script" || fail "$script does not parse"
 done
 echo "50-board-files: shell scripts parse"
