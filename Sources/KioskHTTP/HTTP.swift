@@ -82,7 +82,13 @@ public enum HTTP {
             throw .unsupportedAddress
         }
         let transfer = Transfer(request: request, limit: limit, timeout: timeout)
-        let outcome: Result<HTTPResponse, HTTPFailure> = await withTaskCancellationHandler {
+        let outcome = await perform(transfer)
+        return try outcome.get()
+    }
+
+    /// Runs `transfer` on a thread of its own (libcurl blocks), cancelled with the waiting task.
+    private static func perform(_ transfer: Transfer) async -> Result<HTTPResponse, HTTPFailure> {
+        await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let thread = Thread { continuation.resume(returning: transfer.run()) }
                 thread.name = "kiosk-http"
@@ -91,7 +97,6 @@ public enum HTTP {
         } onCancel: {
             transfer.cancel()
         }
-        return try outcome.get()
     }
 
     /// Sends `request` and writes the body of the answer to a new file at `path` (created with mode 0600, replacing
@@ -110,15 +115,7 @@ public enum HTTP {
         }
         guard descriptor >= 0 else { throw .cannotWrite }
         let transfer = Transfer(request: request, limit: limit, timeout: timeout, file: descriptor)
-        let outcome: Result<HTTPResponse, HTTPFailure> = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let thread = Thread { continuation.resume(returning: transfer.run()) }
-                thread.name = "kiosk-http"
-                thread.start()
-            }
-        } onCancel: {
-            transfer.cancel()
-        }
+        let outcome = await perform(transfer)
         let closed = close(descriptor) == 0
         switch outcome {
         case .success(let response) where closed:

@@ -6,17 +6,8 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 say() { printf '40-gpio-qemu: %s\n' "$*" >&2; }
 
-missing=()
-for pkg in qemu-system-x86 busybox-static; do
-    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-    sudo=()
-    [ "$(id -u)" -ne 0 ] && sudo=(sudo)
-    say "installing ${missing[*]}"
-    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
-    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+. Tests/scripts/install-missing.sh
+install_missing qemu-system-x86 busybox-static
 
 swift build --product kiosk-gpio-check -q
 check="$(swift build --show-bin-path)/kiosk-gpio-check"

@@ -94,8 +94,6 @@ public enum ScreenPage {
               .then(answer).then(show).catch(function () {})
               .then(function () { setTimeout(poll, \(pollMilliseconds)); });
           }
-          var first = document.getElementById("first-screen");
-          if (first) { show(JSON.parse(first.textContent)); }
           poll();
         })();
         """
