@@ -69,6 +69,11 @@ let package = Package(
         .target(
             name: "KioskCore",
             dependencies: ["KioskProto", .product(name: "SwiftProtobuf", package: "swift-protobuf")],
+            // One catalog per language, built into the binary (no resource bundle to install beside it).
+            resources: [
+                .embedInCode("Language/catalogs/en.json"), .embedInCode("Language/catalogs/de.json"),
+                .embedInCode("Language/catalogs/fr.json"), .embedInCode("Language/catalogs/it.json"),
+            ],
             swiftSettings: strictness
         ),
 

@@ -101,9 +101,11 @@ extension DaemonSettings {
         station.staffTimeout = TimeInterval(configuration.staff.modeTimeoutSeconds)
         station.staffCode = secrets.staffCode.map { String(decoding: $0, as: UTF8.self) }
         station.defaultStayLength = TimeInterval(configuration.checkIns.defaultStayMinutes * 60)
-        station.texts.warning = StationMessage(
-            title: station.texts.warning.title, body: configuration.warnings.message,
-            kind: .warning)
+        station.language = configuration.language.defaultLanguage
+        // The authority's own advice when one is configured; otherwise the catalog's, in the holder's language.
+        station.warningAdvice =
+            configuration.warnings.message == KioskConfiguration.Warnings.defaultMessage
+            ? nil : configuration.warnings.message
         reportExportDirectory = configuration.reports.exportDirectory
         reportUploadURL = configuration.reports.uploadURL
         warningsBaseURL = configuration.warnings.baseURL

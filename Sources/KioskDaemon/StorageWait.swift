@@ -47,7 +47,7 @@ public enum StorageWait {
         guard isPassing(problem) else { throw problem }
         logger.error("Storage unavailable: waiting for it", metadata: ["storage.problem": "\(problem)"])
         let notifier = SystemdNotifier()
-        let view = Mutex(Self.view(problem))
+        let view = Mutex(Self.view(problem, language: settings.station.language))
         let page = ScreenEndpoint.open(
             settings: settings, logger: logger, view: { view.withLock { $0 } }, press: nil)
         defer { page?.stop() }
@@ -61,7 +61,7 @@ public enum StorageWait {
             guard isPassing(still) else { throw still }
             if still.description != problem.description {
                 problem = still
-                view.withLock { $0 = Self.view(still) }
+                view.withLock { $0 = Self.view(still, language: settings.station.language) }
                 notifier.status("Waiting for storage: \(still)")
             }
         }
@@ -69,12 +69,12 @@ public enum StorageWait {
         logger.notice("Storage available again: starting")
     }
 
-    static func view(_ problem: DaemonError) -> ScreenModel {
-        ScreenModel(
-            kind: "error", title: "Out of service: storage",
-            lines: [
-                "The kiosk cannot use its storage: \(problem). It tries again every few seconds and starts by "
-                    + "itself once the storage works."
-            ])
+    /// The page while the storage is unusable: what is wrong in the kiosk's language, and the technical reason for
+    /// the field worker as its own line.
+    static func view(_ problem: DaemonError, language: Language) -> ScreenModel {
+        let texts = Catalog.of(language)
+        return ScreenModel(
+            kind: "error", title: texts[.stationOutOfServiceTitle],
+            lines: [texts[.stationOutOfServiceBody], "\(problem)"], language: language.rawValue)
     }
 }

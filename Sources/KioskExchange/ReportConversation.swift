@@ -479,7 +479,7 @@ public struct ReportConversation: Sendable {
 
     private func disclosurePrompt(problem: String?) -> ConversationPrompt {
         ConversationPrompt(
-            kind: .disclosure, lines: [ConsentFlow.disclosure], question: "Type ok when you have read this:",
+            kind: .disclosure, lines: [ConsentFlow.disclosure()], question: "Type ok when you have read this:",
             choices: [.init(answer: "ok", label: "I have read this"), Self.quit], problem: problem)
     }
 
@@ -487,7 +487,7 @@ public struct ReportConversation: Sendable {
         let lines: [String]
         if case .asking(let preview) = flow.state { lines = preview.lines } else { lines = [] }
         // Both answers alike, in the flow's fixed order; neither is a default.
-        let choices = ConsentFlow.answers.map { option in
+        let choices = ConsentFlow.answers().map { option in
             ConversationPrompt.Choice(answer: option.answer ? "yes" : "no", label: option.label)
         }
         return ConversationPrompt(

@@ -20,8 +20,10 @@ public protocol ReportDelivering: Sendable {
     /// Sends `batch` (sealed from `preview`) out by `preview.output`; an export goes to `exportDirectory`, with
     /// `cwaSubmission` (the same reports as CWA's `SubmissionPayload`, for authorities that take CWA's format) beside
     /// it; an upload carries both in one request. Returns one line for the holder saying what happened. On failure nothing is kept anywhere.
-    func deliver(_ batch: ReportBatch, preview: Preview, cwaSubmission: [UInt8]?, exportDirectory: String?)
-        async throws(DeliveryError) -> String
+    /// A printed receipt is in `language`.
+    func deliver(
+        _ batch: ReportBatch, preview: Preview, cwaSubmission: [UInt8]?, exportDirectory: String?, language: Language
+    ) async throws(DeliveryError) -> String
 }
 
 /// Why a consented batch did not leave. The text says what the holder can do; it names no stay, venue or code.
@@ -67,14 +69,18 @@ public struct ReportDelivery: ReportDelivering {
     public var canUpload: Bool { uploader != nil }
 
     public func deliver(
-        _ batch: ReportBatch, preview: Preview, cwaSubmission: [UInt8]?, exportDirectory: String?
+        _ batch: ReportBatch, preview: Preview, cwaSubmission: [UInt8]?, exportDirectory: String?,
+        language: Language
     ) async throws(DeliveryError) -> String {
         let count = "\(preview.reportCount) report\(preview.reportCount == 1 ? "" : "s")"
         switch preview.output {
         case .print:
             guard let printer else { throw .notAvailable("receipt printer") }
             let bytes: [UInt8]
-            do { bytes = try ReportReceipt.escpos(batch: batch, madeAt: preview.createdAt, paper: paper) } catch {
+            do {
+                bytes = try ReportReceipt.escpos(
+                    batch: batch, madeAt: preview.createdAt, paper: paper, language: language)
+            } catch {
                 throw .receipt
             }
             // Nothing of a receipt that failed is kept: the holder is offered to try again now, or another output.
@@ -115,9 +121,9 @@ extension ReportDelivering {
     /// same reports in CWA's format beside it (a receipt's QR codes carry the batch only). The one path from a "yes"
     /// to the kiosk's edge, for the staff console's conversation and the holder's own session alike. Returns the
     /// line for the holder.
-    public func sendConsented(_ preview: Preview, crypto: any CryptoProvider, exportDirectory: String? = nil)
-        async throws(DeliveryError) -> String
-    {
+    public func sendConsented(
+        _ preview: Preview, crypto: any CryptoProvider, exportDirectory: String? = nil, language: Language = .fallback
+    ) async throws(DeliveryError) -> String {
         let batch: ReportBatch
         let cwaSubmission: [UInt8]?
         do {
@@ -131,7 +137,8 @@ extension ReportDelivering {
             throw DeliveryError.sealing
         }
         return try await deliver(
-            batch, preview: preview, cwaSubmission: cwaSubmission, exportDirectory: exportDirectory)
+            batch, preview: preview, cwaSubmission: cwaSubmission, exportDirectory: exportDirectory,
+            language: language)
     }
 
     /// The outputs a holder can choose now: a printer, a mounted USB stick (its folder exists now), an authority.

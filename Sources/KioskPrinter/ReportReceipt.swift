@@ -10,21 +10,28 @@ public enum ReportReceipt {
     /// 3 dots per module within 384 dots.
     public static let recordsPerCode = 8
 
-    /// ESC/POS bytes for `batch`, made at `madeAt` (UNIX seconds; only its UTC date is printed).
-    public static func escpos(batch: ReportBatch, madeAt: Int64, paper: PaperWidth) throws -> [UInt8] {
+    /// ESC/POS bytes for `batch`, made at `madeAt` (UNIX seconds; only its UTC date is printed), in `language`.
+    public static func escpos(batch: ReportBatch, madeAt: Int64, paper: PaperWidth, language: Language = .fallback)
+        throws -> [UInt8]
+    {
+        let texts = Catalog.of(language)
         var encoder = ESCPOSEncoder(paper: paper)
         encoder.initialize()
-        encoder.text("Protected check-in reports", alignment: .center, emphasized: true)
-        encoder.text("Made on \(TimeText.date(unixSeconds: madeAt)) with your consent.", alignment: .center)
+        encoder.text(texts[.receiptReportTitle], alignment: .center, emphasized: true)
+        encoder.text(texts.text(.receiptReportMade, ["date": TimeText.date(unixSeconds: madeAt)]), alignment: .center)
         encoder.feed(lines: 1)
         let parts = ReportSealer.parts(of: batch, recordsPerPart: recordsPerCode)
         for (number, part) in parts.enumerated() {
-            if parts.count > 1 { encoder.text("Code \(number + 1) of \(parts.count)", alignment: .center) }
+            if parts.count > 1 {
+                encoder.text(
+                    texts.text(.receiptReportPart, ["number": "\(number + 1)", "count": "\(parts.count)"]),
+                    alignment: .center)
+            }
             try encoder.qrCode(try QREncoder.compactMatrix(for: part.text))
             encoder.feed(lines: 1)
         }
-        encoder.text("Give this receipt to the test centre or health authority so they can warn others who were there.")
-        encoder.text("The codes say nothing readable: only devices that were at the same places can open them.")
+        encoder.text(texts[.receiptReportHandOver])
+        encoder.text(texts[.receiptReportOpaque])
         encoder.cut()
         return encoder.bytes
     }

@@ -4,57 +4,62 @@ public import KioskCore
 /// Lays out the station's receipts as ESC/POS bytes. Venue posters carry the venue (they hang at the venue); the
 /// personal card carries only its code; the status slip and the warning slip carry nothing personal and no venue.
 public enum StationReceipts {
-    public static func bytes(for job: PrintJob, paper: PaperWidth) throws -> [UInt8] {
+    /// The receipt for `job` in `language` (the language of the person at the kiosk when it is printed; a poster in
+    /// the kiosk's own).
+    public static func bytes(for job: PrintJob, paper: PaperWidth, language: Language = .fallback) throws -> [UInt8] {
+        let texts = Catalog.of(language)
         var encoder = ESCPOSEncoder(paper: paper)
         encoder.initialize()
         switch job {
         case .venuePoster(let poster):
-            encoder.text("Check in here", alignment: .center, emphasized: true)
+            encoder.text(texts[.receiptPosterTitle], alignment: .center, emphasized: true)
             encoder.text(poster.description, alignment: .center, emphasized: true)
             if !poster.address.isEmpty { encoder.text(poster.address, alignment: .center) }
             encoder.feed(lines: 1)
             try encoder.qrCode(try QREncoder.matrix(for: poster.url))
             encoder.feed(lines: 1)
-            encoder.text("Scan with the Corona-Warn-App, or tap your kiosk card at the kiosk.", alignment: .center)
+            encoder.text(texts[.receiptPosterInstructions], alignment: .center)
         case .personalCard(let secret):
-            encoder.text("Personal check-in card", alignment: .center, emphasized: true)
+            encoder.text(texts[.receiptCardTitle], alignment: .center, emphasized: true)
             encoder.feed(lines: 1)
             try encoder.qrCode(try QREncoder.matrix(for: secret.printedText))
             encoder.text(secret.printedText, alignment: .center)
             encoder.feed(lines: 1)
-            encoder.text("Show this code to a kiosk camera to check in or out, like your card.")
-            encoder.text("Keep it like a key: whoever has it can see and delete your check-ins.")
+            encoder.text(texts[.receiptCardUse])
+            encoder.text(texts[.receiptCardKey])
         case .statusSlip(let slip):
-            encoder.text("Kiosk status", alignment: .center, emphasized: true)
-            encoder.text("Printed \(TimeText.dateTime(unixSeconds: Int64(slip.printedAt.timeIntervalSince1970))) UTC")
-            encoder.text("Clock: \(slip.clockSynchronized ? "synchronized" : "NOT SET")")
+            let count: (Int?) -> String = { $0.map { "\($0)" } ?? texts[.receiptStatusUnknown] }
+            encoder.text(texts[.receiptStatusTitle], alignment: .center, emphasized: true)
+            encoder.text(
+                texts.text(
+                    .receiptStatusPrinted,
+                    ["time": TimeText.dateTime(unixSeconds: Int64(slip.printedAt.timeIntervalSince1970))]))
+            encoder.text(texts[slip.clockSynchronized ? .receiptStatusClockSynchronized : .receiptStatusClockNotSet])
             if let format = slip.venueFormat, let fingerprint = slip.venueFingerprint {
-                encoder.text("Venue: \(format)")
-                encoder.text("Venue code: \(fingerprint)")
+                encoder.text(texts.text(.receiptStatusVenue, ["format": format]))
+                encoder.text(texts.text(.receiptStatusVenueCode, ["fingerprint": fingerprint]))
             } else {
-                encoder.text("Venue: not bound")
+                encoder.text(texts[.receiptStatusVenueNotBound])
             }
-            encoder.text("Checked in now: \(slip.openCheckIns)")
-            encoder.text("Stored stays: \(slip.storedStays.map { "\($0)" } ?? "unknown")")
-            encoder.text("Cards with stays: \(slip.storedCards.map { "\($0)" } ?? "unknown")")
-            if let staffCards = slip.staffCards { encoder.text("Staff cards enrolled: \(staffCards)") }
+            encoder.text(texts.text(.receiptStatusCheckedIn, ["count": "\(slip.openCheckIns)"]))
+            encoder.text(texts.text(.receiptStatusStoredStays, ["count": count(slip.storedStays)]))
+            encoder.text(texts.text(.receiptStatusStoredCards, ["count": count(slip.storedCards)]))
+            if let staffCards = slip.staffCards {
+                encoder.text(texts.text(.receiptStatusStaffCards, ["count": "\(staffCards)"]))
+            }
             for (device, state) in slip.devices.sorted(by: { $0.key < $1.key }) {
                 encoder.text("\(device): \(state)")
             }
         case .warningSlip(let slip):
-            encoder.text("Possible exposure", alignment: .center, emphasized: true)
+            encoder.text(texts[.receiptWarningTitle], alignment: .center, emphasized: true)
             encoder.feed(lines: 1)
-            encoder.text(
-                "On \(slip.exposureDays.count == 1 ? "this day" : "these days") you were at a place where someone")
-            encoder.text("who later tested positive was at the same time:")
+            encoder.text(texts[slip.exposureDays.count == 1 ? .receiptWarningOneDay : .receiptWarningDays])
             for day in slip.exposureDays {
                 encoder.text(TimeText.date(unixSeconds: day * 86_400), emphasized: true)
             }
-            encoder.text("Risk: \(slip.isHighRisk ? "increased" : "low")")
+            encoder.text(texts[slip.isHighRisk ? .receiptWarningRiskHigh : .receiptWarningRiskLow])
             encoder.feed(lines: 1)
-            encoder.text(
-                "What to do: watch for symptoms for 14 days after that day, reduce contacts, and get tested if")
-            encoder.text("you feel ill. Follow your health authority's advice.")
+            encoder.text(texts[.receiptWarningAdvice])
         }
         encoder.cut()
         return encoder.bytes

@@ -23,7 +23,7 @@ import Testing
             return (indent, line.count - afterAnswer.drop { $0 == " " }.count)
         }
         #expect(layout(yes) == layout(no), "\(yes) | \(no)")
-        let labels = ConsentFlow.answers.map(\.label)
+        let labels = ConsentFlow.answers().map(\.label)
         #expect(yes.hasSuffix(labels[0]) && no.hasSuffix(labels[1]))
         // Nothing singles one out: no escape sequences (colour, bold), no markers, no capitals beyond the first letter.
         #expect(!result.stdout.contains("\u{1B}"))

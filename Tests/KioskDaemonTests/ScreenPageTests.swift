@@ -24,7 +24,7 @@ import Testing
 
     static let consent = ScreenModel(
         kind: "prompt", title: "Share these reports?", lines: ["Do you want to share it?"],
-        choices: ConsentFlow.answers.map { .init(id: $0.answer ? "yes" : "no", label: $0.label) }, selected: nil)
+        choices: ConsentFlow.answers().map { .init(id: $0.answer ? "yes" : "no", label: $0.label) }, selected: nil)
 
     @Test func everyButtonLooksTheSame() {
         let html = ScreenPage.html(Self.consent)
@@ -96,14 +96,14 @@ import Testing
         }
         var machine = CheckInMachine(configuration: StationConfiguration(), state: .initial, crypto: OpenSSLCrypto())
         #expect(machine.screen(now: synchronized(0)).kind == "idle")
-        #expect(machine.screen(now: synchronized(0)).title == StationConfiguration().texts.notSetUp.title)
+        #expect(machine.screen(now: synchronized(0)).title == StationTexts().notSetUp.title)
         _ = machine.handle(.cardRead(.foreign(.otherContent)), now: synchronized(0))
         #expect(machine.screen(now: synchronized(CheckInMachine.messageHoldTime - 1)).title == "Not a kiosk card")
         #expect(machine.screen(now: synchronized(CheckInMachine.messageHoldTime)).kind == "idle")
         let unsynchronized = ClockReading(now: start.addingTimeInterval(3600), isSynchronized: false)
-        #expect(machine.screen(now: unsynchronized).title == StationConfiguration().texts.clockNotSet.title)
+        #expect(machine.screen(now: unsynchronized).title == StationTexts().clockNotSet.title)
         // The idle screen offers the holder's own session.
-        #expect(machine.screen(now: synchronized(60)).choices.map(\.id) == ["session"])
+        #expect(machine.screen(now: synchronized(60)).choices.map(\.id) == ["session", "language"])
     }
 }
 
@@ -142,13 +142,13 @@ import Testing
         #expect(page.headers["cache-control"] == "no-store")
         #expect(page.headers["x-frame-options"] == "DENY")
         #expect(page.headers["content-security-policy"]?.hasPrefix("default-src 'none'; script-src 'sha256-") == true)
-        #expect(ScreenPageTests.buttonTags(page.body).count == 1)
+        #expect(ScreenPageTests.buttonTags(page.body).count == 2)
         #expect(page.body.contains(ScreenPage.script))
 
         // Not set up yet: the idle text says so.
         let idle = try await Self.screen(port: port)
         #expect(idle.kind == "idle" && idle.title == "Kiosk not set up")
-        #expect(idle.choices.map(\.id) == ["session"])
+        #expect(idle.choices.map(\.id) == ["session", "language"])
         let json = try await LoopbackHTTP.get(port: port, "/screen.json")
         #expect(json.headers["cache-control"] == "no-store")
         let keys = try JSONSerialization.jsonObject(with: Data(json.body.utf8)) as? [String: Any]

@@ -48,7 +48,7 @@ import Testing
         #expect(prompts[0].lines[1].contains("Bakery") && prompts[0].lines[2].contains("Library"))
         #expect(prompts[1].lines.filter { $0.hasPrefix("[x]") }.count == 2)
         // The disclosure comes before the question, and the question shows the exact preview.
-        #expect(prompts[4].lines == [ConsentFlow.disclosure])
+        #expect(prompts[4].lines == [ConsentFlow.disclosure()])
         let expected = try ConsentWalkthrough.consentedPreview(
             stays: stays, now: now, symptoms: .symptomOnset(day: now / 86_400 - 2), output: .export)
         #expect(prompts[5].lines == expected.lines)
@@ -243,7 +243,9 @@ final class RecordingDelivery: ReportDelivering, Sendable {
 
     var deliveries: [Delivery] { state.withLock { $0.deliveries } }
 
-    func deliver(_ batch: ReportBatch, preview: Preview, cwaSubmission: [UInt8]?, exportDirectory: String?)
+    func deliver(
+        _ batch: ReportBatch, preview: Preview, cwaSubmission: [UInt8]?, exportDirectory: String?, language: Language
+    )
         async throws(DeliveryError) -> String
     {
         let failure: DeliveryError? = state.withLock { state in

@@ -73,6 +73,7 @@ extension KioskConfiguration {
                     ("maxPackageBytes", .integer), ("maxInflatedBytes", .integer),
                     ("publicKey", .string), ("cwaPublicKey", .string), ("message", .string),
                 ])
+            + keys("language", [("default", .string)])
             + keys("clock", [("source", .string)])
             + keys("metrics", [("listen", .optionalString), ("allowNonLoopback", .bool)])
             + keys("web", [("listen", .optionalString), ("allowNonLoopback", .bool)])
@@ -81,7 +82,7 @@ extension KioskConfiguration {
     /// The sections, in the documented order.
     public static let sections = [
         "nfc", "camera", "lightsAndButtons", "receiptPrinter", "checkIns", "staff", "venue",
-        "reports", "warnings", "clock", "metrics", "web",
+        "reports", "warnings", "language", "clock", "metrics", "web",
     ]
 
     /// `checkIns` → `CHECK_INS`, `baseURL` → `BASE_URL`.

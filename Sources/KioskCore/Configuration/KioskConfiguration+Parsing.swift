@@ -105,6 +105,11 @@ extension KioskConfiguration {
             configuration.warnings = readWarnings(&reader)
             reader.finish()
         }
+        if case .present(var reader) = top.section("language") {
+            configuration.language.defaultLanguage = reader.choice(
+                "default", default: configuration.language.defaultLanguage)
+            reader.finish()
+        }
         if case .present(var reader) = top.section("clock") {
             configuration.clock.source = reader.choice("source", default: configuration.clock.source)
             reader.finish()
@@ -121,8 +126,10 @@ extension KioskConfiguration {
             configuration.web.allowNonLoopback = allow
             reader.finish()
         }
-        for key in ["lightsAndButtons", "checkIns", "staff", "venue", "reports", "warnings", "clock", "metrics", "web"]
-        {
+        for key in [
+            "lightsAndButtons", "checkIns", "staff", "venue", "reports", "warnings", "language", "clock", "metrics",
+            "web",
+        ] {
             if top.members[key] == .null { log.add(key, "cannot be null (leave the section out for its defaults)") }
         }
         top.finish()

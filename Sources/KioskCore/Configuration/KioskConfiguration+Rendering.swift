@@ -50,6 +50,7 @@ extension KioskConfiguration {
                 "maxPackageBytes": int(warnings.maxPackageBytes), "maxInflatedBytes": int(warnings.maxInflatedBytes),
                 "cwaPublicKey": .string(warnings.cwaPublicKey), "message": .string(warnings.message),
             ]),
+            "language": .object(["default": .string(language.defaultLanguage.rawValue)]),
             "clock": .object(["source": .string(clock.source.rawValue)]),
             "metrics": .object(["listen": text(metrics.listen), "allowNonLoopback": .bool(metrics.allowNonLoopback)]),
             "web": .object(["listen": text(web.listen), "allowNonLoopback": .bool(web.allowNonLoopback)]),
@@ -100,7 +101,7 @@ extension KioskConfiguration {
             "modeTimeoutSeconds", "codeCredential", "code",
             "exportDirectory", "uploadURL", "uploadTimeoutSeconds", "uploadTokenCredential",
             "baseURL", "cwaBaseURL", "syncIntervalMinutes", "maxPackageBytes", "maxInflatedBytes", "publicKey",
-            "cwaPublicKey", "message",
+            "cwaPublicKey", "message", "default",
             "source", "listen", "allowNonLoopback",
         ]
 

@@ -26,6 +26,7 @@ public struct KioskConfiguration: Sendable, Equatable {
     public var clock = Clock()
     public var metrics = Metrics()
     public var web = Web()
+    public var language = LanguageSettings()
 
     /// The defaults.
     public init() {}
@@ -152,6 +153,14 @@ public struct KioskConfiguration: Sendable, Equatable {
             next days. If you feel unwell, stay at home and call your doctor or the health service before you go \
             there. Take a test, and follow your health authority's advice.
             """
+    }
+
+    /// The language the kiosk speaks (screen, speech, paper) unless a visitor chooses another.
+    public struct LanguageSettings: Sendable, Equatable {
+        /// `language.default`: `en`, `de`, `fr` or `it`.
+        public var defaultLanguage = Language.fallback
+
+        public init() {}
     }
 
     /// How the kiosk decides that the system clock can be trusted.

@@ -104,17 +104,15 @@ public struct ConsentFlow: Sendable {
     }
 
     /// The two answers, presented alike: same label style, size and colour, in a fixed order; neither is a default.
-    public static let answers: [AnswerOption] = [
-        AnswerOption(answer: true, label: "Yes, share"),
-        AnswerOption(answer: false, label: "No, do not share"),
-    ]
+    public static func answers(in catalog: Catalog = .english) -> [AnswerOption] {
+        [
+            AnswerOption(answer: true, label: catalog[.consentYes]),
+            AnswerOption(answer: false, label: catalog[.consentNo]),
+        ]
+    }
 
     /// The disclosure the holder reads before being asked (the specification's UI requirement 7).
-    public static let disclosure = """
-        Sharing your stays can reveal who you are and where you were: people who were at the same places may be \
-        able to guess that the warning came from you. Only the times you choose leave this kiosk, protected so that \
-        only devices that saw a venue's code can read them. You can still say no on the next screen.
-        """
+    public static func disclosure(in catalog: Catalog = .english) -> String { catalog[.consentDisclosure] }
 }
 
 /// One answer button of the consent question.
@@ -201,29 +199,33 @@ public struct Preview: Equatable, Sendable {
     }
 
     /// The preview in plain words, one line each: what is sent for each stay, and what is added.
-    public var lines: [String] {
-        var lines = ["\(reportCount) report\(reportCount == 1 ? "" : "s") will leave this kiosk:"]
+    public var lines: [String] { lines(in: .english) }
+
+    /// The preview in plain words in `catalog`'s language.
+    public func lines(in catalog: Catalog) -> [String] {
+        var lines = [catalog.count(.previewCount, reportCount)]
         for item in items {
             if item.reports.isEmpty {
-                lines.append("\(item.stay.venueName): nothing (too short or too long ago to matter)")
+                lines.append(catalog.text(.previewNothing, ["venue": item.stay.venueName]))
                 continue
             }
             for report in item.reports {
                 lines.append(
-                    "\(item.stay.venueName): \(TimeText.day(report.day)) \(TimeText.intervalWindow(report)) UTC, "
-                        + "risk level \(report.transmissionRiskLevel) of 8")
+                    catalog.text(
+                        .previewReport,
+                        [
+                            "venue": item.stay.venueName, "day": TimeText.day(report.day),
+                            "window": TimeText.intervalWindow(report), "level": String(report.transmissionRiskLevel),
+                        ]))
             }
         }
-        lines.append("Times are rounded to 10 minutes and extended for air that lingers after you left.")
-        lines.append(
-            "\(dummyCount) random decoy record\(dummyCount == 1 ? "" : "s") will be added and the order shuffled, "
-                + "so nobody can tell how many are real.")
-        lines.append(
-            "Venue names and addresses do not leave this kiosk; only a code that devices which were there can read.")
+        lines.append(catalog[.previewRounded])
+        lines.append(catalog.count(.previewDecoys, dummyCount))
+        lines.append(catalog[.previewNoVenues])
         switch output {
-        case .print: lines.append("They will be printed as QR codes on a receipt for you to take to the test centre.")
-        case .export: lines.append("They will be written to the USB stick.")
-        case .upload: lines.append("They will be sent to the health authority with your verification code.")
+        case .print: lines.append(catalog[.previewPrint])
+        case .export: lines.append(catalog[.previewExport])
+        case .upload: lines.append(catalog[.previewUpload])
         }
         return lines
     }

@@ -1,87 +1,75 @@
 public import Foundation
 
-/// The texts of a card holder's session (English). Nothing here names a card, a code or a secret; venues and stays
-/// appear only inside the holder's own session.
-public struct SessionTexts: Sendable, Equatable {
-    /// The health authority's advice for a warned holder (`warnings.message`), shown in their session.
-    public var warningAdvice: String
+/// The texts of a card holder's session in one language, from that language's catalog. Nothing here names a card, a
+/// code or a secret; venues and stays appear only inside the holder's own session.
+public struct SessionTexts: Sendable {
+    public let catalog: Catalog
+    /// The health authority's advice for a warned holder (`warnings.message`) as configured, or nil for the
+    /// catalog's advice in the holder's language.
+    public var configuredAdvice: String?
 
-    public init(warningAdvice: String = SessionTexts.defaultAdvice) {
-        self.warningAdvice = warningAdvice
+    public init(_ language: Language = .fallback, warningAdvice: String? = nil) {
+        catalog = Catalog.of(language)
+        configuredAdvice = warningAdvice.flatMap { $0.isEmpty ? nil : $0 }
     }
 
-    public static let defaultAdvice =
-        "Watch for symptoms, get tested if you feel ill, and follow the health authority's advice."
+    public var language: Language { catalog.language }
+    public var warningAdvice: String { configuredAdvice ?? catalog[.sessionWarningAdvice] }
+
+    private func t(_ key: TextKey, _ values: [String: String] = [:]) -> String { catalog.text(key, values) }
 
     // Opening and closing
-    var opening: String { "Opening your check-ins" }
-    var keepCard: String { "Keep your card on the reader." }
-    var closed: String { "Your check-ins are closed." }
-    var closedTitle: String { "Closed" }
+    var opening: String { t(.sessionOpening) }
+    var keepCard: String { t(.sessionKeepCard) }
+    var closed: String { t(.sessionClosed) }
+    var closedTitle: String { t(.sessionClosedTitle) }
     var closedMessage: StationMessage {
-        StationMessage(
-            title: closedTitle, body: "Your check-ins were closed after a time without activity.", kind: .info)
+        StationMessage(title: closedTitle, body: t(.sessionClosedInactive), kind: .info)
     }
     var blockedMessage: StationMessage {
-        StationMessage(title: "Card blocked", body: blocked + " Ask staff for a new card.", kind: .success)
+        StationMessage(title: t(.sessionBlockedTitle), body: t(.sessionBlockedBody), kind: .success)
     }
     var enrolmentSaved: StationMessage {
-        StationMessage(title: "Saved", body: "Your answers are kept with your card's data.", kind: .success)
+        StationMessage(title: t(.sessionEnrolmentSavedTitle), body: t(.sessionEnrolmentSavedBody), kind: .success)
     }
-    var pinOfferTitle: String { "A PIN for your check-ins?" }
-    var pinOfferExplained: String {
-        "A PIN of 4 to 6 digits keeps others who find your card from seeing your check-ins here. Tapping in and out "
-            + "never needs it."
-    }
-    var noPIN: String { "No PIN" }
-    func locked(until: Int64) -> String {
-        "Too many wrong PINs: this card's check-ins stay locked until \(TimeText.time(unixSeconds: until)) UTC. "
-            + "Tapping in and out still works."
-    }
-    var buttonHint: String { "Left button: next choice. Right button: choose." }
-    func closingSoon(seconds: Int) -> String {
-        "No activity: your check-ins close in \(seconds) seconds. Choose “More time” to stay."
-    }
-    var moreTime: String { "More time" }
+    var pinOfferTitle: String { t(.sessionPinOfferTitle) }
+    var pinOfferExplained: String { t(.sessionPinOfferBody) }
+    var noPIN: String { t(.sessionNoPIN) }
+    func locked(until: Int64) -> String { t(.sessionLocked, ["time": TimeText.time(unixSeconds: until)]) }
+    var buttonHint: String { t(.buttonsHint) }
+    func closingSoon(seconds: Int) -> String { t(.sessionClosingSoon, ["seconds": String(seconds)]) }
+    var moreTime: String { t(.timeMoreTime) }
 
     // PIN
-    var pinTitle: String { "Your PIN" }
-    var pinAsk: String { "Type your PIN, then OK." }
-    var pinFormat: String { "A PIN has 4 to 6 digits." }
-    func wrongPIN(remaining: Int) -> String {
-        "Wrong PIN. \(remaining) tr\(remaining == 1 ? "y" : "ies") left before this card's check-ins are locked for an hour."
-    }
-    var newPINTitle: String { "New PIN" }
-    var repeatPINTitle: String { "Type the new PIN again" }
-    var pinRule: String { "4 to 6 digits. It is asked when you open your check-ins, never when you tap in or out." }
-    var pinMismatch: String { "The two PINs were not the same. Type the new PIN again." }
-    var pinSaved: String { "Saved." }
-    func digitsTyped(_ count: Int) -> String { "\(count) digit\(count == 1 ? "" : "s") typed." }
-    var deleteKey: String { "Delete last" }
-    var okKey: String { "OK" }
+    var pinTitle: String { t(.sessionPinTitle) }
+    var pinAsk: String { t(.sessionPinAsk) }
+    var pinFormat: String { t(.sessionPinFormat) }
+    func wrongPIN(remaining: Int) -> String { catalog.count(.sessionPinWrong, remaining) }
+    var newPINTitle: String { t(.sessionPinNew) }
+    var repeatPINTitle: String { t(.sessionPinRepeat) }
+    var pinRule: String { t(.sessionPinRule) }
+    var pinMismatch: String { t(.sessionPinMismatch) }
+    var pinSaved: String { t(.sessionPinSaved) }
+    func digitsTyped(_ count: Int) -> String { catalog.count(.sessionDigitsTyped, count) }
+    var deleteKey: String { t(.sessionKeyDelete) }
+    var okKey: String { t(.sessionKeyOk) }
 
     // Home
-    var homeTitle: String { "Your check-ins" }
-    func count(_ count: Int) -> String {
-        count == 0
-            ? "This kiosk holds no stays for this card."
-            : "This kiosk holds \(count) stay\(count == 1 ? "" : "s") for this card."
-    }
-    var newsForYou: String { "There is news for you: choose “Possible exposure”." }
-    var matchingOff: String {
-        "Your stays are not checked against warnings (you can allow it in Settings)."
-    }
-    var readWarning: String { "Possible exposure" }
-    var share: String { "Share after a positive test" }
-    var deleteOne: String { "Delete a stay" }
-    var deleteAll: String { "Delete everything" }
-    var settings: String { "Settings" }
-    var block: String { "Block my card" }
-    var done: String { "Done" }
-    var back: String { "Back" }
-    var cancel: String { "Cancel" }
-    var keep: String { "Keep" }
-    var noStays: String { "There is no stay to delete." }
+    var homeTitle: String { t(.sessionHomeTitle) }
+    func count(_ count: Int) -> String { catalog.count(.sessionCount, count) }
+    var newsForYou: String { t(.sessionNewsForYou) }
+    var matchingOff: String { t(.sessionMatchingOff) }
+    var readWarning: String { t(.sessionReadWarning) }
+    var share: String { t(.sessionShare) }
+    var deleteOne: String { t(.sessionDeleteOne) }
+    var deleteAll: String { t(.sessionDeleteAll) }
+    var settings: String { t(.sessionSettings) }
+    var block: String { t(.sessionBlock) }
+    var done: String { t(.sessionDone) }
+    var back: String { t(.sessionBack) }
+    var cancel: String { t(.sessionCancel) }
+    var keep: String { t(.sessionKeep) }
+    var noStays: String { t(.sessionNoStays) }
 
     /// One stay as the holder reads it: place, day, from–to in UTC, and whether it is still open.
     func stayLine(_ stay: StaySummary) -> String {
@@ -90,7 +78,7 @@ public struct SessionTexts: Sendable, Equatable {
         let from = "\(TimeText.date(unixSeconds: start)) \(TimeText.time(unixSeconds: start))"
         guard let end = stay.end else {
             let automatic = Int64(stay.automaticEnd.timeIntervalSince1970.rounded(.down))
-            return "\(place): \(from) UTC – open, ends by itself at \(TimeText.time(unixSeconds: automatic))"
+            return t(.sessionStayOpen, ["place": place, "from": from, "end": TimeText.time(unixSeconds: automatic)])
         }
         let endSeconds = Int64(end.timeIntervalSince1970.rounded(.down))
         let sameDay = TimeText.date(unixSeconds: endSeconds) == TimeText.date(unixSeconds: start)
@@ -98,126 +86,123 @@ public struct SessionTexts: Sendable, Equatable {
             sameDay
             ? TimeText.time(unixSeconds: endSeconds)
             : "\(TimeText.date(unixSeconds: endSeconds)) \(TimeText.time(unixSeconds: endSeconds))"
-        return "\(place): \(from)–\(until) UTC, ended"
+        return t(.sessionStayEnded, ["place": place, "from": from, "until": until])
     }
 
     // Deleting and blocking
-    var pickStayTitle: String { "Delete a stay" }
-    var pickStay: String { "Choose the stay to delete." }
-    var deleteOneTitle: String { "Delete this stay?" }
-    var deleteForGood: String { "It is removed from this kiosk for good; it cannot be brought back." }
-    var deleteIt: String { "Delete it" }
-    var deleteAllTitle: String { "Delete everything?" }
-    func deleteAllExplained(_ count: Int) -> String {
-        "All \(count) stay\(count == 1 ? "" : "s") and your settings on this kiosk will be deleted."
-    }
-    var deleteAllConfirm: String { "Delete everything" }
-    var stayDeleted: String { "The stay was deleted." }
-    var allDeleted: String { "Everything was deleted." }
-    var nothingDeleted: String { "Nothing was deleted." }
-    var blockTitle: String { "Block this card?" }
-    var blockExplained: [String] {
-        [
-            "Use this if you lost the card. Every stay and setting is deleted, and neither the card nor its printed "
-                + "code can be used on this kiosk again.",
-            "Ask staff for a new card.",
-        ]
-    }
-    var blockConfirm: String { "Block the card" }
-    var notBlocked: String { "The card was not blocked." }
-    var blocked: String { "The card is blocked: everything of it was deleted here." }
+    var pickStayTitle: String { t(.sessionPickStayTitle) }
+    var pickStay: String { t(.sessionPickStayBody) }
+    var deleteOneTitle: String { t(.sessionDeleteOneTitle) }
+    var deleteForGood: String { t(.sessionDeleteForGood) }
+    var deleteIt: String { t(.sessionDeleteIt) }
+    var deleteAllTitle: String { t(.sessionDeleteAllTitle) }
+    func deleteAllExplained(_ count: Int) -> String { catalog.count(.sessionDeleteAllBody, count) }
+    var deleteAllConfirm: String { t(.sessionDeleteAllConfirm) }
+    var stayDeleted: String { t(.sessionStayDeleted) }
+    var allDeleted: String { t(.sessionAllDeleted) }
+    var nothingDeleted: String { t(.sessionNothingDeleted) }
+    var blockTitle: String { t(.sessionBlockTitle) }
+    var blockExplained: [String] { [t(.sessionBlockBody), t(.sessionBlockAskStaff)] }
+    var blockConfirm: String { t(.sessionBlockConfirm) }
+    var notBlocked: String { t(.sessionNotBlocked) }
 
     // Warnings
-    var warningTitle: String { "Possible exposure" }
+    var warningTitle: String { t(.sessionWarningTitle) }
     func warningLines(_ warning: WarningNotice) -> [String] {
-        let days = warning.exposureDays.map { TimeText.date(unixSeconds: $0 * 86_400) }
+        let days = warning.exposureDays.map { TimeText.date(unixSeconds: $0 * 86_400) }.joined(separator: ", ")
         return [
-            "You were at a place on a day when someone there later tested positive: "
-                + days.joined(separator: ", ") + (warning.isHighRisk ? " (higher risk)." : "."),
-            warningAdvice,
-            "Only you can see this: it is shown in your session only. The advice slip prints it for you.",
+            t(warning.isHighRisk ? .sessionWarningDaysHigh : .sessionWarningDays, ["days": days]), warningAdvice,
+            t(.sessionWarningPrivate),
         ]
     }
-    var printSlip: String { "Print the advice slip" }
-    var acknowledge: String { "I have read it" }
-    var slipOrAcknowledged: String { "Done." }
+    var printSlip: String { t(.sessionWarningPrintSlip) }
+    var acknowledge: String { t(.sessionWarningAcknowledge) }
+    var slipOrAcknowledged: String { t(.sessionWarningDone) }
 
     // Settings and permission
     func matchingState(_ allowed: Bool?) -> String {
         switch allowed {
-        case true?: "Warnings: your stays are checked against published warnings on this kiosk."
-        case false?: "Warnings: your stays are not checked."
-        case nil: "Warnings: you have not decided yet; your stays are not checked."
+        case true?: t(.sessionMatchingAllowed)
+        case false?: t(.sessionMatchingRefused)
+        case nil: t(.sessionMatchingUndecided)
         }
     }
-    var pinOn: String { "PIN: set." }
-    var pinOff: String { "PIN: none." }
-    var matchingChoice: String { "Checking for warnings" }
-    var setPIN: String { "Set a PIN" }
-    var changePIN: String { "Change the PIN" }
-    var removePIN: String { "Remove the PIN" }
-    var saved: String { "Saved." }
+    var pinOn: String { t(.sessionPinOn) }
+    var pinOff: String { t(.sessionPinOff) }
+    var matchingChoice: String { t(.sessionMatchingChoice) }
+    var setPIN: String { t(.sessionSetPIN) }
+    var changePIN: String { t(.sessionChangePIN) }
+    var removePIN: String { t(.sessionRemovePIN) }
+    var saved: String { t(.sessionSaved) }
+    var languageChoice: String { t(.sessionLanguage) }
+    func speechState(_ always: Bool) -> String { t(always ? .speechAlwaysOn : .speechAlwaysOff) }
+    func speechToggle(_ always: Bool) -> String { t(always ? .speechTurnOff : .speechTurnOn) }
 
     /// The permission question: yes and no alike, nothing selected (also asked at enrolment).
     public func matchingQuestion() -> ScreenModel {
         ScreenModel(
-            kind: "prompt", title: "Check your stays for warnings?",
-            lines: [
-                "May this kiosk check your stays against warnings published by the health authority?",
-                "The check happens on this kiosk only: nothing about your stays leaves it. You can change this later.",
-            ],
-            choices: [.init(id: "yes", label: "Yes, check"), .init(id: "no", label: "No, do not check")], selected: nil)
+            kind: "prompt", title: t(.sessionMatchingQuestionTitle),
+            lines: [t(.sessionMatchingQuestionBody), t(.sessionMatchingQuestionLocal)],
+            choices: [
+                .init(id: "yes", label: t(.sessionMatchingQuestionYes)),
+                .init(id: "no", label: t(.sessionMatchingQuestionNo)),
+            ], selected: nil, language: language.rawValue)
     }
 
     // Sharing
-    var nothingToShare: String { "There is nothing to share: no stay of the last 14 days." }
-    var nothingShared: String { "Nothing was shared, and nothing of it is kept." }
-    var declined: String { "You said no: nothing was shared, and nothing of it is kept." }
-    var shareTitle: String { "Share after a positive test" }
-    var selectExplained: String {
-        "Your stays of the last 14 days. None is selected: choose each stay you want to share, then Continue."
+    var nothingToShare: String { t(.sessionShareNothing) }
+    var nothingShared: String { t(.sessionShareNothingShared) }
+    var declined: String { t(.sessionShareDeclined) }
+    var shareTitle: String { t(.sessionShareTitle) }
+    var selectExplained: String { t(.sessionShareSelect) }
+    func selectedCount(_ selected: Int, of total: Int) -> String {
+        t(.sessionShareSelectedCount, ["selected": String(selected), "total": String(total)])
     }
-    func selectedCount(_ selected: Int, of total: Int) -> String { "\(selected) of \(total) selected." }
     func toggleLine(_ stay: ReportableStay, selected: Bool) -> String {
         let from = "\(TimeText.date(unixSeconds: stay.start)) \(TimeText.time(unixSeconds: stay.start))"
-        return "\(selected ? "Selected" : "Not selected"): \(stay.venueName), \(from)–"
-            + "\(TimeText.time(unixSeconds: stay.end)) UTC"
+        return t(
+            selected ? .sessionShareSelectedStay : .sessionShareNotSelectedStay,
+            ["venue": stay.venueName, "from": from, "until": TimeText.time(unixSeconds: stay.end)])
     }
-    var continueLabel: String { "Continue" }
-    var symptomsTitle: String { "When did symptoms begin?" }
-    var symptomsExplained: String { "This decides how much weight each day gets. There is no default." }
+    var continueLabel: String { t(.sessionShareContinue) }
+    var symptomsTitle: String { t(.sessionSymptomsTitle) }
+    var symptomsExplained: String { t(.sessionSymptomsBody) }
     func symptomLabel(_ id: String) -> String {
         switch id {
-        case "week": "In the last 7 days"
-        case "weeks": "1 to 2 weeks ago"
-        case "older": "More than 2 weeks ago"
-        case "symptoms": "I have symptoms, I do not know since when"
-        case "none": "No symptoms"
-        default: "I prefer not to say"
+        case "week": t(.sessionSymptomsWeek)
+        case "weeks": t(.sessionSymptomsWeeks)
+        case "older": t(.sessionSymptomsOlder)
+        case "symptoms": t(.sessionSymptomsSymptoms)
+        case "none": t(.sessionSymptomsNone)
+        default: t(.sessionSymptomsUnknown)
         }
     }
-    var outputTitle: String { "How should the reports leave?" }
-    var outputExplained: String { "Choose one. You will see exactly what leaves before you are asked." }
-    var noOutputs: String { "This kiosk has no printer, USB stick or upload set up: ask staff." }
+    var outputTitle: String { t(.sessionOutputTitle) }
+    var outputExplained: String { t(.sessionOutputBody) }
+    var noOutputs: String { t(.sessionOutputNone) }
     func outputLabel(_ kind: VisitorSession.OutputKind) -> String {
         switch kind {
-        case .print: "Print QR codes to take to the test centre"
-        case .export: "Write to the USB stick"
-        case .upload: "Send with the verification code from the test centre"
+        case .print: t(.sessionOutputPrint)
+        case .export: t(.sessionOutputExport)
+        case .upload: t(.sessionOutputUpload)
         }
     }
-    var codeTitle: String { "Verification code" }
-    var codeExplained: String {
-        "Type the 10-character code from the test centre, or show its QR code to the camera."
+    var codeTitle: String { t(.sessionCodeTitle) }
+    var codeExplained: String { t(.sessionCodeBody) }
+    var codeFormat: String { t(.sessionCodeFormat) }
+    var disclosureTitle: String { t(.sessionDisclosureTitle) }
+    var consentTitle: String { t(.sessionConsentTitle) }
+    var consentQuestion: String { t(.sessionConsentQuestion) }
+    var sendingTitle: String { t(.sessionSending) }
+    var notSentTitle: String { t(.sessionNotSent) }
+    var askedAgain: String { t(.sessionAskedAgain) }
+    var tryAnotherWay: String { t(.sessionTryAnotherWay) }
+    /// What the holder reads once the reports left the kiosk.
+    func delivered(_ output: ReportOutput) -> String {
+        switch output {
+        case .print: t(.sessionSentPrint)
+        case .export: t(.sessionSentExport)
+        case .upload: t(.sessionSentUpload)
+        }
     }
-    var codeFormat: String { "That is not a verification code: it has 10 letters and digits." }
-    var disclosureTitle: String { "Before you decide" }
-    var consentTitle: String { "Share these reports?" }
-    var consentQuestion: String {
-        "This is exactly what will leave this kiosk if you say yes. Do you want to share it?"
-    }
-    var sendingTitle: String { "Sending" }
-    var notSentTitle: String { "Not sent" }
-    var askedAgain: String { "Nothing was shared. You can try another way; you will be asked again first." }
-    var tryAnotherWay: String { "Try another way" }
 }

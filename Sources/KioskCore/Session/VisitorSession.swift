@@ -94,6 +94,7 @@ public struct VisitorSession: Sendable {
         case warning(note: String?)
         case settings(note: String?)
         case matchingQuestion
+        case language
         case newPIN(first: String?, typed: String, problem: String?)
         case selectStays
         case symptoms
@@ -117,7 +118,12 @@ public struct VisitorSession: Sendable {
     private var shareIDs: Set<String> = []
     /// When the holder last did something (for the inactivity limit of a printed code's session).
     public private(set) var lastActivity: Date
-    private let texts: SessionTexts
+    /// The holder's language: the one their card remembers once its profile is read, else the one the session
+    /// opened in.
+    public private(set) var language: Language?
+    private let openingLanguage: Language
+    private let warningAdvice: String?
+    var texts: SessionTexts { SessionTexts(language ?? openingLanguage, warningAdvice: warningAdvice) }
 
     /// A printed code's session closes after this long without a choice; the screen warns `inactivityWarning` before.
     public static let inactivityLimit: TimeInterval = 90
@@ -125,11 +131,14 @@ public struct VisitorSession: Sendable {
     /// The characters of a verification code, as the health authority issues them.
     public static let codeAlphabet = Array("ABCDEFGHJKMNPQRSTVWXYZ23456789").map(String.init)
 
-    public init(card: CardSecret, source: Source, now: Date, texts: SessionTexts = SessionTexts()) {
+    public init(
+        card: CardSecret, source: Source, now: Date, language: Language = .fallback, warningAdvice: String? = nil
+    ) {
         self.card = card
         self.source = source
         self.lastActivity = now
-        self.texts = texts
+        self.openingLanguage = language
+        self.warningAdvice = warningAdvice
         self.screenView = .waiting
     }
 
@@ -148,6 +157,7 @@ public struct VisitorSession: Sendable {
         case (.contents(let fresh), let current):
             let first = view == nil
             view = fresh
+            if let remembered = fresh.contents.profile.language.flatMap(Language.init(tag:)) { language = remembered }
             if first {
                 if fresh.contents.profile.isLocked(at: Self.seconds(now)) {
                     return .close(reason: texts.locked(until: fresh.contents.profile.lockedUntil ?? 0))
@@ -158,7 +168,7 @@ public struct VisitorSession: Sendable {
             switch current {
             case .confirmDelete: screenView = .home(note: texts.stayDeleted)
             case .confirmDeleteAll: screenView = .home(note: texts.allDeleted)
-            case .matchingQuestion: screenView = .settings(note: texts.saved)
+            case .matchingQuestion, .language: screenView = .settings(note: texts.saved)
             case .newPIN: screenView = .settings(note: texts.pinSaved)
             case .settings: screenView = .settings(note: texts.saved)
             case .sent: break
@@ -172,9 +182,10 @@ public struct VisitorSession: Sendable {
             case .locked(let until): return .close(reason: texts.locked(until: until))
             }
             return .none
-        case (.delivered(let line), _):
+        case (.delivered, _):
             flow?.handle(.outputFinished(.delivered(output ?? .print, reportCount: 0)))
             let ids = shareIDs
+            let line = texts.delivered(output ?? .print)
             resetShare()
             screenView = .sent(line)
             return ids.isEmpty ? .none : .request(.markReported(ids))
@@ -275,9 +286,23 @@ public struct VisitorSession: Sendable {
             case "matching": screenView = .matchingQuestion
             case "set-pin": screenView = .newPIN(first: nil, typed: "", problem: nil)
             case "remove-pin": return .request(.setPIN(nil))
+            case "always-speak":
+                var profile = contents.profile
+                profile.alwaysSpeak.toggle()
+                return .request(.saveProfile(profile))
+            case "language": screenView = .language
             default: screenView = .home(note: nil)
             }
             return .none
+        case .language:
+            guard let chosen = LanguageChoice.language(of: id) else {
+                screenView = .settings(note: nil)
+                return .none
+            }
+            language = chosen
+            var profile = contents.profile
+            profile.language = chosen.rawValue
+            return .request(.saveProfile(profile))
         case .matchingQuestion:
             guard id == "yes" || id == "no" else {
                 screenView = .settings(note: nil)
@@ -491,10 +516,10 @@ public struct VisitorSession: Sendable {
     // MARK: - The screen
 
     /// What the screen shows for this session now.
-    public func screen(now: Date, language: String = "en") -> ScreenModel {
+    public func screen(now: Date) -> ScreenModel {
         var screen = content(now: now)
         screen.isPrivate = true
-        screen.language = language
+        screen.language = texts.language.rawValue
         if screen.buttonHint.isEmpty { screen.buttonHint = texts.buttonHint }
         if source == .printedCode, !isInConsent {
             let left = Self.inactivityLimit - now.timeIntervalSince(lastActivity)
@@ -562,10 +587,15 @@ public struct VisitorSession: Sendable {
                 .init(id: "set-pin", label: contents.profile.hasPIN ? texts.changePIN : texts.setPIN),
             ]
             if contents.profile.hasPIN { choices.append(.init(id: "remove-pin", label: texts.removePIN)) }
+            lines.append(texts.speechState(contents.profile.alwaysSpeak))
+            choices.append(.init(id: "always-speak", label: texts.speechToggle(contents.profile.alwaysSpeak)))
+            choices.append(.init(id: "language", label: texts.languageChoice))
             choices.append(.init(id: "back", label: texts.back))
             return ScreenModel(kind: "info", title: texts.settings, lines: lines, choices: choices)
         case .matchingQuestion:
             return texts.matchingQuestion()
+        case .language:
+            return LanguageChoice.screen(in: texts.catalog, back: .init(id: "back", label: texts.back))
         case .newPIN(let first, let typed, let problem):
             return keypadScreen(
                 title: first == nil ? texts.newPINTitle : texts.repeatPINTitle,
@@ -609,7 +639,7 @@ public struct VisitorSession: Sendable {
                 extra: [.init(id: "cancel", label: texts.cancel)])
         case .disclosure:
             return ScreenModel(
-                kind: "prompt", title: texts.disclosureTitle, lines: [ConsentFlow.disclosure],
+                kind: "prompt", title: texts.disclosureTitle, lines: [ConsentFlow.disclosure(in: texts.catalog)],
                 choices: [.init(id: "continue", label: texts.continueLabel), .init(id: "cancel", label: texts.cancel)])
         case .consent:
             guard case .asking(let preview) = flow?.state else {
@@ -617,8 +647,11 @@ public struct VisitorSession: Sendable {
             }
             // Yes and no: the same kind of choice, no default (nothing selected), asked every time.
             return ScreenModel(
-                kind: "prompt", title: texts.consentTitle, lines: [texts.consentQuestion], items: preview.lines,
-                choices: ConsentFlow.answers.map { .init(id: $0.answer ? "yes" : "no", label: $0.label) },
+                kind: "prompt", title: texts.consentTitle, lines: [texts.consentQuestion],
+                items: preview.lines(in: texts.catalog),
+                choices: ConsentFlow.answers(in: texts.catalog).map {
+                    .init(id: $0.answer ? "yes" : "no", label: $0.label)
+                },
                 selected: nil)
         case .sending:
             return ScreenModel(kind: "prompt", title: texts.sendingTitle, lines: [texts.keepCard])

@@ -41,11 +41,10 @@ extension CheckInMachine {
     }
 
     private func baseScreen(now: ClockReading) -> ScreenModel {
-        let texts = configuration.texts
         if let enrolment { return enrolmentScreen(enrolment) }
         if let session { return session.screen(now: now.now) }
         if let until = sessionRequestUntil, now.now < until {
-            return Self.screen(texts.sessionPrompt, choices: [.init(id: "cancel-session", label: texts.cancel)])
+            return messageScreen(texts.sessionPrompt, choices: [.init(id: "cancel-session", label: texts.cancel)])
         }
         var choices = [ScreenModel.Choice]()
         if case .staff = mode {
@@ -53,7 +52,13 @@ extension CheckInMachine {
         } else if reprintOffer.map({ now.now < $0.until }) == true {
             choices = [.init(id: "confirm", label: texts.confirm), .init(id: "cancel", label: texts.cancel)]
         } else {
-            choices = [.init(id: "session", label: texts.myCheckIns)]
+            choices = [
+                .init(id: "session", label: texts.myCheckIns), .init(id: "language", label: texts.languageChoice),
+            ]
+        }
+        if let since = choosingLanguage, now.now.timeIntervalSince(since) < Self.messageHoldTime * 4 {
+            return LanguageChoice.screen(
+                in: texts.catalog, back: .init(id: "cancel-language", label: texts.cancel))
         }
         if let shown = lastShown {
             var staff = false
@@ -62,7 +67,7 @@ extension CheckInMachine {
             if staff || now.now.timeIntervalSince(shown.at) < Self.messageHoldTime
                 || reprintOffer.map({ now.now < $0.until }) == true
             {
-                return Self.screen(shown.message, choices: choices)
+                return messageScreen(shown.message, choices: choices)
             }
         }
         let idle: StationMessage
@@ -73,15 +78,15 @@ extension CheckInMachine {
         } else {
             idle = texts.idle
         }
-        var screen = Self.screen(idle, choices: choices)
+        var screen = messageScreen(idle, choices: choices)
         screen.kind = "idle"
         return screen
     }
 
-    static func screen(_ message: StationMessage, choices: [ScreenModel.Choice]) -> ScreenModel {
+    func messageScreen(_ message: StationMessage, choices: [ScreenModel.Choice]) -> ScreenModel {
         ScreenModel(
             kind: message.kind.rawValue, title: message.title, lines: [message.body], choices: choices,
-            selected: choices.isEmpty ? nil : 0, buttonHint: SessionTexts().buttonHint)
+            selected: choices.isEmpty ? nil : 0, language: language.rawValue, buttonHint: texts.buttonHint)
     }
 
     /// What makes two screens the same for the selection: title and choices.
@@ -127,6 +132,16 @@ extension CheckInMachine {
         case "cancel-session":
             sessionRequestUntil = nil
             return []
+        case "language":
+            choosingLanguage = now.now
+            return []
+        case "cancel-language":
+            choosingLanguage = nil
+            return []
+        case _ where LanguageChoice.language(of: id) != nil:
+            choosingLanguage = nil
+            visitorLanguage = LanguageChoice.language(of: id).map { ($0, now.now) }
+            return []
         case "confirm": return buttonPressed(.confirm, now: now)
         case "cancel": return buttonPressed(.cancel, now: now)
         default: return []
@@ -140,8 +155,7 @@ extension CheckInMachine {
     {
         if session != nil { _ = closeSession(message: nil) }
         session = VisitorSession(
-            card: card, source: source, now: now.now,
-            texts: SessionTexts(warningAdvice: configuration.texts.warning.body))
+            card: card, source: source, now: now.now, language: language, warningAdvice: configuration.warningAdvice)
         selection = nil
         return [.openCard(card)]
     }
@@ -176,7 +190,7 @@ extension CheckInMachine {
         guard let session, session.source == .printedCode,
             now.now.timeIntervalSince(session.lastActivity) >= VisitorSession.inactivityLimit
         else { return [] }
-        return closeSession(message: SessionTexts().closedMessage)
+        return closeSession(message: SessionTexts(language).closedMessage)
     }
 
     // MARK: - Answers from the runner
@@ -193,7 +207,7 @@ extension CheckInMachine {
             return perform(effect, now: now)
         case .failure(let failure):
             let refusal: IndicatorPattern = failure == .refused(.cardBlocked) ? .refused : .error
-            return closeSession(message: StationMessage(title: "Not opened", body: failure.description, kind: .error))
+            return closeSession(message: texts.message(.sessionNotOpened, body: texts.failure(failure), .error))
                 + [.indicate(refusal)]
         }
     }
@@ -206,17 +220,17 @@ extension CheckInMachine {
         if let enrolment, case .saving = enrolment.step {
             dropEnrolmentQuestions()
             switch result {
-            case .success: return [.show(SessionTexts().enrolmentSaved)]
+            case .success: return [.show(SessionTexts(language).enrolmentSaved)]
             case .failure(let failure):
                 return [
-                    .show(StationMessage(title: "Not saved", body: failure.description, kind: .error)),
+                    .show(texts.message(.sessionNotSaved, body: texts.failure(failure), .error)),
                     .indicate(.error),
                 ]
             }
         }
         guard var open = session else { return [] }
         if request == .block, case .success = result {
-            return closeSession(message: SessionTexts().blockedMessage) + [.indicate(.accepted)]
+            return closeSession(message: SessionTexts(language).blockedMessage) + [.indicate(.accepted)]
         }
         let answer: VisitorSession.Answer
         switch result {
@@ -246,7 +260,8 @@ extension CheckInMachine {
         case .none:
             return []
         case .close(let reason):
-            return closeSession(message: StationMessage(title: SessionTexts().closedTitle, body: reason, kind: .info))
+            return closeSession(
+                message: StationMessage(title: SessionTexts(language).closedTitle, body: reason, kind: .info))
         case .request(let request):
             guard var open = session else { return [] }
             switch request {
@@ -276,7 +291,7 @@ extension CheckInMachine {
     // MARK: - Enrolment questions
 
     private func enrolmentScreen(_ questions: EnrolmentQuestions) -> ScreenModel {
-        let texts = SessionTexts()
+        let texts = SessionTexts(language)
         var screen: ScreenModel
         switch questions.step {
         case .matching:
@@ -323,7 +338,7 @@ extension CheckInMachine {
             switch VisitorSession.keypad(id, typed: typed, maxLength: CardProfile.pinLengths.upperBound) {
             case .typed(let now): questions.step = .pin(first: first, typed: now, problem: nil)
             case .submit(let pin):
-                let texts = SessionTexts()
+                let texts = SessionTexts(language)
                 if !CardProfile.isWellFormed(pin) {
                     questions.step = .pin(first: first, typed: "", problem: texts.pinFormat)
                 } else if let first {

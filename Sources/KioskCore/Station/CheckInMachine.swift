@@ -90,6 +90,22 @@ public struct CheckInMachine: Sendable {
     var lastShown: (message: StationMessage, at: Date)?
     /// Which choice the buttons would choose, for the screen it was made on (`ScreenModel` identity).
     var selection: (key: String, index: Int?)?
+    /// The language a visitor chose on the idle screen, and when: it holds while they use the kiosk and returns to
+    /// the kiosk's own after `visitorLanguageTime` without activity.
+    var visitorLanguage: (language: Language, at: Date)?
+    /// "Language" was chosen on the idle screen, and when: the languages are offered until one is chosen.
+    var choosingLanguage: Date?
+    /// How long a language chosen on the idle screen lasts without activity.
+    public static let visitorLanguageTime: TimeInterval = 120
+
+    /// The language the station speaks now: the session holder's, else the one a visitor chose, else the kiosk's.
+    public var language: Language {
+        if let session { return session.language ?? visitorLanguage?.language ?? configuration.language }
+        return visitorLanguage?.language ?? configuration.language
+    }
+
+    /// The station's texts in the language it speaks now.
+    public var texts: StationTexts { StationTexts(language) }
 
     /// `crypto` is used for hashing and constant-time comparison only.
     public init(
@@ -116,6 +132,19 @@ public struct CheckInMachine: Sendable {
 
     private mutating func handling(_ event: StationEvent, now: ClockReading) -> [StationAction] {
         prune(now: now)
+        switch event {
+        case .cardRead, .codeScanned, .chosen, .navigated:
+            // Someone is using the kiosk: a language they chose holds on.
+            if let chosen = visitorLanguage { visitorLanguage = (chosen.language, now.now) }
+        case .tick:
+            if let chosen = visitorLanguage, session == nil,
+                now.now.timeIntervalSince(chosen.at) >= Self.visitorLanguageTime
+            {
+                visitorLanguage = nil
+            }
+        default:
+            break
+        }
         var actions = [StationAction]()
         switch event {
         case .cardRead, .codeScanned, .buttonPressed, .staffCommand, .tick, .chosen, .navigated:
@@ -162,31 +191,27 @@ public struct CheckInMachine: Sendable {
     // MARK: - Cards and codes
 
     private mutating func cardRead(_ read: CardRead, now: ClockReading) -> [StationAction] {
-        let texts = configuration.texts
         if case .staff(.awaitingBlankCard, _) = mode {
             extendStaff(now: now)
             switch read {
             case .blank, .damaged:
                 mode = .staff(.enrolling, until: staffUntil(now))
                 return [
-                    .show(StationMessage(title: "Enrolling", body: "Keep the card on the reader.", kind: .prompt)),
+                    .show(texts.message(.staffEnrollingTitle, .staffEnrollingBody, .prompt)),
                     .requestRandom(.cardEntropy),
                 ]
             case .card(let secret) where secret.kind == .visitor:
                 return [
                     .show(
-                        StationMessage(
-                            title: "Already enrolled",
-                            body: "This card is already a kiosk card. Put a blank card on the reader.",
-                            kind: .error)),
+                        texts.message(.staffAlreadyEnrolledTitle, .staffAlreadyEnrolledBody, .error)),
                     .indicate(.refused),
                 ]
             case .foreign(let reason):
                 return [
                     .show(
-                        StationMessage(
-                            title: "Cannot enrol this card",
-                            body: "\(reason.explanation) Put a blank card on the reader.", kind: .error)),
+                        texts.message(
+                            .staffCannotEnrolTitle, .staffCannotEnrolBody, .error, ["reason": texts.foreignCard(reason)]
+                        )),
                     .indicate(.refused),
                 ]
             case .card:
@@ -212,19 +237,13 @@ public struct CheckInMachine: Sendable {
             if printed {
                 return [
                     .show(
-                        StationMessage(
-                            title: "Not a staff card",
-                            body:
-                                "A printed card code never opens staff mode. Tap an enrolled staff card or show the staff "
-                                + "code. Nothing was opened.", kind: .error)), .indicate(.refused),
+                        texts.message(.staffCodeNotStaffTitle, .staffCodeNotStaffBody, .error)), .indicate(.refused),
                 ]
             }
             guard isEnrolledStaffCard(secret) else {
                 return [
                     .show(
-                        StationMessage(
-                            title: "Not a staff card of this kiosk",
-                            body: "This card was not enrolled as a staff card here. Nothing was opened.", kind: .error)),
+                        texts.message(.staffNotStaffHereTitle, .staffNotStaffHereBody, .error)),
                     .indicate(.refused),
                 ]
             }
@@ -238,10 +257,10 @@ public struct CheckInMachine: Sendable {
             }
             sessionRequestUntil = nil
             guard now.isSynchronized else {
-                return actions + [.show(configuration.texts.clockNotSet), .indicate(.clockNotSet)]
+                return actions + [.show(texts.clockNotSet), .indicate(.clockNotSet)]
             }
             guard let venue = state.venue else {
-                return actions + [.show(configuration.texts.notSetUp), .indicate(.error)]
+                return actions + [.show(texts.notSetUp), .indicate(.error)]
             }
             forgetCardOnReader()
             if !printed { cardOnReader = secret }
@@ -265,10 +284,7 @@ public struct CheckInMachine: Sendable {
         } catch {
             return [
                 .show(
-                    StationMessage(
-                        title: "Card code not valid",
-                        body: "The printed card code cannot be used: "
-                            + "\(error.description). Nothing was stored.", kind: .error)),
+                    texts.message(.stationCardCodeInvalidTitle, .stationCardCodeInvalidBody, .error)),
                 .indicate(.refused),
             ]
         }
@@ -276,14 +292,17 @@ public struct CheckInMachine: Sendable {
         do {
             venue = try parser.parse(text, crypto: crypto)
         } catch .notAVenueCode, .tooLong {
-            return [.show(configuration.texts.notACheckInCode), .indicate(.error)]
+            return [.show(texts.notACheckInCode), .indicate(.error)]
         } catch {
             return [
-                .show(StationMessage(title: "Venue code not usable", body: error.message, kind: .error)),
+                .show(
+                    texts.message(
+                        .staffVenueCodeUnusableTitle, .staffVenueCodeUnusableBody, .error,
+                        ["code": error.cwaErrorCode ?? "-"])),
                 .indicate(.error),
             ]
         }
-        guard case .staff = mode else { return [.show(configuration.texts.venueCodeHint), .indicate(.refused)] }
+        guard case .staff = mode else { return [.show(texts.venueCodeHint), .indicate(.refused)] }
         extendStaff(now: now)
         return bind(venue, posterURL: nil, now: now, created: false)
     }
@@ -312,7 +331,6 @@ public struct CheckInMachine: Sendable {
 
     private mutating func tapDone(_ outcome: TapOutcome, warning: WarningNotice?, now: ClockReading) -> [StationAction]
     {
-        let texts = configuration.texts
         var actions = [StationAction]()
         var changed = false
         switch outcome {
@@ -334,7 +352,7 @@ public struct CheckInMachine: Sendable {
             actions += [.show(texts.alreadyRegistered), .indicate(.accepted)]
         case .refused(let refusal):
             actions += [
-                .show(StationMessage(title: "Not recorded", body: refusal.description, kind: .error)),
+                .show(texts.message(.stationNotRecordedTitle, body: texts.refusal(refusal), .error)),
                 .indicate(Self.pattern(for: refusal)),
             ]
         }
@@ -378,10 +396,10 @@ public struct CheckInMachine: Sendable {
                 return startWipe(forgetVenue: forget, now: now)
             case (.confirmingWipe, .cancel):
                 mode = .staff(.menu, until: staffUntil(now))
-                return [.show(StationMessage(title: "Not wiped", body: "Nothing was deleted.", kind: .info))]
+                return [.show(texts.message(.staffNotWipedTitle, .staffNotWipedBody, .info))]
             case (.awaitingVenueCode, .cancel), (.awaitingBlankCard, .cancel):
                 mode = .staff(.menu, until: staffUntil(now))
-                return [.show(Self.staffMenu)]
+                return [.show(staffMenu)]
             default:
                 break
             }
@@ -392,11 +410,7 @@ public struct CheckInMachine: Sendable {
 
     // MARK: - Staff mode
 
-    static let staffMenu = StationMessage(
-        title: "Staff mode",
-        body:
-            "Bind venue, create venue, new venue code, enrol card, enrol staff card, status slip, wipe kiosk, or leave.",
-        kind: .prompt)
+    var staffMenu: StationMessage { texts.message(.staffMenuTitle, .staffMenuBody, .prompt) }
 
     private func staffUntil(_ now: ClockReading) -> Date { now.now.addingTimeInterval(configuration.staffTimeout) }
 
@@ -406,7 +420,7 @@ public struct CheckInMachine: Sendable {
 
     private mutating func openStaffMode(now: ClockReading) -> [StationAction] {
         mode = .staff(.menu, until: staffUntil(now))
-        return [.show(Self.staffMenu), .indicate(.accepted)]
+        return [.show(staffMenu), .indicate(.accepted)]
     }
 
     private mutating func leaveStaffMode() -> [StationAction] {
@@ -415,7 +429,7 @@ public struct CheckInMachine: Sendable {
         wipePendingCard()
         dropEnrolmentQuestions()
         dropReprintOffer()
-        return [.show(StationMessage(title: "Staff mode closed", body: "Visitors can tap their cards.", kind: .info))]
+        return [.show(texts.message(.staffClosedTitle, .staffClosedBody, .info))]
     }
 
     private mutating func closeStaffModeIfIdle(now: ClockReading) -> [StationAction] {
@@ -431,18 +445,14 @@ public struct CheckInMachine: Sendable {
         guard case .staff(let step, _) = mode else {
             return [
                 .show(
-                    StationMessage(
-                        title: "Staff mode is closed",
-                        body: "Tap a staff card or scan the staff code first.", kind: .error)),
+                    texts.message(.staffNotOpenTitle, .staffNotOpenBody, .error)),
                 .indicate(.refused),
             ]
         }
         if step.isBusy, command != .leave {
             return [
                 .show(
-                    StationMessage(
-                        title: "Please wait", body: "The kiosk is still busy with the last step.",
-                        kind: .info))
+                    texts.message(.staffBusyTitle, .staffBusyBody, .info))
             ]
         }
         extendStaff(now: now)
@@ -453,15 +463,15 @@ public struct CheckInMachine: Sendable {
             mode = .staff(.awaitingVenueCode, until: until)
             return [
                 .show(
-                    StationMessage(
-                        title: "Bind venue", body: "Show the venue's QR poster to the camera.",
-                        kind: .prompt))
+                    texts.message(.staffBindVenueTitle, .staffBindVenueBody, .prompt))
             ]
         case .createVenue(let draft):
             let fields: CWAVenueEncoder.Fields
             do { fields = try draft.validated() } catch {
                 return [
-                    .show(StationMessage(title: "Venue not created", body: error.message, kind: .error)),
+                    .show(
+                        texts.message(
+                            .staffVenueNotCreatedTitle, .staffVenueNotCreatedBody, .error, ["code": error.fieldNames])),
                     .indicate(.refused),
                 ]
             }
@@ -470,31 +480,24 @@ public struct CheckInMachine: Sendable {
         case .rotateVenueCode:
             guard let venue = state.venue else {
                 return [
-                    .show(StationMessage(title: "No venue", body: "Bind or create a venue first.", kind: .error)),
+                    .show(texts.message(.staffNoVenueTitle, .staffNoVenueBody, .error)),
                     .indicate(.refused),
                 ]
             }
             guard let fields = venue.cwaFields else {
                 return [
                     .show(
-                        StationMessage(
-                            title: "Code not renewable here",
-                            body:
-                                "This venue's code is not a Corona-Warn-App code: ask the venue's operator for a new code "
-                                + "and scan it.", kind: .error)), .indicate(.refused),
+                        texts.message(.staffNotRenewableTitle, .staffNotRenewableBody, .error)), .indicate(.refused),
                 ]
             }
-            if let refusal = refusalWhileCheckedIn(now: now, doing: "Renew the code") { return refusal }
+            if let refusal = refusalWhileCheckedIn(now: now) { return refusal }
             mode = .staff(.rotating(fields), until: until)
             return [.requestRandom(.rotatedVenueSeed)]
         case .reprintPoster:
             guard let venue = state.venue, let url = venue.posterURL else {
                 return [
                     .show(
-                        StationMessage(
-                            title: "No poster here",
-                            body: "Only venues created on this kiosk have their poster here.",
-                            kind: .error)), .indicate(.refused),
+                        texts.message(.staffNoPosterTitle, .staffNoPosterBody, .error)), .indicate(.refused),
                 ]
             }
             return [
@@ -504,27 +507,21 @@ public struct CheckInMachine: Sendable {
             enrolKind = .visitor
             mode = .staff(.awaitingBlankCard, until: until)
             return [
-                .show(StationMessage(title: "Enrol a card", body: "Put a blank card on the reader.", kind: .prompt))
+                .show(texts.message(.staffEnrolCardTitle, .staffEnrolCardBody, .prompt))
             ]
         case .enrolStaffCard:
             enrolKind = .staff
             mode = .staff(.awaitingBlankCard, until: until)
             return [
                 .show(
-                    StationMessage(
-                        title: "Enrol a staff card",
-                        body: "Put a blank card on the reader. It will open staff mode on this kiosk.",
-                        kind: .prompt))
+                    texts.message(.staffEnrolStaffCardTitle, .staffEnrolStaffCardBody, .prompt))
             ]
         case .forgetStaffCards:
             guard configuration.staffCode?.isEmpty == false else {
                 return [
                     .show(
-                        StationMessage(
-                            title: "Staff cards kept",
-                            body:
-                                "No staff code is configured: without staff cards nothing could open staff mode. Configure "
-                                + "a staff code first.", kind: .error)), .indicate(.refused),
+                        texts.message(.staffStaffCardsKeptTitle, .staffStaffCardsKeptBody, .error)),
+                    .indicate(.refused),
                 ]
             }
             let count = state.staffCards.count
@@ -532,10 +529,9 @@ public struct CheckInMachine: Sendable {
             return [
                 .persist(state),
                 .show(
-                    StationMessage(
-                        title: "Staff cards forgotten",
-                        body: "\(count) staff card\(count == 1 ? "" : "s") no longer open\(count == 1 ? "s" : "") "
-                            + "staff mode. The staff code still does.", kind: .success)),
+                    texts.message(
+                        .staffStaffCardsForgottenTitle, body: texts.catalog.count(.staffStaffCardsForgottenBody, count),
+                        .success)),
                 .indicate(.accepted),
             ]
         case .printStatus:
@@ -549,11 +545,8 @@ public struct CheckInMachine: Sendable {
             mode = .staff(.confirmingWipe(forgetVenue: forgetVenue), until: until)
             return [
                 .show(
-                    StationMessage(
-                        title: "Wipe the kiosk?",
-                        body: "Every stored check-in and warning will be deleted, and every staff card forgotten"
-                            + (forgetVenue ? ", and the venue binding too" : "; the venue binding stays")
-                            + ". Press confirm to wipe, cancel to keep everything.", kind: .prompt))
+                    texts.message(
+                        .staffWipeAskTitle, forgetVenue ? .staffWipeAskForgetVenue : .staffWipeAskKeepVenue, .prompt))
             ]
         case .leave:
             return leaveStaffMode()
@@ -562,16 +555,12 @@ public struct CheckInMachine: Sendable {
 
     /// The one refusal of anything that would change the venue while visitors may be checked in at it: their
     /// leaving tap would start a stay at the new venue. Nil when nobody may be.
-    private func refusalWhileCheckedIn(now: ClockReading, doing action: String) -> [StationAction]? {
+    private func refusalWhileCheckedIn(now: ClockReading) -> [StationAction]? {
         let open = state.openCheckIns(now: now)
         guard open > 0 else { return nil }
         return [
             .show(
-                StationMessage(
-                    title: "Not now",
-                    body:
-                        "\(open) visitor\(open == 1 ? " is" : "s are") still checked in here. \(action) when everyone "
-                        + "has left (open stays also end by themselves).", kind: .error)),
+                texts.message(.staffNotNowTitle, body: texts.catalog.count(.staffNotNowBody, open), .error)),
             .indicate(.refused),
         ]
     }
@@ -588,24 +577,23 @@ public struct CheckInMachine: Sendable {
         let bound: BoundVenue
         do { bound = try BoundVenue(venue, posterURL: posterURL, configuration: configuration, crypto: crypto) } catch {
             return [
-                .show(StationMessage(title: "Venue not bound", body: error.description, kind: .error)),
+                .show(
+                    texts.message(
+                        .staffVenueNotBoundTitle, .staffVenueNotBoundBody, .error, ["reason": error.description])),
                 .indicate(.error),
             ]
         }
         if let end = bound.eventEnd, now.isSynchronized, end <= now.now {
             return [
                 .show(
-                    StationMessage(
-                        title: "Venue not bound",
-                        body: "This event ended on \(TimeText.date(unixSeconds: Int64(end.timeIntervalSince1970))): "
-                            + "no one can check in to it. Scan the code of a place or of an event still to come.",
-                        kind: .error)),
+                    texts.message(
+                        .staffVenueNotBoundTitle, .staffEventEndedBody, .error,
+                        ["date": TimeText.date(unixSeconds: Int64(end.timeIntervalSince1970))])),
                 .indicate(.error),
             ]
         }
         if state.venue?.locationId != bound.locationId {
-            let doing = created ? "Create a venue" : "Bind another venue"
-            if state.venue != nil, let refusal = refusalWhileCheckedIn(now: now, doing: doing) { return refusal }
+            if state.venue != nil, let refusal = refusalWhileCheckedIn(now: now) { return refusal }
             state.openCheckInEnds = []
         }
         state.venue = bound
@@ -613,11 +601,13 @@ public struct CheckInMachine: Sendable {
         var actions: [StationAction] = [
             .persist(state),
             .show(
-                StationMessage(
-                    title: created ? "Venue code ready" : "Venue bound",
-                    body:
-                        "\(bound.description)\(bound.address.isEmpty ? "" : ", \(bound.address)") (\(bound.formatName)). "
-                        + (created ? "Printing its poster. " : "") + "Visitors can check in now.", kind: .success)),
+                texts.message(
+                    created ? .staffVenueCreatedTitle : .staffVenueBoundTitle,
+                    created ? .staffVenueCreatedBody : .staffVenueBoundBody, .success,
+                    [
+                        "venue": bound.address.isEmpty ? bound.description : "\(bound.description), \(bound.address)",
+                        "format": bound.formatName,
+                    ])),
             .indicate(.accepted),
         ]
         if let posterURL {
@@ -644,7 +634,7 @@ public struct CheckInMachine: Sendable {
         case .failure(let failure):
             mode = .staff(.menu, until: staffUntil(now))
             return [
-                .show(StationMessage(title: "Not done", body: failure.description, kind: .error)), .indicate(.error),
+                .show(texts.message(.staffNotDoneTitle, body: texts.failure(failure), .error)), .indicate(.error),
             ]
         }
         defer { crypto.wipe(&bytes) }
@@ -659,7 +649,10 @@ public struct CheckInMachine: Sendable {
             } catch {
                 mode = .staff(.menu, until: staffUntil(now))
                 return [
-                    .show(StationMessage(title: "Venue not created", body: error.message, kind: .error)),
+                    .show(
+                        texts.message(
+                            .staffVenueNotCreatedTitle, .staffVenueNotCreatedBody, .error,
+                            ["code": error.cwaErrorCode ?? "-"])),
                     .indicate(.refused),
                 ]
             }
@@ -683,9 +676,8 @@ public struct CheckInMachine: Sendable {
             guard let digest = try? StaffCardDigest.of(secret, crypto: crypto) else {
                 return [
                     .show(
-                        StationMessage(
-                            title: "Staff card not enrolled", body: StationFailure.crypto.description,
-                            kind: .error)), .indicate(.error),
+                        texts.message(.staffStaffCardNotEnrolledTitle, body: texts.failure(.crypto), .error)),
+                    .indicate(.error),
                 ]
             }
             if !state.staffCards.contains(where: { crypto.constantTimeEquals($0, digest) }) {
@@ -695,10 +687,8 @@ public struct CheckInMachine: Sendable {
             return [
                 .persist(state),
                 .show(
-                    StationMessage(
-                        title: "Staff card enrolled",
-                        body: "It opens staff mode on this kiosk. No code is printed for staff cards: keep the card "
-                            + "like a key.", kind: .success)), .indicate(.accepted),
+                    texts.message(.staffStaffCardEnrolledTitle, .staffStaffCardEnrolledBody, .success)),
+                .indicate(.accepted),
             ]
         case .success:
             mode = .staff(.menu, until: until)
@@ -706,20 +696,16 @@ public struct CheckInMachine: Sendable {
             enrolment = EnrolmentQuestions(card: secret)
             return [
                 .show(
-                    StationMessage(
-                        title: "Card enrolled",
-                        body:
-                            "Printing the personal QR card. It opens the visitor's check-ins like the card: keep it like a key.",
-                        kind: .success)), .indicate(.accepted), printAction(.personalCard(secret)),
+                    texts.message(.staffCardEnrolledTitle, .staffCardEnrolledBody, .success)), .indicate(.accepted),
+                printAction(.personalCard(secret)),
             ]
         case .failure(let failure):
             mode = .staff(.awaitingBlankCard, until: until)
             return [
                 .show(
-                    StationMessage(
-                        title: "Card not enrolled",
-                        body: failure.description + " Put a blank card on the reader to try again.",
-                        kind: .error)), .indicate(.error),
+                    texts.message(
+                        .staffCardNotEnrolledTitle, .staffCardNotEnrolledBody, .error,
+                        ["reason": texts.failure(failure)])), .indicate(.error),
             ]
         }
     }
@@ -748,19 +734,17 @@ public struct CheckInMachine: Sendable {
         guard let job else {
             return [
                 .show(
-                    StationMessage(
-                        title: "Not printed", body: failure.description + " Nothing will be printed later.",
-                        kind: .error)), .indicate(.error),
+                    texts.message(
+                        .staffNotPrintedTitle, .staffNotPrintedLater, .error, ["reason": texts.failure(failure)])),
+                .indicate(.error),
             ]
         }
         reprintOffer = (job, now.now.addingTimeInterval(Self.reprintOfferTime))
         return [
             .show(
-                StationMessage(
-                    title: "Not printed",
-                    body: "The \(job.kind.name) did not print: \(failure.description). Nothing will be printed later. "
-                        + "Press confirm to try again now, or cancel.",
-                    kind: .error)),
+                texts.message(
+                    .staffNotPrintedTitle, .staffNotPrintedOffer, .error,
+                    ["job": texts.printJob(job.kind), "reason": texts.failure(failure)])),
             .indicate(.error),
         ]
     }
@@ -776,7 +760,9 @@ public struct CheckInMachine: Sendable {
         switch button {
         case .confirm:
             return [
-                .show(StationMessage(title: "Printing", body: "Trying the \(offer.job.kind.name) again.", kind: .info)),
+                .show(
+                    texts.message(
+                        .staffPrintingTitle, .staffPrintingBody, .info, ["job": texts.printJob(offer.job.kind)])),
                 printAction(offer.job),
             ]
         case .cancel:
@@ -784,9 +770,7 @@ public struct CheckInMachine: Sendable {
             job.wipe(using: crypto)
             return [
                 .show(
-                    StationMessage(
-                        title: "Not printed", body: "Nothing was printed, and nothing will be printed later.",
-                        kind: .info))
+                    texts.message(.staffNotPrintedTitle, .staffNotPrintedCancelled, .info))
             ]
         }
     }
@@ -811,7 +795,7 @@ public struct CheckInMachine: Sendable {
             state.staffCards.removeAll { card in !saved.contains { crypto.constantTimeEquals($0, card) } }
             needsPersist = true
             return [
-                .show(StationMessage(title: "Settings not saved", body: failure.description, kind: .error)),
+                .show(texts.message(.staffSettingsNotSavedTitle, body: texts.failure(failure), .error)),
                 .indicate(.error),
             ]
         }
@@ -829,17 +813,13 @@ public struct CheckInMachine: Sendable {
             return [
                 .persist(state),
                 .show(
-                    StationMessage(
-                        title: "Kiosk wiped",
-                        body: "No check-ins are stored any more, and no staff card opens staff mode."
-                            + (forgetVenue
-                                ? " The kiosk is not bound to a venue." : " The venue binding stays."),
-                        kind: .success)),
+                    texts.message(
+                        .staffWipedTitle, forgetVenue ? .staffWipedForgetVenue : .staffWipedKeepVenue, .success)),
                 .indicate(.accepted),
             ]
         case .failure(let failure):
             return [
-                .show(StationMessage(title: "Not wiped", body: failure.description, kind: .error)), .indicate(.error),
+                .show(texts.message(.staffNotWipedTitle, body: texts.failure(failure), .error)), .indicate(.error),
             ]
         }
     }
@@ -847,7 +827,7 @@ public struct CheckInMachine: Sendable {
     private mutating func expiryDone(_ result: Result<Int, StationFailure>) -> [StationAction] {
         guard case .failure(let failure) = result else { return [] }
         return [
-            .show(StationMessage(title: "Old check-ins not deleted", body: failure.description, kind: .error)),
+            .show(texts.message(.staffOldNotDeletedTitle, body: texts.failure(failure), .error)),
             .indicate(.error),
         ]
     }
@@ -860,10 +840,10 @@ public struct CheckInMachine: Sendable {
         if reading.isSynchronized {
             guard was == false else { return [] }
             lastExpiryHour = nil
-            return [.show(configuration.texts.clockSet)]
+            return [.show(texts.clockSet)]
         }
         guard was != false else { return [] }
-        return [.show(configuration.texts.clockNotSet), .indicate(.clockNotSet)]
+        return [.show(texts.clockNotSet), .indicate(.clockNotSet)]
     }
 
     private mutating func tick(now: ClockReading) -> [StationAction] {

@@ -113,6 +113,9 @@ public struct VenueDraft: Sendable, Equatable {
 
 /// Which fields of a `VenueDraft` are wrong; the message tells staff what each must be.
 public struct VenueDraftError: Error, Sendable, Equatable {
+    /// The rules the wrong fields break, for staff.
+    public var fieldNames: String { fields.map(\.rule).joined(separator: "; ") }
+
     public enum Field: String, Sendable, Equatable, CaseIterable {
         case description, address, type, startTimestamp, endTimestamp, defaultCheckInLengthInMinutes
 

@@ -311,7 +311,7 @@ public actor StationRunner {
                 return .success(.failed(DeliveryError.notAvailable("printer, USB stick or upload").description))
             }
             do throws(DeliveryError) {
-                let line = try await reports.sendConsented(preview, crypto: desk.crypto)
+                let line = try await reports.sendConsented(preview, crypto: desk.crypto, language: machine.language)
                 logger.debug("Report delivered")
                 return .success(.delivered(line))
             } catch {
@@ -392,7 +392,7 @@ public actor StationRunner {
         }
         var failure: StationFailure?
         do {
-            let bytes = try StationReceipts.bytes(for: job, paper: paper)
+            let bytes = try StationReceipts.bytes(for: job, paper: paper, language: machine.language)
             do throws(PrinterError) { try await printer.print(bytes) } catch {
                 failure = .printer(reason: error.description)
             }

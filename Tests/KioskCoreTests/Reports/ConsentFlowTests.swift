@@ -128,10 +128,10 @@ import Testing
     }
 
     @Test func theQuestionHasNoDefaultAndBothAnswersLookAlike() {
-        #expect(ConsentFlow.answers.count == 2)
-        #expect(Set(ConsentFlow.answers.map(\.answer)) == [true, false])
+        #expect(ConsentFlow.answers().count == 2)
+        #expect(Set(ConsentFlow.answers().map(\.answer)) == [true, false])
         // Same length class of label so neither stands out; the screen renders them with one style.
-        #expect(ConsentFlow.answers.allSatisfy { !$0.label.isEmpty })
+        #expect(ConsentFlow.answers().allSatisfy { !$0.label.isEmpty })
         // Only an explicit answer leaves the question.
         var flow = ConsentFlow(now: now)
         flow.handle(.cardPresented(stays: stays))

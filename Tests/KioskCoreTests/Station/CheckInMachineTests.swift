@@ -165,7 +165,8 @@ import Testing
                 .show(
                     StationMessage(
                         title: "Venue code not usable",
-                        body: VenueCodeError.unsupportedVersion(.cwa).message, kind: .error)),
+                        body: "This code cannot be used for check-ins: ask for a new code (INVALID_URL).",
+                        kind: .error)),
                 .indicate(.error),
             ])
         #expect(!actions.messages[0].body.contains("Friseur"))
@@ -204,7 +205,7 @@ import Testing
         harness.bind()
         harness.store.fail(with: .storageFull)
         let actions = harness.run(.cardRead(.card(StationFixtures.card())))
-        #expect(actions.messages.first?.body == TapRefusal.storeUnavailable(.storageFull).description)
+        #expect(actions.messages.first?.body == StationTexts().refusal(.storeUnavailable(.storageFull)))
         #expect(actions.patterns == [.error])
         #expect(harness.machine.state.openCheckInEnds.isEmpty)
     }
@@ -375,7 +376,9 @@ import Testing
         // Another venue: their leaving tap would start a stay there. Refused, as renewing the code is.
         let other = harness.run(.codeScanned(StationFixtures.codes[2].1))
         #expect(other.messages.first?.title == "Not now")
-        #expect(other.messages.first?.body.hasPrefix("1 visitor is still checked in here. Bind another venue") == true)
+        #expect(
+            other.messages.first?.body.hasPrefix("1 visitor is still checked in here. Try again when everyone has left")
+                == true)
         #expect(other.patterns == [.refused])
         #expect(harness.machine.state.venue == before)
         // The same venue again changes nothing and is not refused.
@@ -510,7 +513,7 @@ import Testing
         #expect(harness.persisted?.warnings.first?.acknowledged == false)
         // The tap's screen offers the session while the card lies on the reader; the public screen has no day.
         let offered = harness.machine.screen(now: harness.now)
-        #expect(offered.choices.map(\.id) == ["session"])
+        #expect(offered.choices.map(\.id) == ["session", "language"])
         #expect(!offered.readingOrder.joined().contains(dayText))
 
         // Anyone's confirm does nothing to it.

@@ -30,7 +30,7 @@ import Testing
         let card = StationFixtures.card()
         var harness = Self.harnessWithStays(card)
         let stored = harness.store.allRows.count
-        #expect(Self.screen(harness).choices.map(\.id) == ["session"])
+        #expect(Self.screen(harness).choices.map(\.id) == ["session", "language"])
         harness.run(.chosen("session"))
         #expect(Self.screen(harness).title == StationTexts().sessionPrompt.title)
         let opened = harness.run(.cardRead(.card(card)))
@@ -58,7 +58,7 @@ import Testing
         var harness = MachineHarness()
         harness.bind()
         harness.run(.cardRead(.card(card)))
-        #expect(Self.screen(harness).choices.map(\.id) == ["session"])
+        #expect(Self.screen(harness).choices.map(\.id) == ["session", "language"])
         harness.run(.chosen("session"))
         #expect(harness.machine.isSessionOpen)
         #expect(Self.screen(harness).lines.contains("This kiosk holds 1 stay for this card."))
@@ -228,7 +228,7 @@ import Testing
         harness.run(.chosen("print"))
         // UI-7: the disclosure before the question.
         screen = Self.screen(harness)
-        #expect(screen.lines == [ConsentFlow.disclosure])
+        #expect(screen.lines == [ConsentFlow.disclosure()])
         harness.run(.chosen("continue"))
         // UI-6, UI-9: the exact preview; yes and no alike, nothing selected.
         screen = Self.screen(harness)

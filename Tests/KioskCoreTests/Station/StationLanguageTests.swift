@@ -1,0 +1,95 @@
+import Foundation
+import KioskCore
+import KioskOpenSSL
+import KioskSimulation
+import Testing
+
+/// The station speaks the kiosk's language, the one a visitor chooses on the idle screen, and the one a card
+/// remembers for its holder.
+@Suite struct StationLanguageTests {
+    static func screen(_ harness: MachineHarness) -> ScreenModel { harness.machine.screen(now: harness.now) }
+
+    @Test func theConfiguredLanguageIsTheKiosksOwn() {
+        var harness = MachineHarness(configuration: StationConfiguration(staffCode: "STAFF-2026-secret", language: .de))
+        harness.bind()
+        harness.clock.advance(by: 60)
+        let idle = Self.screen(harness)
+        #expect(idle.language == "de")
+        #expect(idle.title == Catalog.of(.de)[.stationIdleTitle])
+        #expect(idle.title != Catalog.english[.stationIdleTitle])
+        let tapped = harness.run(.cardRead(.card(StationFixtures.card())))
+        #expect(tapped.messages.first == StationTexts(.de).checkedIn)
+    }
+
+    @Test func aVisitorChoosesALanguageOnTheIdleScreenAndItLastsWhileTheyUseTheKiosk() {
+        var harness = MachineHarness()
+        harness.bind()
+        harness.clock.advance(by: 60)
+        harness.run(.chosen("language"))
+        let offered = Self.screen(harness)
+        // Each language named in itself, the current one selected first.
+        #expect(offered.choices.map(\.label).prefix(4) == ["English", "Deutsch", "Français", "Italiano"])
+        #expect(offered.selectedID == "language:en")
+        harness.run(.chosen("language:fr"))
+        let french = Self.screen(harness)
+        #expect(french.language == "fr")
+        #expect(french.title == Catalog.of(.fr)[.stationIdleTitle])
+        #expect(french.choices.map(\.label).contains(Catalog.of(.fr)[.stationMyCheckIns]))
+        let tapped = harness.run(.cardRead(.card(StationFixtures.card())))
+        #expect(tapped.messages.first == StationTexts(.fr).checkedIn)
+        // Nobody at the kiosk for a while: it speaks its own language again.
+        harness.clock.advance(by: CheckInMachine.visitorLanguageTime + 1)
+        harness.run(.tick)
+        #expect(Self.screen(harness).language == "en")
+        #expect(Self.screen(harness).title == Catalog.english[.stationIdleTitle])
+    }
+
+    @Test func aCardRemembersItsHoldersLanguage() throws {
+        let card = StationFixtures.card()
+        var harness = MachineHarness()
+        harness.bind()
+        harness.run(.cardRead(.card(card)))
+        harness.run(.cardRemoved)
+        harness.run(.chosen("session"))
+        harness.run(.cardRead(.card(card)))
+        #expect(Self.screen(harness).language == "en")
+        harness.run(.chosen("settings"))
+        #expect(Self.screen(harness).offers("language"))
+        harness.run(.chosen("language"))
+        harness.run(.chosen("language:it"))
+        let settings = Self.screen(harness)
+        #expect(settings.language == "it")
+        #expect(settings.title == Catalog.of(.it)[.sessionSettings])
+        #expect(try harness.desk.profile(of: card).language == "it")
+        harness.run(.cardRemoved)
+        // The idle screen stays the kiosk's; the next session of this card opens in Italian.
+        harness.clock.advance(by: 60)
+        #expect(Self.screen(harness).language == "en")
+        harness.run(.chosen("session"))
+        harness.run(.cardRead(.card(card)))
+        let home = Self.screen(harness)
+        #expect(home.language == "it")
+        #expect(home.title == Catalog.of(.it)[.sessionHomeTitle])
+    }
+
+    @Test func alwaysSpeakIsTheHoldersChoiceKeptWithTheirCard() throws {
+        let card = StationFixtures.card()
+        var harness = MachineHarness()
+        harness.bind()
+        harness.run(.chosen("session"))
+        harness.run(.cardRead(.card(card)))
+        harness.run(.chosen("settings"))
+        #expect(try harness.desk.profile(of: card).alwaysSpeak == false)
+        harness.run(.chosen("always-speak"))
+        #expect(try harness.desk.profile(of: card).alwaysSpeak == true)
+        #expect(Self.screen(harness).lines.contains(Catalog.english[.speechAlwaysOn]))
+    }
+
+    @Test(arguments: Language.allCases)
+    func receiptsAreLaidOutInTheLanguage(_ language: Language) {
+        // Every receipt text of the language is a text of its catalog, not English (except where equal).
+        let texts = Catalog.of(language)
+        #expect(!texts[.receiptCardTitle].isEmpty)
+        if language != .en { #expect(texts[.receiptCardTitle] != Catalog.english[.receiptCardTitle]) }
+    }
+}
