@@ -49,20 +49,56 @@ struct NFCService: Service {
 }
 
 /// Button presses → station events. The two buttons step through the screen's choices: the one wired as `confirm`
-/// chooses the selected choice, the one wired as `cancel` moves to the next choice (`NavigationButton`).
+/// chooses the selected choice, the one wired as `cancel` moves to the next choice (`NavigationButton`), each on
+/// release; either one held for `CheckInMachine.speechHoldTime` says the screen (`ButtonGestures`), and its release
+/// then does nothing more.
 struct ButtonService: Service {
     let daemon: KioskDaemon
 
     func run() async throws {
         guard let buttons = daemon.buttons else { return await waitForShutdown() }
+        let holdNanoseconds = UInt64(CheckInMachine.speechHoldTime * 1_000_000_000)
+        let gestures = SharedGestures(ButtonGestures<ButtonRole>(holdNanoseconds: holdNanoseconds))
+        let start = ContinuousClock.now
+        let elapsed: @Sendable () -> UInt64 = {
+            let parts = (ContinuousClock.now - start).components
+            return UInt64(max(parts.seconds, 0)) * 1_000_000_000 + UInt64(max(parts.attoseconds, 0) / 1_000_000_000)
+        }
+        let loop = daemon.loop
+        let submit: @Sendable (ButtonGestures<ButtonRole>.Gesture) -> Void = { gesture in
+            switch gesture {
+            case .tap(let button): loop.submit(.navigated(button == .confirm ? .choose : .next))
+            case .hold: loop.submit(.speakRequested)
+            }
+        }
         await withGracefulShutdownHandler {
-            for await event in buttons.events where event.pressed {
-                daemon.loop.submit(.navigated(event.button == .confirm ? .choose : .next))
+            await withTaskGroup(of: Void.self) { group in
+                // A hold is said while the button is still down: its deadline is looked at ten times a second.
+                group.addTask {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: .milliseconds(100))
+                        for gesture in gestures.state.withLock({ $0.due(at: elapsed()) }) { submit(gesture) }
+                    }
+                }
+                for await event in buttons.events {
+                    if let gesture = gestures.state.withLock({
+                        $0.edge(event.button, pressed: event.pressed, at: elapsed())
+                    }) {
+                        submit(gesture)
+                    }
+                }
+                group.cancelAll()
             }
         } onGracefulShutdown: {
             buttons.stop()
         }
     }
+}
+
+/// The buttons' gestures, shared by the edge reader and the hold watcher.
+private final class SharedGestures: Sendable {
+    let state: Mutex<ButtonGestures<ButtonRole>>
+    init(_ gestures: ButtonGestures<ButtonRole>) { state = Mutex(gestures) }
 }
 
 /// Codes the camera read → station events; the camera's state → device states.

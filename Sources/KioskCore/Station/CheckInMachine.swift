@@ -95,6 +95,13 @@ public struct CheckInMachine: Sendable {
     var visitorLanguage: (language: Language, at: Date)?
     /// "Language" was chosen on the idle screen, and when: the languages are offered until one is chosen.
     var choosingLanguage: Date?
+    /// When a button was last held to hear the screen (`CheckInMachine+Speech.swift`), refreshed by every action
+    /// of the person at the kiosk.
+    var speechRequested: Date?
+    /// The screen last considered for speech, and its selected choice.
+    var lastSpoken: (identity: String, selected: Int?)?
+    /// Say the screen at the next `speech(now:)` even if it did not change (a button held again repeats it).
+    var speakNow = false
     /// How long a language chosen on the idle screen lasts without activity.
     public static let visitorLanguageTime: TimeInterval = 120
 
@@ -134,8 +141,9 @@ public struct CheckInMachine: Sendable {
         prune(now: now)
         switch event {
         case .cardRead, .codeScanned, .chosen, .navigated:
-            // Someone is using the kiosk: a language they chose holds on.
+            // Someone is using the kiosk: a language they chose, and speech they asked for, hold on.
             if let chosen = visitorLanguage { visitorLanguage = (chosen.language, now.now) }
+            if speechRequested != nil { speechRequested = now.now }
         case .tick:
             if let chosen = visitorLanguage, session == nil,
                 now.now.timeIntervalSince(chosen.at) >= Self.visitorLanguageTime
@@ -182,6 +190,7 @@ public struct CheckInMachine: Sendable {
         case .staffCommand(let command): actions += staffCommand(command, now: now)
         case .chosen(let id): actions += chosen(id, now: now)
         case .navigated(let button): actions += navigated(button, now: now)
+        case .speakRequested: speakRequested(now: now)
         case .cardOpened(let result): actions += cardOpened(result, now: now)
         case .cardAnswered(let result): actions += cardAnswered(result, now: now)
         }

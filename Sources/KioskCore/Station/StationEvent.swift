@@ -34,6 +34,8 @@ public enum StationEvent: Sendable {
     case chosen(String)
     /// One of the two physical buttons: the next choice, or choose the selected one.
     case navigated(NavigationButton)
+    /// Either button was held for `CheckInMachine.speechHoldTime`: say the screen (and the next ones).
+    case speakRequested
     /// The answer to `.openCard`: what the kiosk holds for the card, for its holder's session.
     case cardOpened(Result<VisitorSession.CardView, StationFailure>)
     /// The answer to `.cardRequest`.

@@ -59,7 +59,7 @@ public struct StationTexts: Sendable {
     public var myCheckIns: String { catalog[.stationMyCheckIns] }
     public var confirm: String { catalog[.stationConfirm] }
     public var cancel: String { catalog[.stationCancel] }
-    public var buttonHint: String { catalog[.buttonsHint] }
+    public var buttonHint: String { catalog[.buttonsHint] + " " + catalog[.speechHint] }
     public var speechHint: String { catalog[.speechHint] }
     public var languageChoice: String { catalog[.languageChoose] }
 

@@ -17,7 +17,7 @@ public final class StationLoop: Sendable {
             case .cardRead: self = .cardRead
             case .cardRemoved: self = .cardRemoved
             case .codeScanned: self = .codeScanned
-            case .buttonPressed, .chosen, .navigated: self = .button
+            case .buttonPressed, .chosen, .navigated, .speakRequested: self = .button
             case .tick: self = .tick
             case .clockChanged: self = .clock
             case .staffCommand: self = .staffCommand

@@ -21,6 +21,8 @@ public struct StationReport: Sendable, Equatable {
         case warningAcknowledged
         /// The holder's session asked the store for something (`open`, `deleteStay`, …: the request's name only).
         case sessionStep(String)
+        /// What the kiosk said (or that it stopped speaking), decided from the screen.
+        case spoke(SpeechCue)
     }
 
     public var steps: [Step] = []

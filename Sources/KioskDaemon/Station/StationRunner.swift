@@ -34,6 +34,8 @@ public actor StationRunner {
     private let devices: (any DeviceStatusSource)?
     private let paper: PaperWidth
     private let reports: (any ReportDelivering)?
+    /// Where speech goes (the board's or the simulation's speaker); nil on a kiosk without sound.
+    private let speech: (@Sendable (SpeechCue) -> Void)?
     private let logger: Logger
     private let queue = DispatchQueue(label: "kiosk-station-store")
 
@@ -45,7 +47,7 @@ public actor StationRunner {
         enroller: any CardEnroller, warnings: any WarningSource, clock: any ClockSource,
         settings: any StationStateStore, display: (any StationDisplay)? = nil,
         devices: (any DeviceStatusSource)? = nil, paper: PaperWidth = .mm58, reports: (any ReportDelivering)? = nil,
-        logger: Logger
+        speech: (@Sendable (SpeechCue) -> Void)? = nil, logger: Logger
     ) throws(StoreError) {
         let saved = try settings.loadStationState() ?? .initial
         machine = CheckInMachine(configuration: configuration, state: saved, crypto: desk.crypto)
@@ -60,6 +62,7 @@ public actor StationRunner {
         self.devices = devices
         self.paper = paper
         self.reports = reports
+        self.speech = speech
         self.logger = logger
     }
 
@@ -98,6 +101,11 @@ public actor StationRunner {
                 pending.append(followUp)
                 if case .persistDone(.failure) = followUp { break }
             }
+        }
+        // Speech follows the screen as it stands after the event (a tick speaks a screen that changed with time).
+        if let cue = machine.speech(now: clock.read()) {
+            report.steps.append(.spoke(cue))
+            speech?(cue)
         }
         return report
     }
@@ -503,6 +511,7 @@ public actor StationRunner {
         case .staffCommand: "staffCommand"
         case .chosen: "chosen"
         case .navigated: "navigated"
+        case .speakRequested: "speakRequested"
         case .cardOpened: "cardOpened"
         case .cardAnswered: "cardAnswered"
         }

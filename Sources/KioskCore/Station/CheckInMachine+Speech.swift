@@ -1,0 +1,86 @@
+public import Foundation
+
+/// What the kiosk should say now, decided by the station from the screen alone: speech never says what the screen
+/// would not show to the same person.
+public enum SpeechCue: Sendable, Equatable {
+    /// Say `text` in `language`, interrupting whatever is being said.
+    case say(text: String, language: Language)
+    /// Stop at once (the screen changed to one that is not to be spoken, e.g. a session closed).
+    case stop
+}
+
+/// Speech: no activation needed. Holding either button for two seconds (`.speakRequested`) says the current screen
+/// and keeps speaking each new screen for the person at the kiosk until it has been left alone for
+/// `visitorLanguageTime`; a card holder who chose "always speak" is spoken to from the moment their session opens.
+/// A new screen interrupts what is being said; moving the selection says the selected choice; holding again repeats.
+extension CheckInMachine {
+    /// How long a button is held to hear the screen.
+    public static let speechHoldTime: TimeInterval = 2
+
+    /// Whether the kiosk speaks each screen now.
+    func isSpeaking(now: Date) -> Bool {
+        if session?.view?.contents.profile.alwaysSpeak == true { return true }
+        guard let since = speechRequested else { return false }
+        return now.timeIntervalSince(since) < Self.visitorLanguageTime
+    }
+
+    /// What to say after the last event (the runner asks after each one and on every tick), if anything.
+    public mutating func speech(now: ClockReading) -> SpeechCue? {
+        let screen = screen(now: now)
+        let identity = Self.spokenIdentity(of: screen)
+        let previous = lastSpoken
+        lastSpoken = (identity, screen.selected)
+        let repeatNow = speakNow
+        speakNow = false
+        guard isSpeaking(now: now.now) else {
+            // Whatever was being said belongs to a screen that is gone.
+            return previous.map { $0.identity != identity } == true ? .stop : nil
+        }
+        let language = Language(rawValue: screen.language) ?? self.language
+        if repeatNow || previous?.identity != identity {
+            return .say(text: Self.spokenText(of: screen), language: language)
+        }
+        if previous?.selected != screen.selected, let index = screen.selected, screen.choices.indices.contains(index) {
+            return .say(text: Self.spokenChoice(of: screen, at: index), language: language)
+        }
+        return nil
+    }
+
+    /// A button was held for `speechHoldTime`: say this screen now, and the next ones.
+    mutating func speakRequested(now: ClockReading) {
+        speechRequested = now.now
+        speakNow = true
+    }
+
+    /// What a screen says: title, text, list, keypad, every choice, which one is selected, and how the buttons work —
+    /// in reading order, one sentence per part.
+    public static func spokenText(of screen: ScreenModel) -> String {
+        var parts = screen.readingOrder
+        if let index = screen.selected, screen.choices.indices.contains(index) {
+            let catalog = Catalog.of(Language(rawValue: screen.language) ?? .fallback)
+            parts.append(catalog.text(.speechSelected, ["choice": screen.choices[index].label]))
+        }
+        return parts.map(sentence).joined(separator: " ")
+    }
+
+    /// The selected choice alone, with where it is among the choices.
+    public static func spokenChoice(of screen: ScreenModel, at index: Int) -> String {
+        let catalog = Catalog.of(Language(rawValue: screen.language) ?? .fallback)
+        return catalog.text(
+            .speechChoiceCount,
+            ["number": String(index + 1), "count": String(screen.choices.count), "choice": screen.choices[index].label])
+    }
+
+    /// A part of the screen as a sentence (a label without a full stop gets one, so the voice pauses after it).
+    static func sentence(_ part: String) -> String {
+        guard let last = part.last else { return part }
+        return ".!?:…".contains(last) ? part : part + "."
+    }
+
+    /// What makes a screen new for speech: everything it says except which choice is selected.
+    static func spokenIdentity(of screen: ScreenModel) -> String {
+        var copy = screen
+        copy.selected = nil
+        return copy.readingOrder.joined(separator: "\u{1F}")
+    }
+}

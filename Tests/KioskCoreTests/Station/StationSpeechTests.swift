@@ -1,0 +1,151 @@
+import Foundation
+import KioskCore
+import KioskOpenSSL
+import KioskSimulation
+import Testing
+
+/// Speech decided by the station from the screen: nothing needs switching on (a button held two seconds speaks), a
+/// new screen interrupts, the selected choice is said as the buttons move, a holder's "always speak" speaks their
+/// session, and nothing is said that the screen does not show to the same person.
+@Suite struct StationSpeechTests {
+    /// Runs `event` like the runner: the event, then what to say.
+    @discardableResult
+    static func run(_ harness: inout MachineHarness, _ event: StationEvent, _ spoken: inout [SpeechCue]) -> ScreenModel
+    {
+        harness.run(event)
+        if let cue = harness.machine.speech(now: harness.now) { spoken.append(cue) }
+        return harness.machine.screen(now: harness.now)
+    }
+
+    static func said(_ cues: [SpeechCue]) -> [String] {
+        cues.compactMap { if case .say(let text, _) = $0 { text } else { nil } }
+    }
+
+    @Test func nothingIsSaidUntilAButtonIsHeldThenEveryScreenIs() {
+        var harness = MachineHarness()
+        harness.bind()
+        harness.clock.advance(by: 60)
+        var spoken = [SpeechCue]()
+        Self.run(&harness, .tick, &spoken)
+        Self.run(&harness, .navigated(.next), &spoken)
+        #expect(Self.said(spoken).isEmpty, "no speech before anyone asked for it")
+        let idle = Self.run(&harness, .speakRequested, &spoken)
+        #expect(spoken.last == .say(text: CheckInMachine.spokenText(of: idle), language: .en))
+        let text = Self.said(spoken).last ?? ""
+        for part in idle.readingOrder { #expect(text.contains(part)) }
+        #expect(text.contains("Selected: Language."), "which choice the buttons would choose")
+        // Moving the selection says the choice alone, with where it is.
+        Self.run(&harness, .navigated(.next), &spoken)
+        #expect(Self.said(spoken).last == "Choice 1 of 2: My check-ins.")
+        // Holding again repeats the whole screen.
+        Self.run(&harness, .speakRequested, &spoken)
+        #expect(Self.said(spoken).last?.hasPrefix(idle.title) == true)
+        // A tap: the new screen is said at once (it interrupts what was being said).
+        let tapped = Self.run(&harness, .cardRead(.card(StationFixtures.card())), &spoken)
+        #expect(Self.said(spoken).last == CheckInMachine.spokenText(of: tapped))
+        #expect(tapped.title == "Checked in")
+        // Left alone, the kiosk stops speaking; the next screen is not said.
+        harness.clock.advance(by: CheckInMachine.visitorLanguageTime + 1)
+        let before = spoken.count
+        Self.run(&harness, .tick, &spoken)
+        #expect(spoken.count == before || spoken.last == .stop)
+        #expect(Self.said(Array(spoken[before...])).isEmpty)
+    }
+
+    @Test func aHolderWhoChoseAlwaysSpeakIsSpokenToAndTakingTheCardAwayStopsIt() throws {
+        let card = StationFixtures.card()
+        var harness = MachineHarness()
+        harness.bind()
+        var spoken = [SpeechCue]()
+        Self.run(&harness, .chosen("session"), &spoken)
+        Self.run(&harness, .cardRead(.card(card)), &spoken)
+        Self.run(&harness, .chosen("settings"), &spoken)
+        Self.run(&harness, .chosen("always-speak"), &spoken)
+        Self.run(&harness, .cardRemoved, &spoken)
+        #expect(try harness.desk.profile(of: card).alwaysSpeak)
+        spoken = []
+        harness.clock.advance(by: 600)
+        Self.run(&harness, .tick, &spoken)
+        Self.run(&harness, .chosen("session"), &spoken)
+        #expect(Self.said(spoken).isEmpty)
+        let home = Self.run(&harness, .cardRead(.card(card)), &spoken)
+        #expect(home.isPrivate)
+        #expect(Self.said(spoken).last == CheckInMachine.spokenText(of: home), "spoken without holding a button")
+        // The card leaves: what was being said of the session stops at once, nothing of it is said again.
+        Self.run(&harness, .cardRemoved, &spoken)
+        #expect(spoken.last == .stop)
+    }
+
+    /// A blind visitor who reads French, with the two buttons and speech only: asks for speech, chooses French,
+    /// checks in, opens the session with the card kept on the reader, hears the stays, shares two of them with
+    /// consent and has them printed. Every choice is found by listening to what the selection says; every
+    /// utterance is exactly what the screen showed, in French.
+    @Test func aBlindVisitorInFrenchUsesTheKioskWithButtonsAndSpeechAlone() throws {
+        let card = StationFixtures.card()
+        var harness = VisitorSessionTests.harnessWithStays(card)
+        harness.clock.advance(by: 60)
+        harness.run(.tick)
+        var spoken = [SpeechCue]()
+        var screens = [ScreenModel]()
+        func step(_ event: StationEvent) {
+            screens.append(Self.run(&harness, event, &spoken))
+        }
+        /// Presses "next" until the voice names `label`, then "choose" — as a person who cannot see the screen.
+        func pick(_ label: String) throws {
+            for _ in 0..<40 {
+                step(.navigated(.next))
+                if let last = Self.said(spoken).last, last.hasSuffix(": \(label).") {
+                    step(.navigated(.choose))
+                    return
+                }
+            }
+            Issue.record("never heard \(label)")
+            throw CancellationError()
+        }
+        let french = Catalog.of(.fr)
+        step(.speakRequested)
+        try pick("Language")
+        try pick("Français")
+        #expect(spoken.last.map { if case .say(_, .fr) = $0 { true } else { false } } == true)
+        // The tap checks in (light and sound, and the screen said in French); the card stays on the reader.
+        step(.cardRead(.card(card)))
+        #expect(
+            Self.said(spoken).last?.hasPrefix(french[.stationCheckedOutTitle]) == true
+                || Self.said(spoken).last?.hasPrefix(french[.stationCheckedInTitle]) == true)
+        try pick(french[.stationMyCheckIns])
+        let home = try #require(screens.last)
+        #expect(home.isPrivate && home.language == "fr")
+        // The stays are heard: every line of the list is in what was said.
+        let heard = Self.said(spoken).last ?? ""
+        #expect(home.items.count == 3)
+        for item in home.items { #expect(heard.contains(item)) }
+        #expect(heard.contains(french.count(.sessionCount, 3)))
+        try pick(french[.sessionShare])
+        let toggles = (screens.last?.choices ?? []).filter { $0.id.hasPrefix("toggle:") }
+        try pick(toggles[0].label)
+        let again = (screens.last?.choices ?? []).filter { $0.id.hasPrefix("toggle:") }
+        try pick(again[1].label)
+        try pick(french[.sessionShareContinue])
+        try pick(french[.sessionSymptomsNone])
+        try pick(french[.sessionOutputPrint])
+        #expect(screens.last?.lines == [french[.consentDisclosure]])
+        try pick(french[.sessionShareContinue])
+        let question = try #require(screens.last)
+        #expect(question.selected == nil, "no default answer")
+        try pick(french[.consentYes])
+        let preview = try #require(harness.delivered.first)
+        #expect(preview.items.count == 2 && preview.output == .print)
+        #expect(preview.lines(in: french) == question.items)
+        // The transcript: each utterance is the screen it was said on, or its selected choice — in French.
+        let languages = spoken.compactMap { if case .say(_, let language) = $0 { language } else { nil } }
+        let firstFrench = try #require(languages.firstIndex(of: .fr))
+        #expect(languages[firstFrench...].allSatisfy { $0 == .fr }, "after French was chosen, all is said in French")
+        #expect(Self.said(spoken)[firstFrench...].allSatisfy { !$0.contains("Selected:") && !$0.contains("Choice ") })
+        for (screen, cue) in zip(screens, spoken) where screen.language == "fr" {
+            guard case .say(let text, _) = cue else { continue }
+            let whole = CheckInMachine.spokenText(of: screen)
+            let choice = screen.selected.map { CheckInMachine.spokenChoice(of: screen, at: $0) }
+            #expect(text == whole || text == choice)
+        }
+    }
+}
