@@ -233,7 +233,7 @@ public struct CheckInMachine: Sendable {
         case .damaged: return [.show(texts.damagedCard), .indicate(.refused)]
         case .foreign(let reason):
             var message = texts.notAKioskCard
-            message.body = reason.explanation + " " + message.body
+            message.body = texts.foreignCard(reason) + " " + message.body
             return [.show(message), .indicate(.refused)]
         }
     }
@@ -881,18 +881,5 @@ public struct CheckInMachine: Sendable {
         state.openCheckInEnds.removeAll { $0 <= earliest }
         state.warnings.removeAll { $0.expiryHour <= RetentionPolicy.hourNumber(earliest) }
         if (state.openCheckInEnds.count, state.warnings.count) != before { needsPersist = true }
-    }
-}
-
-extension CardRead.ForeignCardReason {
-    /// A sentence for the screen.
-    public var explanation: String {
-        switch self {
-        case .unsupportedCardType: "This type of card cannot be a kiosk card."
-        case .otherContent: "This card holds other data."
-        case .otherPassword: "This card belongs to another kiosk or system."
-        case .untrusted: "This card did not answer like a genuine card."
-        case .newerLayout: "This card was made by a newer kiosk version."
-        }
     }
 }

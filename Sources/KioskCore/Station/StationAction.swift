@@ -91,18 +91,6 @@ public enum PrintJob: Sendable, Equatable {
     }
 }
 
-extension PrintJob.Kind {
-    /// The receipt's name in a sentence ("The personal QR card did not print").
-    public var name: String {
-        switch self {
-        case .venuePoster: "venue poster"
-        case .personalCard: "personal QR card"
-        case .statusSlip: "status slip"
-        case .warningSlip: "warning slip"
-        }
-    }
-}
-
 /// What a venue poster shows: the code's URL (as QR), the venue's name and address.
 public struct VenuePoster: Sendable, Equatable {
     public var url: String

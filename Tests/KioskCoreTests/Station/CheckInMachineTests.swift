@@ -191,7 +191,7 @@ import Testing
             let actions = harness.run(.cardRead(.foreign(reason)))
             #expect(actions.patterns == [.refused])
             #expect(actions.messages.first?.title == "Not a kiosk card")
-            #expect(actions.messages.first?.body.hasPrefix(reason.explanation) == true)
+            #expect(actions.messages.first?.body.hasPrefix(StationTexts().foreignCard(reason)) == true)
         }
         let result5 = harness.run(.cardRead(.blank))
         #expect(result5 == [.show(StationTexts().blankCard), .indicate(.refused)])
