@@ -10,9 +10,12 @@ public enum ReportReceipt {
     /// 3 dots per module within 384 dots.
     public static let recordsPerCode = 8
 
-    /// ESC/POS bytes for `batch`, made at `madeAt` (UNIX seconds; only its UTC date is printed).
-    public static func escpos(batch: ReportBatch, madeAt: Int64, paper: PaperWidth) throws -> [UInt8] {
-        var encoder = ESCPOSEncoder(paper: paper)
+    /// ESC/POS bytes for `batch`, made at `madeAt` (UNIX seconds; only its UTC date is printed), its text in
+    /// `codePage`.
+    public static func escpos(
+        batch: ReportBatch, madeAt: Int64, paper: PaperWidth, codePage: PrinterCodePage = .cp1252
+    ) throws -> [UInt8] {
+        var encoder = ESCPOSEncoder(paper: paper, codePage: codePage)
         encoder.initialize()
         encoder.text("Protected check-in reports", alignment: .center, emphasized: true)
         encoder.text("Made on \(TimeText.date(unixSeconds: madeAt)) with your consent.", alignment: .center)

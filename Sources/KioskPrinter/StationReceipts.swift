@@ -4,8 +4,11 @@ public import KioskCore
 /// Lays out the station's receipts as ESC/POS bytes. Venue posters carry the venue (they hang at the venue); the
 /// personal card carries only its code; the status slip and the warning slip carry nothing personal and no venue.
 public enum StationReceipts {
-    public static func bytes(for job: PrintJob, paper: PaperWidth) throws -> [UInt8] {
-        var encoder = ESCPOSEncoder(paper: paper)
+    /// ESC/POS bytes for `job` on `paper`, its text in `codePage`.
+    public static func bytes(for job: PrintJob, paper: PaperWidth, codePage: PrinterCodePage = .cp1252) throws
+        -> [UInt8]
+    {
+        var encoder = ESCPOSEncoder(paper: paper, codePage: codePage)
         encoder.initialize()
         switch job {
         case .venuePoster(let poster):
