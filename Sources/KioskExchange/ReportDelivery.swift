@@ -50,15 +50,18 @@ public enum DeliveryError: Error, Equatable, Sendable, CustomStringConvertible {
 public struct ReportDelivery: ReportDelivering {
     public let printer: (any ReceiptPrinter)?
     public let paper: PaperWidth
+    /// The code page the receipt's text is printed in.
+    public let codePage: PrinterCodePage
     public let uploader: ReportUploader?
     public let defaultExportDirectory: String?
 
     public init(
-        printer: (any ReceiptPrinter)? = nil, paper: PaperWidth = .mm58, uploader: ReportUploader? = nil,
-        exportDirectory: String? = nil
+        printer: (any ReceiptPrinter)? = nil, paper: PaperWidth = .mm58, codePage: PrinterCodePage = .cp1252,
+        uploader: ReportUploader? = nil, exportDirectory: String? = nil
     ) {
         self.printer = printer
         self.paper = paper
+        self.codePage = codePage
         self.uploader = uploader
         self.defaultExportDirectory = exportDirectory
     }
@@ -74,7 +77,10 @@ public struct ReportDelivery: ReportDelivering {
         case .print:
             guard let printer else { throw .notAvailable("receipt printer") }
             let bytes: [UInt8]
-            do { bytes = try ReportReceipt.escpos(batch: batch, madeAt: preview.createdAt, paper: paper) } catch {
+            do {
+                bytes = try ReportReceipt.escpos(
+                    batch: batch, madeAt: preview.createdAt, paper: paper, codePage: codePage)
+            } catch {
                 throw .receipt
             }
             // Nothing of a receipt that failed is kept: the holder is offered to try again now, or another output.

@@ -33,6 +33,7 @@ public actor StationRunner {
     private let display: (any StationDisplay)?
     private let devices: (any DeviceStatusSource)?
     private let paper: PaperWidth
+    private let codePage: PrinterCodePage
     private let reports: (any ReportDelivering)?
     private let logger: Logger
     private let queue = DispatchQueue(label: "kiosk-station-store")
@@ -44,8 +45,8 @@ public actor StationRunner {
         configuration: StationConfiguration, desk: CheckInDesk, indicator: any Indicator, printer: any ReceiptPrinter,
         enroller: any CardEnroller, warnings: any WarningSource, clock: any ClockSource,
         settings: any StationStateStore, display: (any StationDisplay)? = nil,
-        devices: (any DeviceStatusSource)? = nil, paper: PaperWidth = .mm58, reports: (any ReportDelivering)? = nil,
-        logger: Logger
+        devices: (any DeviceStatusSource)? = nil, paper: PaperWidth = .mm58, codePage: PrinterCodePage = .cp1252,
+        reports: (any ReportDelivering)? = nil, logger: Logger
     ) throws(StoreError) {
         let saved = try settings.loadStationState() ?? .initial
         machine = CheckInMachine(configuration: configuration, state: saved, crypto: desk.crypto)
@@ -59,6 +60,7 @@ public actor StationRunner {
         self.display = display
         self.devices = devices
         self.paper = paper
+        self.codePage = codePage
         self.reports = reports
         self.logger = logger
     }
@@ -392,7 +394,7 @@ public actor StationRunner {
         }
         var failure: StationFailure?
         do {
-            let bytes = try StationReceipts.bytes(for: job, paper: paper)
+            let bytes = try StationReceipts.bytes(for: job, paper: paper, codePage: codePage)
             do throws(PrinterError) { try await printer.print(bytes) } catch {
                 failure = .printer(reason: error.description)
             }
