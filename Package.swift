@@ -143,6 +143,8 @@ let package = Package(
                 "KioskCore", "KioskDaemon", "KioskCamera", "KioskPrinter", "KioskPOSIX", "CKioskLinux", systemPackage,
                 logging,
             ],
+            // The receipt font the ESC/POS interpreter draws text with, built into the module (no bundle to install).
+            resources: [.embedInCode("Fonts/KioskReceipt-12x24.bdf")],
             swiftSettings: strictness
         ),
 
@@ -313,7 +315,9 @@ let package = Package(
         ),
         .testTarget(
             name: "KioskSimulationTests",
-            dependencies: ["KioskSimulation", "KioskDaemon", "KioskCore", "KioskCamera", "KioskCameraTesting"],
+            dependencies: [
+                "KioskSimulation", "KioskDaemon", "KioskCore", "KioskCamera", "KioskCameraTesting", "KioskPrinter",
+            ],
             swiftSettings: strictness
         ),
         .testTarget(

@@ -103,6 +103,7 @@ public final class KioskDaemon: Sendable {
         let printer: any ReceiptPrinter = given.printer ?? NoPrinter()
         reportDelivery = ReportDelivery(
             printer: given.printer, paper: settings.receiptPrinter?.paper ?? .mm58,
+            codePage: settings.receiptPrinter?.codePage ?? .cp1252,
             uploader: settings.reportUploadURL.map { ReportUploader(endpoint: $0) },
             exportDirectory: settings.reportExportDirectory)
         if let connection = given.nfcConnection {
@@ -128,6 +129,7 @@ public final class KioskDaemon: Sendable {
                 configuration: settings.station, desk: desk, indicator: indicator, printer: printer, enroller: enroller,
                 warnings: warnings.map { $0 as any WarningSource } ?? NoWarnings(), clock: clock, settings: store,
                 devices: devices, paper: settings.receiptPrinter?.paper ?? .mm58,
+                codePage: settings.receiptPrinter?.codePage ?? .cp1252,
                 reports: reportDelivery, logger: logger)
         } catch {
             throw .store(error)

@@ -52,15 +52,18 @@ public enum DeliveryError: Error, Equatable, Sendable, CustomStringConvertible {
 public struct ReportDelivery: ReportDelivering {
     public let printer: (any ReceiptPrinter)?
     public let paper: PaperWidth
+    /// The code page the receipt's text is printed in.
+    public let codePage: PrinterCodePage
     public let uploader: ReportUploader?
     public let defaultExportDirectory: String?
 
     public init(
-        printer: (any ReceiptPrinter)? = nil, paper: PaperWidth = .mm58, uploader: ReportUploader? = nil,
-        exportDirectory: String? = nil
+        printer: (any ReceiptPrinter)? = nil, paper: PaperWidth = .mm58, codePage: PrinterCodePage = .cp1252,
+        uploader: ReportUploader? = nil, exportDirectory: String? = nil
     ) {
         self.printer = printer
         self.paper = paper
+        self.codePage = codePage
         self.uploader = uploader
         self.defaultExportDirectory = exportDirectory
     }
@@ -79,7 +82,7 @@ public struct ReportDelivery: ReportDelivering {
             let bytes: [UInt8]
             do {
                 bytes = try ReportReceipt.escpos(
-                    batch: batch, madeAt: preview.createdAt, paper: paper, language: language)
+                    batch: batch, madeAt: preview.createdAt, paper: paper, codePage: codePage, language: language)
             } catch {
                 throw .receipt
             }

@@ -1,3 +1,4 @@
+internal import Foundation
 public import KioskCore
 
 /// Horizontal alignment of text and images (`ESC a n`).
@@ -25,22 +26,38 @@ public enum ESCPOSError: Error, Equatable, Sendable, CustomStringConvertible {
 /// Builds an ESC/POS byte stream for a thermal receipt printer (the common Epson subset that 58/80 mm printers
 /// understand): initialise, text with alignment and emphasis, line feeds, raster images (`GS v 0`) and a cut.
 ///
-/// Text goes out as ASCII (the printer's default code page): characters outside printable ASCII are printed as `?`,
-/// so no control byte can ever be smuggled into the stream through text. Lines longer than the paper wrap at spaces.
+/// Text goes out in a single-byte code page (`codePage`, Windows-1252 unless configured otherwise), selected with
+/// `ESC t n` by `initialize()`: every letter of English, German, French and Italian prints as itself, and a
+/// character the code page lacks prints as its plain form or `?` (`PrinterCodePage.encode(_:)`). Text never yields
+/// a control byte, so no command can be smuggled into the stream through it. Lines longer than the paper wrap at
+/// spaces, counted in printed characters.
 public struct ESCPOSEncoder: Sendable {
     public let paper: PaperWidth
+    /// The code page text is printed in.
+    public let codePage: PrinterCodePage
     public private(set) var bytes: [UInt8] = []
+    /// `ESC t n` has been sent in this stream.
+    private var codePageSelected = false
 
     /// Raster images go out in bands of at most this many rows: small printers have small receive buffers.
     public static let maximumRowsPerBand = 256
 
-    public init(paper: PaperWidth) {
+    public init(paper: PaperWidth, codePage: PrinterCodePage = .cp1252) {
         self.paper = paper
+        self.codePage = codePage
     }
 
-    /// `ESC @`: resets the printer's modes (alignment, emphasis, size) to their defaults.
+    /// `ESC @`: resets the printer's modes (alignment, emphasis, size, code page) to their defaults; then `ESC t n`
+    /// selects `codePage`.
     public mutating func initialize() {
         bytes += [0x1B, 0x40]
+        selectCodePage()
+    }
+
+    /// `ESC t n`: the character code table for the text that follows.
+    private mutating func selectCodePage() {
+        bytes += [0x1B, 0x74, codePage.escposTable]
+        codePageSelected = true
     }
 
     /// `ESC a n`.
@@ -54,12 +71,15 @@ public struct ESCPOSEncoder: Sendable {
     }
 
     /// Prints `text` as one or more lines with the given alignment and emphasis, wrapping at the paper's width, and
-    /// restores left alignment and normal weight after it.
+    /// restores left alignment and normal weight after it. A stream that has not been initialised selects the code
+    /// page before the first text that needs it.
     public mutating func text(_ text: String, alignment: PrintAlignment = .left, emphasized: Bool = false) {
+        let lines = Self.wrap(text, columns: paper.columns, codePage: codePage)
+        if !codePageSelected, lines.contains(where: { $0.contains { $0 >= 0x80 } }) { selectCodePage() }
         align(alignment)
         if emphasized { emphasis(true) }
-        for line in Self.wrap(text, columns: paper.columns) {
-            bytes += Self.printableASCII(line)
+        for line in lines {
+            bytes += line
             bytes.append(0x0A)
         }
         if emphasized { emphasis(false) }
@@ -107,33 +127,25 @@ public struct ESCPOSEncoder: Sendable {
         bytes += [0x1D, 0x56, 0x42, feedLines]
     }
 
-    static func printableASCII(_ line: Substring) -> [UInt8] {
-        line.unicodeScalars.map { scalar in
-            (0x20...0x7E).contains(scalar.value) ? UInt8(scalar.value) : UInt8(ascii: "?")
-        }
-    }
-
-    /// Splits `text` at newlines and wraps each line at spaces to `columns` characters (a word longer than a line is
-    /// broken).
-    static func wrap(_ text: String, columns: Int) -> [Substring] {
-        var lines: [Substring] = []
-        for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            var rest = paragraph
-            if rest.isEmpty {
-                lines.append(rest)
-                continue
-            }
+    /// Splits `text` at newlines and transcodes each line into `codePage` (one byte a printed character), then wraps
+    /// it at spaces to `columns` printed characters: a space right after a full line breaks there, a word longer
+    /// than a line is broken, a non-breaking space is never broken at.
+    static func wrap(_ text: String, columns: Int, codePage: PrinterCodePage) -> [[UInt8]] {
+        var lines: [[UInt8]] = []
+        let composed = text.precomposedStringWithCanonicalMapping
+        for paragraph in composed.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
+            var rest = codePage.cells(for: paragraph)[...]
             while rest.count > columns {
-                let limit = rest.index(rest.startIndex, offsetBy: columns)
-                if let space = rest[..<limit].lastIndex(of: " "), space > rest.startIndex {
-                    lines.append(rest[..<space])
-                    rest = rest[rest.index(after: space)...]
+                let window = rest.prefix(columns + 1)
+                if let space = window.lastIndex(where: \.isBreak), space > rest.startIndex {
+                    lines.append(rest[..<space].map(\.byte))
+                    rest = rest[(space + 1)...]
                 } else {
-                    lines.append(rest[..<limit])
-                    rest = rest[limit...]
+                    lines.append(rest.prefix(columns).map(\.byte))
+                    rest = rest.dropFirst(columns)
                 }
             }
-            lines.append(rest)
+            lines.append(rest.map(\.byte))
         }
         return lines
     }

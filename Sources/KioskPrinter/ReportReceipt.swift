@@ -10,12 +10,14 @@ public enum ReportReceipt {
     /// 3 dots per module within 384 dots.
     public static let recordsPerCode = 8
 
-    /// ESC/POS bytes for `batch`, made at `madeAt` (UNIX seconds; only its UTC date is printed), in `language`.
-    public static func escpos(batch: ReportBatch, madeAt: Int64, paper: PaperWidth, language: Language = .fallback)
-        throws -> [UInt8]
-    {
+    /// ESC/POS bytes for `batch`, made at `madeAt` (UNIX seconds; only its UTC date is printed), in `language`, its
+    /// text in `codePage`.
+    public static func escpos(
+        batch: ReportBatch, madeAt: Int64, paper: PaperWidth, codePage: PrinterCodePage = .cp1252,
+        language: Language = .fallback
+    ) throws -> [UInt8] {
         let texts = Catalog.of(language)
-        var encoder = ESCPOSEncoder(paper: paper)
+        var encoder = ESCPOSEncoder(paper: paper, codePage: codePage)
         encoder.initialize()
         encoder.text(texts[.receiptReportTitle], alignment: .center, emphasized: true)
         encoder.text(texts.text(.receiptReportMade, ["date": TimeText.date(unixSeconds: madeAt)]), alignment: .center)

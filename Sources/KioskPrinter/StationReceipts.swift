@@ -4,11 +4,13 @@ public import KioskCore
 /// Lays out the station's receipts as ESC/POS bytes. Venue posters carry the venue (they hang at the venue); the
 /// personal card carries only its code; the status slip and the warning slip carry nothing personal and no venue.
 public enum StationReceipts {
-    /// The receipt for `job` in `language` (the language of the person at the kiosk when it is printed; a poster in
-    /// the kiosk's own).
-    public static func bytes(for job: PrintJob, paper: PaperWidth, language: Language = .fallback) throws -> [UInt8] {
+    /// The receipt for `job` on `paper` in `language` (the language of the person at the kiosk when it is printed),
+    /// its text in `codePage`.
+    public static func bytes(
+        for job: PrintJob, paper: PaperWidth, codePage: PrinterCodePage = .cp1252, language: Language = .fallback
+    ) throws -> [UInt8] {
         let texts = Catalog.of(language)
-        var encoder = ESCPOSEncoder(paper: paper)
+        var encoder = ESCPOSEncoder(paper: paper, codePage: codePage)
         encoder.initialize()
         switch job {
         case .venuePoster(let poster):

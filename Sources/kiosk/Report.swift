@@ -38,6 +38,9 @@ struct Report: AsyncParsableCommand {
     @Option(help: "The paper width of the printer: 58 or 80 (mm).")
     var paper = 58
 
+    @Option(help: "The printer's code page: cp1252 (Windows-1252) or cp858 (for printers without WPC1252).")
+    var codePage = PrinterCodePage.cp1252.rawValue
+
     @Option(help: "The folder exports go to when none is named (the mounted USB stick).")
     var exportDir: String?
 
@@ -49,6 +52,10 @@ struct Report: AsyncParsableCommand {
 
     func validate() throws {
         guard paper == 58 || paper == 80 else { throw ValidationError("--paper is 58 or 80.") }
+        guard PrinterCodePage(rawValue: codePage) != nil else {
+            throw ValidationError(
+                "--code-page is \(PrinterCodePage.allCases.map(\.rawValue).joined(separator: " or ")).")
+        }
         if let authority, !(authority.hasPrefix("https://") || authority.hasPrefix("http://")) {
             throw ValidationError("--authority must be an http:// or https:// address.")
         }
@@ -77,7 +84,7 @@ struct Report: AsyncParsableCommand {
         let reading = ClockReading(now: Date(timeIntervalSince1970: TimeInterval(now)), isSynchronized: true)
         let delivery = ReportDelivery(
             printer: printer.map { AttendedPrinter(device: PrinterDevice(path: $0)) },
-            paper: paper == 80 ? .mm80 : .mm58,
+            paper: paper == 80 ? .mm80 : .mm58, codePage: PrinterCodePage(rawValue: codePage) ?? .cp1252,
             uploader: authority.map { ReportUploader(endpoint: Self.uploadEndpoint($0)) },
             exportDirectory: exportDir)
         var conversation = ReportConversation(now: now, delivery: delivery, crypto: crypto) {

@@ -169,9 +169,11 @@ import Testing
         let printer = try PipePrinter(path: kiosk.root + "/lp0")
         defer { printer.stop() }
         let result = try report(
-            kiosk, ["--printer", printer.path], answers: ["1", "done", "symptoms", "print", "ok", "yes"])
+            kiosk, ["--printer", printer.path, "--code-page", "cp858"],
+            answers: ["1", "done", "symptoms", "print", "ok", "yes"])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         let bytes = printer.received()
+        #expect(bytes.starts(with: [0x1B, 0x40, 0x1B, 0x74, 19]), "ESC t 19: the code page asked for")
         let rendering = try ESCPOSInterpreter.render(bytes, paper: .mm58)
         let scanner = try ZBarImageScanner()
         let codes = try scanner.scan(
@@ -205,6 +207,9 @@ import Testing
         let wrongCard = try CommandRunner.run(["report", "--state-dir", kiosk.stateDir, "--card", "KC1-0000"])
         #expect(wrongCard.status == 64)
         #expect(wrongCard.stderr.contains("--card"))
+        let wrongCodePage = try CommandRunner.run(["report", "--state-dir", kiosk.stateDir, "--code-page", "utf8"])
+        #expect(wrongCodePage.status == 64)
+        #expect(wrongCodePage.stderr.contains("--code-page is cp1252 or cp858."))
         let noStore = try CommandRunner.run(["report", "--state-dir", kiosk.root + "/nothing-here"])
         #expect(noStore.status == 64)
         #expect(noStore.stderr.contains("no check-in store"))

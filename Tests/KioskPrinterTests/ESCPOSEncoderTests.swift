@@ -14,6 +14,7 @@ import Testing
         #expect(
             encoder.bytes == [
                 0x1B, 0x40,  // ESC @
+                0x1B, 0x74, 0x10,  // ESC t 16: WPC1252
                 0x1B, 0x61, 0x01, 0x1B, 0x45, 0x01,  // ESC a 1, ESC E 1
                 0x4B, 0x69, 0x6F, 0x73, 0x6B, 0x0A,  // "Kiosk" LF
                 0x1B, 0x45, 0x00, 0x1B, 0x61, 0x00,  // ESC E 0, ESC a 0
@@ -23,10 +24,23 @@ import Testing
             ])
     }
 
-    @Test func nonASCIIAndControlCharactersNeverReachThePrinter() {
+    /// Letters and € print in the code page, which the stream selects before the first text that needs it; control
+    /// characters print as `?` and never reach the printer as bytes.
+    @Test func lettersPrintInTheCodePageAndControlCharactersNeverReachThePrinter() {
         var encoder = ESCPOSEncoder(paper: .mm80)
         encoder.text("Zoë\u{1B}@\u{7}€")
-        #expect(encoder.bytes == [0x1B, 0x61, 0x00, 0x5A, 0x6F, 0x3F, 0x3F, 0x40, 0x3F, 0x3F, 0x0A])
+        #expect(
+            encoder.bytes == [
+                0x1B, 0x74, 0x10,  // ESC t 16: WPC1252
+                0x1B, 0x61, 0x00,  // ESC a 0
+                0x5A, 0x6F, 0xEB, 0x3F, 0x40, 0x3F, 0x80, 0x0A,  // "Zoë?@?€" LF
+            ])
+        var cp858 = ESCPOSEncoder(paper: .mm80, codePage: .cp858)
+        cp858.text("Zoë\u{1B}@\u{7}€")
+        #expect(cp858.bytes == [0x1B, 0x74, 0x13, 0x1B, 0x61, 0x00, 0x5A, 0x6F, 0x89, 0x3F, 0x40, 0x3F, 0xD5, 0x0A])
+        var ascii = ESCPOSEncoder(paper: .mm80)
+        ascii.text("ok\u{1B}")
+        #expect(ascii.bytes == [0x1B, 0x61, 0x00, 0x6F, 0x6B, 0x3F, 0x0A], "ASCII alone needs no code page")
     }
 
     @Test(arguments: PaperWidth.allCases)
@@ -149,8 +163,8 @@ import Testing
 
 @Suite struct ESCPOSInterpreterTests {
     @Test func refusesBytesOutsideTheSubset() {
-        #expect(throws: ESCPOSInterpreter.Failure.unknownCommand(offset: 2, bytes: [0x1B, 0x74])) {
-            try ESCPOSInterpreter.render([0x1B, 0x40, 0x1B, 0x74, 0x10], paper: .mm58)
+        #expect(throws: ESCPOSInterpreter.Failure.unknownCommand(offset: 2, bytes: [0x1B, 0x21])) {
+            try ESCPOSInterpreter.render([0x1B, 0x40, 0x1B, 0x21, 0x10], paper: .mm58)
         }
         #expect(throws: ESCPOSInterpreter.Failure.unknownCommand(offset: 0, bytes: [0x07])) {
             try ESCPOSInterpreter.render([0x07], paper: .mm58)
@@ -163,7 +177,7 @@ import Testing
         }
     }
 
-    @Test func recordsTextLinesWithTheirModesAndDrawsBlocks() throws {
+    @Test func recordsTextLinesWithTheirModesAndDrawsGlyphs() throws {
         var encoder = ESCPOSEncoder(paper: .mm58)
         encoder.initialize()
         encoder.text("AB", alignment: .right, emphasized: true)
@@ -177,13 +191,23 @@ import Testing
             ])
         #expect(rendering.cuts == 1)
         #expect(rendering.initializations == 1)
-        // "AB" right-aligned and emphasised: black blocks in the last two cells of the first line.
-        #expect(rendering.pixels[12 * 384 + 384 - 6] == 0)
-        #expect(rendering.pixels[12 * 384 + 384 - 30] == 255)
-        // "c d": grey blocks in cells 0 and 2, none in cell 1.
-        #expect(rendering.pixels[(24 + 12) * 384 + 6] == 96)
-        #expect(rendering.pixels[(24 + 12) * 384 + 18] == 255)
-        #expect(rendering.pixels[(24 + 12) * 384 + 30] == 96)
+        #expect(rendering.codePage == .cp1252)
+        /// Black dots in the 12 × 24 cell `column` of text line `line`.
+        func ink(line: Int, column: Int, from left: Int = 0) -> Int {
+            var count = 0
+            for y in (line * 24)..<(line * 24 + 24) {
+                for x in (left + column * 12)..<(left + column * 12 + 12) where rendering.pixels[y * 384 + x] == 0 {
+                    count += 1
+                }
+            }
+            return count
+        }
+        // "AB" right-aligned: ink in the last two cells of the first line only.
+        #expect(ink(line: 0, column: 31) > 0 && ink(line: 0, column: 30) > 0)
+        #expect((0..<30).allSatisfy { ink(line: 0, column: $0) == 0 })
+        // "c d": ink in cells 0 and 2, none in cell 1 (the space).
+        #expect(ink(line: 1, column: 0) > 0 && ink(line: 1, column: 1) == 0 && ink(line: 1, column: 2) > 0)
+        #expect(rendering.pixels.allSatisfy { $0 == 0 || $0 == 255 || $0 == 160 }, "black text, white paper, grey cut")
         #expect(rendering.pgm.starts(with: Array("P5\n384 \(rendering.height)\n255\n".utf8)))
     }
 }

@@ -118,4 +118,19 @@ import Testing
         let rulerTop = rendering.lines.count * ESCPOSInterpreter.lineHeight
         #expect(rendering.pixels[rulerTop * rendering.width + (paper.dots - 8)] == 0)
     }
+
+    /// The page names the code page and prints the letters of the kiosk's languages in it, so that staff see at once
+    /// whether the printer has the configured table.
+    @Test(arguments: [
+        (PrinterCodePage.cp1252, ReceiptTestPage.sampleText),
+        (.cp858, #"ÄÖÜ äöü ß é è ê à â ç ë ï ô ù û ì ò « » € " " ' ' - - ..."#),
+    ])
+    func testPagePrintsTheLettersInTheConfiguredCodePage(codePage: PrinterCodePage, printed: String) throws {
+        let rendering = try ESCPOSInterpreter.render(
+            try ReceiptTestPage.bytes(paper: .mm58, codePage: codePage), paper: .mm58)
+        #expect(rendering.codePage == codePage)
+        let text = rendering.lines.map(\.text).joined(separator: " ")
+        #expect(text.contains("Code page \(codePage.rawValue) (ESC t \(codePage.escposTable)):"))
+        #expect(text.contains(printed), "\(text)")
+    }
 }

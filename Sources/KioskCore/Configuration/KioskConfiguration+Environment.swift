@@ -49,8 +49,8 @@ extension KioskConfiguration {
             + keys(
                 "receiptPrinter",
                 [
-                    ("path", .string), ("paper", .string), ("bidirectional", .bool), ("baudRate", .integer),
-                    ("writeTimeoutMilliseconds", .integer),
+                    ("path", .string), ("paper", .string), ("codePage", .string), ("bidirectional", .bool),
+                    ("baudRate", .integer), ("writeTimeoutMilliseconds", .integer),
                 ])
             + keys(
                 "checkIns",

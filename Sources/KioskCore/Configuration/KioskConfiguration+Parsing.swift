@@ -299,6 +299,7 @@ extension KioskConfiguration {
         }
         var printer = ReceiptPrinterConfiguration(path: path)
         printer.paper = reader.choice("paper", default: printer.paper)
+        printer.codePage = reader.choice("codePage", default: printer.codePage)
         printer.bidirectional = reader.bool("bidirectional", default: printer.bidirectional)
         let speeds = [1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200]
         printer.baudRate = reader.integer("baudRate", default: printer.baudRate, range: 1200...115200)

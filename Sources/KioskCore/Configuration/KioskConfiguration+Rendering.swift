@@ -27,7 +27,7 @@ extension KioskConfiguration {
             "receiptPrinter": receiptPrinter.map {
                 .object([
                     "path": .string($0.path), "paper": .string($0.paper.rawValue),
-                    "bidirectional": .bool($0.bidirectional),
+                    "codePage": .string($0.codePage.rawValue), "bidirectional": .bool($0.bidirectional),
                     "baudRate": int($0.baudRate), "writeTimeoutMilliseconds": int($0.writeTimeoutMilliseconds),
                 ])
             } ?? .null,
@@ -96,7 +96,7 @@ extension KioskConfiguration {
             "green", "red", "amber", "buzzer", "confirm", "cancel", "chip", "offset", "activeLow", "bias",
             "accepted", "checkedOut", "refused", "warningPending", "error", "clockNotSet", "steps", "on", "ms",
             "repeat", "hold",
-            "path", "paper", "bidirectional", "baudRate", "writeTimeoutMilliseconds",
+            "path", "paper", "codePage", "bidirectional", "baudRate", "writeTimeoutMilliseconds",
             "dailyLimit", "debounceSeconds", "defaultStayMinutes", "retentionDays",
             "modeTimeoutSeconds", "codeCredential", "code",
             "exportDirectory", "uploadURL", "uploadTimeoutSeconds", "uploadTokenCredential",

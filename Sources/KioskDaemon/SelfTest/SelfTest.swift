@@ -176,7 +176,7 @@ public enum SelfTest {
             baudRate: configuration.baudRate,
             writeTimeout: .milliseconds(configuration.writeTimeoutMilliseconds))
         do {
-            let page = try ReceiptTestPage.bytes(paper: configuration.paper)
+            let page = try ReceiptTestPage.bytes(paper: configuration.paper, codePage: configuration.codePage)
             try printer.send(page)
             return SelfTestResult(device: "printer", outcome: .pass, detail: "test page sent to \(configuration.path)")
         } catch let error as PrinterError {

@@ -33,6 +33,7 @@ public actor StationRunner {
     private let display: (any StationDisplay)?
     private let devices: (any DeviceStatusSource)?
     private let paper: PaperWidth
+    private let codePage: PrinterCodePage
     private let reports: (any ReportDelivering)?
     /// Where speech goes (the board's or the simulation's speaker); nil on a kiosk without sound.
     private let speech: (@Sendable (SpeechCue) -> Void)?
@@ -46,8 +47,8 @@ public actor StationRunner {
         configuration: StationConfiguration, desk: CheckInDesk, indicator: any Indicator, printer: any ReceiptPrinter,
         enroller: any CardEnroller, warnings: any WarningSource, clock: any ClockSource,
         settings: any StationStateStore, display: (any StationDisplay)? = nil,
-        devices: (any DeviceStatusSource)? = nil, paper: PaperWidth = .mm58, reports: (any ReportDelivering)? = nil,
-        speech: (@Sendable (SpeechCue) -> Void)? = nil, logger: Logger
+        devices: (any DeviceStatusSource)? = nil, paper: PaperWidth = .mm58, codePage: PrinterCodePage = .cp1252,
+        reports: (any ReportDelivering)? = nil, speech: (@Sendable (SpeechCue) -> Void)? = nil, logger: Logger
     ) throws(StoreError) {
         let saved = try settings.loadStationState() ?? .initial
         machine = CheckInMachine(configuration: configuration, state: saved, crypto: desk.crypto)
@@ -61,6 +62,7 @@ public actor StationRunner {
         self.display = display
         self.devices = devices
         self.paper = paper
+        self.codePage = codePage
         self.reports = reports
         self.speech = speech
         self.logger = logger
@@ -400,7 +402,8 @@ public actor StationRunner {
         }
         var failure: StationFailure?
         do {
-            let bytes = try StationReceipts.bytes(for: job, paper: paper, language: machine.language)
+            let bytes = try StationReceipts.bytes(
+                for: job, paper: paper, codePage: codePage, language: machine.language)
             do throws(PrinterError) { try await printer.print(bytes) } catch {
                 failure = .printer(reason: error.description)
             }

@@ -2,11 +2,14 @@ public import KioskCore
 public import KioskPrinter
 
 /// Renders an ESC/POS byte stream (the subset `ESCPOSEncoder` emits) back into a grey image, so tests can look at a
-/// receipt and decode its QR codes. Raster images are reproduced dot for dot; text is drawn as simple blocks, one per
-/// non-space character in a 12 × 24 dot cell (darker when emphasised), because the shapes of letters do not matter
-/// for the tests. Any byte sequence outside the subset is an error, so an encoder bug cannot slip through.
+/// receipt, read its text and decode its QR codes. Raster images are reproduced dot for dot. Text bytes are decoded
+/// with the code page `ESC t n` selected (`PrinterCodePage`; before any, only ASCII is understood) and drawn in
+/// black with the glyphs of `BitmapFont.receiptFontA`, one 12 × 24 dot cell a character as font A prints; emphasised
+/// text has each dot doubled one dot to the right, as a printer's emphasis does. Any byte sequence outside the
+/// subset is an error (an unknown command or code page, a byte the code page does not define), so an encoder bug
+/// cannot slip through.
 public struct ESCPOSInterpreter {
-    /// One printed text line as the printer would have received it.
+    /// One printed text line, decoded to Unicode with the code page the printer was told to use.
     public struct TextLine: Equatable, Sendable {
         public var text: String
         public var alignment: PrintAlignment
@@ -30,6 +33,8 @@ public struct ESCPOSInterpreter {
         public internal(set) var rasterBands = 0
         public internal(set) var cuts = 0
         public internal(set) var initializations = 0
+        /// The code page selected last (`ESC t n`), nil when none has been since the last `ESC @`.
+        public internal(set) var codePage: PrinterCodePage?
 
         init(width: Int) { self.width = width }
 
@@ -60,6 +65,11 @@ public struct ESCPOSInterpreter {
         case imageTooWide(offset: Int)
         /// A parameter outside what the subset allows.
         case badParameter(offset: Int)
+        /// `ESC t n` with a code page the interpreter does not know.
+        case unknownCodePage(offset: Int, table: UInt8)
+        /// A text byte above 0x7F that the selected code page does not define, or sent before any `ESC t n` (the
+        /// printer's own default table, which the subset does not use).
+        case undefinedCharacter(offset: Int, byte: UInt8)
     }
 
     public static let cellWidth = 12
@@ -69,14 +79,15 @@ public struct ESCPOSInterpreter {
         var out = Rendering(width: paper.dots)
         var alignment = PrintAlignment.left
         var emphasized = false
-        var pendingText: [UInt8] = []
+        var pendingText: [Unicode.Scalar] = []
         var index = 0
 
         func need(_ count: Int) throws(Failure) {
             if index + count > bytes.count { throw .truncated(offset: index) }
         }
         func flushText() {
-            let text = String(decoding: pendingText, as: UTF8.self)
+            var text = ""
+            text.unicodeScalars.append(contentsOf: pendingText)
             out.lines.append(TextLine(text: text, alignment: alignment, emphasized: emphasized))
             let top = out.addRows(lineHeight)
             let width = pendingText.count * cellWidth
@@ -86,11 +97,8 @@ public struct ESCPOSInterpreter {
                 case .center: max((out.width - width) / 2, 0)
                 case .right: max(out.width - width, 0)
                 }
-            let grey: UInt8 = emphasized ? 0 : 96
-            for (column, byte) in pendingText.enumerated() where byte != UInt8(ascii: " ") {
-                for y in (top + 3)..<(top + 21) {
-                    for x in 1..<(cellWidth - 1) { out.set(left + column * cellWidth + x, y, grey) }
-                }
+            for (column, scalar) in pendingText.enumerated() {
+                draw(scalar, at: left + column * cellWidth, top, emphasized: emphasized, into: &out)
             }
             pendingText = []
         }
@@ -98,8 +106,10 @@ public struct ESCPOSInterpreter {
         while index < bytes.count {
             let byte = bytes[index]
             switch byte {
-            case 0x20...0x7E:
-                pendingText.append(byte)
+            case 0x20...0x7E, 0x80...0xFF:
+                let scalar = byte < 0x80 ? Unicode.Scalar(byte) : out.codePage?.character(for: byte)
+                guard let scalar else { throw .undefinedCharacter(offset: index, byte: byte) }
+                pendingText.append(scalar)
                 index += 1
             case 0x0A:
                 flushText()
@@ -110,8 +120,16 @@ public struct ESCPOSInterpreter {
                 case 0x40:
                     alignment = .left
                     emphasized = false
+                    out.codePage = nil
                     out.initializations += 1
                     index += 2
+                case 0x74:
+                    try need(3)
+                    guard let page = PrinterCodePage(escposTable: bytes[index + 2]) else {
+                        throw .unknownCodePage(offset: index, table: bytes[index + 2])
+                    }
+                    out.codePage = page
+                    index += 3
                 case 0x61:
                     try need(3)
                     guard let value = PrintAlignment(rawValue: bytes[index + 2] % 48) else {
@@ -188,5 +206,22 @@ public struct ESCPOSInterpreter {
         }
         if !pendingText.isEmpty { flushText() }
         return out
+    }
+
+    /// Draws `scalar`'s glyph in the cell whose top left dot is (`left`, `top`); a character without a glyph (none
+    /// that either code page prints) is drawn as an empty box.
+    static func draw(_ scalar: Unicode.Scalar, at left: Int, _ top: Int, emphasized: Bool, into out: inout Rendering) {
+        let font = BitmapFont.receiptFontA
+        let glyph =
+            font.glyph(for: scalar)
+            ?? BitmapFont.Glyph(
+                rows: (0..<lineHeight).map { y in
+                    y == 3 || y == 20 ? 0x7FE0_0000 : (4..<20).contains(y) ? 0x4020_0000 : 0
+                })
+        for y in 0..<lineHeight {
+            for x in 0..<cellWidth where glyph.isInk(x: x, y: y) || (emphasized && glyph.isInk(x: x - 1, y: y)) {
+                out.set(left + x, top + y, 0)
+            }
+        }
     }
 }

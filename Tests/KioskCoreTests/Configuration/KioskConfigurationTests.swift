@@ -85,7 +85,7 @@ import Testing
             {"stateDirectory": "/srv/kiosk", "logLevel": "debug",
              "nfc": {"connection": "pn532_i2c:/dev/i2c-1", "pollTimeoutMilliseconds": 500, "removalCheckMilliseconds": 50},
              "camera": {"device": "/dev/video2", "width": 1280, "height": 720, "framesUntilGone": 5},
-             "receiptPrinter": {"path": "/dev/ttyUSB1", "paper": "mm80", "bidirectional": true, "baudRate": 19200},
+             "receiptPrinter": {"path": "/dev/ttyUSB1", "paper": "mm80", "codePage": "cp858", "bidirectional": true, "baudRate": 19200},
              "checkIns": {"dailyLimit": 10, "debounceSeconds": 5, "defaultStayMinutes": 90, "retentionDays": 7},
              "staff": {"modeTimeoutSeconds": 300, "codeCredential": null},
              "reports": {"exportDirectory": "/media/usb", "uploadURL": "https://upload.example/reports", "uploadTimeoutSeconds": 60, "uploadTokenCredential": "upload-token"},
@@ -103,8 +103,8 @@ import Testing
                 && c.camera?.framesUntilGone == 5)
         #expect(
             c.receiptPrinter
-                == ReceiptPrinterConfiguration(path: "/dev/ttyUSB1", paper: .mm80, bidirectional: true, baudRate: 19200)
-        )
+                == ReceiptPrinterConfiguration(
+                    path: "/dev/ttyUSB1", paper: .mm80, codePage: .cp858, bidirectional: true, baudRate: 19200))
         #expect(c.checkIns.policy == CheckInPolicy(debounce: 5, dailyLimit: 10, retention: RetentionPolicy(days: 7)))
         #expect(c.checkIns.defaultStayMinutes == 90)
         #expect(c.staff.modeTimeoutSeconds == 300 && c.staff.codeCredential == nil)
@@ -164,6 +164,14 @@ import Testing
         (
             #"{"receiptPrinter": {"path": "/dev/usb/lp0", "paper": "a4"}}"#,
             #"receiptPrinter.paper: expected one of "mm58", "mm80", got "a4""#
+        ),
+        (
+            #"{"receiptPrinter": {"path": "/dev/usb/lp0", "codePage": "cp437"}}"#,
+            #"receiptPrinter.codePage: expected one of "cp1252", "cp858", got "cp437""#
+        ),
+        (
+            #"{"receiptPrinter": {"path": "/dev/usb/lp0", "codePage": 16}}"#,
+            "receiptPrinter.codePage: expected a string, got a number"
         ),
         (
             #"{"receiptPrinter": {"path": "/dev/ttyS1", "baudRate": 14400}}"#,
@@ -379,7 +387,7 @@ import Testing
                 ])
         #expect(
             Self.problems(#"{"receiptPrinter": {"path": "/dev/usb/lp0", "cutter": true}}"#) == [
-                "receiptPrinter.cutter: unknown key (known here: path, paper, bidirectional, baudRate, writeTimeoutMilliseconds)"
+                "receiptPrinter.cutter: unknown key (known here: path, paper, codePage, bidirectional, baudRate, writeTimeoutMilliseconds)"
             ])
     }
 
@@ -396,6 +404,7 @@ import Testing
         #expect(byPath["warnings.cwaBaseURL"] == "KIOSK_WARNINGS_CWA_BASE_URL")
         #expect(byPath["stateDirectory"] == "KIOSK_STATE_DIRECTORY")
         #expect(byPath["receiptPrinter.path"] == "KIOSK_RECEIPT_PRINTER_PATH")
+        #expect(byPath["receiptPrinter.codePage"] == "KIOSK_RECEIPT_PRINTER_CODE_PAGE")
         #expect(byPath["lightsAndButtons.debounceMilliseconds"] == "KIOSK_LIGHTS_AND_BUTTONS_DEBOUNCE_MILLISECONDS")
     }
 
@@ -410,6 +419,7 @@ import Testing
                 "KIOSK_METRICS_ALLOW_NON_LOOPBACK": "false",
                 "KIOSK_REPORTS_EXPORT_DIRECTORY": "",
                 "KIOSK_RECEIPT_PRINTER_PATH": "/dev/usb/lp1",
+                "KIOSK_RECEIPT_PRINTER_CODE_PAGE": "cp858",
                 "KIOSK_CAMERA_DEVICE": "/dev/video1",
                 "KIOSK_LOG_LEVEL": "warning",
                 // Not configuration: other tools' variables are left alone.
@@ -420,7 +430,7 @@ import Testing
         #expect(configuration.metrics.listen == "[::1]:9100")
         #expect(configuration.checkIns.dailyLimit == 12)
         #expect(configuration.reports.exportDirectory == nil)
-        #expect(configuration.receiptPrinter == ReceiptPrinterConfiguration(path: "/dev/usb/lp1"))
+        #expect(configuration.receiptPrinter == ReceiptPrinterConfiguration(path: "/dev/usb/lp1", codePage: .cp858))
         #expect(configuration.camera?.device == "/dev/video1")
         #expect(configuration.camera?.width == 640)
         #expect(configuration.logLevel == .warning)
@@ -447,6 +457,13 @@ import Testing
             Self.problems("{}", environment: ["KIOSK_CHECK_INS_RETENTION_DAYS": "15"]) == [
                 "checkIns.retentionDays (from KIOSK_CHECK_INS_RETENTION_DAYS): must be at most 14 days: stays are deleted 14 days after they end, got 15"
             ])
+        #expect(
+            Self.problems(
+                "{}",
+                environment: ["KIOSK_RECEIPT_PRINTER_PATH": "/dev/usb/lp0", "KIOSK_RECEIPT_PRINTER_CODE_PAGE": "utf8"])
+                == [
+                    #"receiptPrinter.codePage (from KIOSK_RECEIPT_PRINTER_CODE_PAGE): expected one of "cp1252", "cp858", got "utf8""#
+                ])
         #expect(
             Self.problems("{}", environment: ["KIOSK_METRICS_ALLOW_NON_LOOPBACK": "maybe"]) == [
                 #"metrics.allowNonLoopback (from KIOSK_METRICS_ALLOW_NON_LOOPBACK): expected true or false, got "maybe""#
@@ -556,10 +573,12 @@ import Testing
         configuration.venue.code = "https://e.coronawarn.app?v=1#CAESEw"
         configuration.warnings.baseURL = "https://w.example/w"
         configuration.camera = nil
+        configuration.receiptPrinter?.codePage = .cp858
         configuration.lightsAndButtons.patterns[.refused] = FeedbackSequence(
             steps: [FeedbackStep(on: [.red, .buzzer], milliseconds: 300)], repeatCount: 2, hold: [.red])
         let rendered = configuration.renderedJSON(redacting: false)
         #expect(try KioskConfiguration.parse(json: rendered) == configuration)
+        #expect(rendered.contains(#""paper": "mm58",\#n    "codePage": "cp858",\#n    "bidirectional": false"#))
         #expect(try KioskConfiguration.parse(json: KioskConfiguration().renderedJSON()) == KioskConfiguration())
     }
 

@@ -122,7 +122,7 @@ struct StationBench {
 
     init(
         settings: InMemoryStationStateStore = InMemoryStationStateStore(), printer: (any ReceiptPrinter)? = nil,
-        lights: (any Indicator)? = nil, logLevel: Logger.Level = .trace
+        lights: (any Indicator)? = nil, codePage: PrinterCodePage = .cp1252, logLevel: Logger.Level = .trace
     ) throws {
         let clock = ManualClockSource(now: Date(timeIntervalSince1970: 1_772_445_600))  // 2026-03-02 10:00 UTC
         let store = InMemoryCheckInStore()
@@ -136,7 +136,7 @@ struct StationBench {
             configuration: StationConfiguration(staffCode: "STAFF-CODE-1"),
             desk: CheckInDesk(store: store, crypto: crypto), indicator: lights ?? indicator,
             printer: printer ?? recording,
-            enroller: enroller, warnings: warnings, clock: clock, settings: settings,
+            enroller: enroller, warnings: warnings, clock: clock, settings: settings, codePage: codePage,
             logger: RecordingLogHandler.logger(label, level: logLevel))
         self.clock = clock
         self.store = store

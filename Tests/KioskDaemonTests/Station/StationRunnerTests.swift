@@ -148,6 +148,17 @@ import Testing
         #expect(await bench.runner.handle(.cardRead(.blank)).printed == [.personalCard])
     }
 
+    /// The configured code page (`receiptPrinter.codePage`) is the one every receipt selects.
+    @Test(arguments: PrinterCodePage.allCases)
+    func receiptsSelectTheConfiguredCodePage(codePage: PrinterCodePage) async throws {
+        let bench = try StationBench(codePage: codePage)
+        _ = await bench.runner.handle(.codeScanned("STAFF-CODE-1"))
+        #expect(await bench.runner.handle(.staffCommand(.printStatus)).printed == [.statusSlip])
+        let receipt = try #require(await bench.printer.receipts.first)
+        #expect(receipt.starts(with: [0x1B, 0x40, 0x1B, 0x74, codePage.escposTable]))
+        #expect(try ESCPOSInterpreter.render(receipt, paper: .mm58).codePage == codePage)
+    }
+
     @Test func missingPrinterIsReportedAndNothingPrintsLater() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("station-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
