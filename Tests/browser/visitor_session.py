@@ -10,7 +10,10 @@ printed. Checked in the browser, not on the HTML text: the consent answers have 
 nothing is selected and no choice lies outside the window; after the card is taken away no stay, venue or warning
 is in the DOM; a page from another origin cannot choose anything. The receipt is decoded (zbarimg) and its CKPB/1
 records opened with the venue's location id (CKPR/1, docs/PROTOCOL.md): exactly the consented reports, nothing more.
-Screenshots of every view go to ARTEFACT_DIR. Exits non-zero on the first failed check.
+Then, in each of the four languages and at 800x480 and 1920x1080: the language chosen on the idle screen, the page's
+`lang`, and on every view (languages, idle, tap your card, the session, its settings, the stays to share) zero
+WCAG 2.1 A/AA violations by axe-core 4.12 (from a hash-pinned PyPI wheel), text contrast of at least 7:1, and every
+choice inside the window. Screenshots of every view go to ARTEFACT_DIR. Exits non-zero on the first failed check.
 """
 
 import base64
@@ -391,6 +394,121 @@ def buttons_scenario(kiosk):
     kiosk.run("remove")
 
 
+# MARK: - Accessibility: axe-core (WCAG 2.1 A/AA), contrast 7:1, lang, both screen sizes, every language
+
+# axe-core 4.12.1, as PyPI's axe-playwright-python 0.1.8 wheel bundles it (pinned by the wheel's sha256).
+AXE_WHEEL = ("axe-playwright-python==0.1.8",
+             "fdd263c998388f1a8e67cad02677e612d946248bd44d163be5e8650ea31f95f8")
+
+
+def load_axe():
+    """axe-core's script, downloaded once with pip (hash-checked) and cached per user."""
+    import zipfile
+    cache = os.path.join(os.path.expanduser("~"), ".cache", "kiosk", "axe-4.12.1.min.js")
+    if os.path.exists(cache) and os.path.getsize(cache) > 100_000:
+        return open(cache, encoding="utf-8").read()
+    work = tempfile.mkdtemp(prefix="kiosk-axe-")
+    try:
+        requirements = os.path.join(work, "requirements.txt")
+        with open(requirements, "w") as out:
+            out.write(f"{AXE_WHEEL[0]} --hash=sha256:{AXE_WHEEL[1]}\n")
+        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--require-hashes",
+                        "-q", "-d", work, "-r", requirements], check=True, timeout=300)
+        wheel = next(os.path.join(work, n) for n in os.listdir(work) if n.endswith(".whl"))
+        with zipfile.ZipFile(wheel) as archive:
+            member = next(n for n in archive.namelist() if n.endswith("axe.min.js"))
+            script = archive.read(member).decode("utf-8")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    check(script.startswith("/*! axe v4."), "axe-core 4 from the pinned wheel")
+    os.makedirs(os.path.dirname(cache), exist_ok=True)
+    with open(cache, "w", encoding="utf-8") as out:
+        out.write(script)
+    return script
+
+
+CONTRAST_PROBE = """
+function lum(c) {
+  var m = c.match(/rgba?\\(([^)]+)\\)/); if (!m) return null;
+  var p = m[1].split(',').map(function (x) { return parseFloat(x); });
+  if (p.length > 3 && p[3] === 0) return null;
+  var ch = p.slice(0, 3).map(function (v) { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); });
+  return 0.2126 * ch[0] + 0.7152 * ch[1] + 0.0722 * ch[2];
+}
+function background(e) {
+  for (; e; e = e.parentElement) { var l = lum(getComputedStyle(e).backgroundColor); if (l !== null) return l; }
+  return 1;
+}
+var worst = [];
+document.querySelectorAll('body *').forEach(function (e) {
+  var own = Array.prototype.some.call(e.childNodes, function (n) { return n.nodeType === 3 && n.textContent.trim(); });
+  if (!own || e.getClientRects().length === 0) return;
+  var f = lum(getComputedStyle(e).color), b = background(e);
+  var ratio = (Math.max(f, b) + 0.05) / (Math.min(f, b) + 0.05);
+  if (ratio < 7) worst.push(e.tagName + '#' + e.id + ' ' + ratio.toFixed(2) + ': ' + e.textContent.trim().slice(0, 40));
+});
+return worst;"""
+
+
+def audit(page, axe, name):
+    """axe-core's WCAG 2.1 A and AA rules, text contrast of at least 7:1, and the screenshot of the view."""
+    page.driver.execute_script(axe)
+    result = page.driver.execute_async_script("""
+        var done = arguments[arguments.length - 1];
+        axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']}})
+          .then(function (r) { done(r.violations.map(function (v) { return v.id + ': ' + v.help; })); })
+          .catch(function (e) { done(['axe failed: ' + e]); });""")
+    check(result == [], f"{name}: no WCAG 2.1 A/AA violation (axe-core): {result}")
+    low = page.driver.execute_script(CONTRAST_PROBE)
+    check(low == [], f"{name}: every text at least 7:1 against its background: {low}")
+    page.shot(name)
+
+
+def accessibility(kiosk, artefacts):
+    axe = load_axe()
+    for size in ((800, 480), (1920, 1080)):
+        page = Page(f"http://{kiosk.web}/", artefacts, size)
+        try:
+            # The contrast probe finds what it looks for: a grey on grey paragraph is reported.
+            page.wait_for(lambda: "language" in page.choice_ids(), "the idle screen")
+            low = page.driver.execute_script(
+                "var p = document.createElement('p'); p.id = 'probe'; p.textContent = 'grey';"
+                "p.style.color = '#777'; p.style.background = '#888'; document.body.appendChild(p);"
+                + CONTRAST_PROBE.replace("return worst;", "p.remove(); return worst;"))
+            check(any("P#probe" in item for item in low), "the contrast probe reports low contrast")
+            for language in ("en", "de", "fr", "it"):
+                page.wait_for(lambda: "language" in page.choice_ids(), "the idle screen")
+                page.choose("language")
+                page.wait_for(lambda: f"language:{language}" in page.choice_ids(), "the languages")
+                audit(page, axe, f"{language}-languages")
+                page.choose(f"language:{language}")
+                page.wait_for(lambda: page.driver.execute_script("return document.documentElement.lang") == language,
+                              f"the page in {language}")
+                audit(page, axe, f"{language}-idle")
+                page.choose("session")
+                page.wait_for(lambda: "cancel-session" in page.choice_ids(), "the prompt for a card")
+                audit(page, axe, f"{language}-tap-your-card")
+                kiosk.run("tap", "--card", "1")
+                page.wait_for(lambda: "settings" in page.choice_ids(), "the session")
+                check(page.driver.execute_script("return document.documentElement.lang") == language,
+                      f"{language}: the session's page says its language")
+                audit(page, axe, f"{language}-my-check-ins")
+                page.choose("settings")
+                page.wait_for(lambda: "always-speak" in page.choice_ids(), "the settings")
+                audit(page, axe, f"{language}-settings")
+                page.choose("back")
+                page.wait_for(lambda: "share" in page.choice_ids(), "the session again")
+                page.choose("share")
+                page.wait_for(lambda: "continue" in page.choice_ids(), "the stays to share")
+                audit(page, axe, f"{language}-share-select")
+                page.choose("cancel")
+                page.wait_for(lambda: "done" in page.choice_ids(), "the session again")
+                kiosk.run("remove")
+                page.wait_for(lambda: "settings" not in page.choice_ids(), "the session closed")
+        finally:
+            page.quit()
+
+
 def main():
     binary, artefacts = sys.argv[1], sys.argv[2]
     os.makedirs(artefacts, exist_ok=True)
@@ -400,6 +518,7 @@ def main():
         set_up(kiosk)
         browser_scenario(kiosk, artefacts)
         buttons_scenario(kiosk)
+        accessibility(kiosk, artefacts)
     except Failed as failure:
         print(f"FAIL: {failure}", file=sys.stderr)
         kiosk.stop()
