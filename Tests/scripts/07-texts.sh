@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# No user-facing text in code: every sentence the station shows, speaks or prints comes from a language catalog
+# (Sources/KioskCore/Language/catalogs/*.json). Fails on a string literal that reads as prose (two words or more) in
+# the code that makes screens, speech and receipts, unless its line says why it is not user-facing
+# (`// not user-facing: …`: log lines, staff diagnostics, protocol labels).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+python3 - <<'PY'
+import glob, re, sys
+files = sorted(
+    glob.glob("Sources/KioskCore/Station/*.swift") + glob.glob("Sources/KioskCore/Session/*.swift")
+    + glob.glob("Sources/KioskCore/Language/*.swift")
+    + ["Sources/KioskPrinter/StationReceipts.swift", "Sources/KioskPrinter/ReportReceipt.swift",
+       "Sources/KioskDaemon/StorageWait.swift"])
+# (The page, Sources/KioskDaemon/Screen, draws the screen model only: its own strings are markup and HTTP answers.)
+literal = re.compile(r'"((?:[^"\\]|\\.)*)"')
+prose = re.compile(r"[A-Za-zÀ-ÿ]{2,}[ ,.:;!?]+[A-Za-zÀ-ÿ]{2,}")
+key = re.compile(r"^[a-z][A-Za-z]*(\.[A-Za-z]+)+$")
+found = []
+for path in files:
+    in_block = False
+    for number, line in enumerate(open(path, encoding="utf-8"), 1):
+        stripped = line.strip()
+        if stripped.startswith("//") or "not user-facing:" in line:
+            continue
+        if '"""' in line:
+            in_block = not in_block if line.count('"""') == 1 else in_block
+        code = line.split(" //")[0]
+        if "logger." in code or "Logger(" in code:
+            continue
+        for match in literal.finditer(code):
+            text = re.sub(r"\\\(.*?\)", "", match.group(1))
+            if key.match(text) or text.startswith("key:"):
+                continue
+            if prose.search(text):
+                found.append(f"{path}:{number}: {match.group(1)[:80]}")
+if found:
+    print("07-texts: user-facing text in code (move it to the catalogs, or say why it is not user-facing):")
+    print("\n".join(found))
+    sys.exit(1)
+print(f"07-texts: {len(files)} files make screens, speech and receipts from the catalogs only")
+PY
