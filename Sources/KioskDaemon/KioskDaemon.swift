@@ -60,6 +60,8 @@ public final class KioskDaemon: Sendable {
     let indicator: any Indicator
     let buttons: ButtonMonitor?
     let camera: (any CodeCamera)?
+    /// The kiosk's voice, held for the station (which does not speak yet); stopped at shutdown.
+    public let speaker: any Speaker
     let runner: StationRunner
     let desk: CheckInDesk
     let reportDelivery: ReportDelivery
@@ -98,6 +100,7 @@ public final class KioskDaemon: Sendable {
         indicator = given.indicator
         buttons = given.buttons
         camera = given.camera
+        speaker = given.speaker
         simulation = given.simulation
         for (device, state) in given.states { devices.set(device, state) }
         let printer: any ReceiptPrinter = given.printer ?? NoPrinter()
@@ -205,6 +208,7 @@ public final class KioskDaemon: Sendable {
         nfcReader?.stop()
         buttons?.stop()
         simulation?.cards.stop()
+        speaker.stop()
         // The one place the lights go off at shutdown: no event can start a pattern any more (the station loop has
         // ended), and `clear()` stops a pattern still playing and waits for it before turning the lines off.
         await indicator.clear()
