@@ -55,6 +55,8 @@ let package = Package(
         .systemLibrary(name: "CKioskPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CKioskZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CKioskCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CKioskEspeak", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
+        .systemLibrary(name: "CKioskALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         // libc calls the Glibc module lacks (pseudo-terminals, the kernel's clock state).
         .systemLibrary(name: "CKioskLinux"),
 
@@ -112,6 +114,12 @@ let package = Package(
         ),
         // libcurl, the one owner: the kiosk's only HTTP client (so the board's binary links no NIO).
         .target(name: "KioskHTTP", dependencies: ["CKioskCurl", "KioskPOSIX"], swiftSettings: strictness),
+        // Speech, the one owner of both its C libraries: espeak-ng (text to samples) and ALSA (samples to the jack).
+        .target(
+            name: "KioskSpeech",
+            dependencies: ["CKioskEspeak", "CKioskALSA", "KioskCore", logging],
+            swiftSettings: strictness
+        ),
 
         // MARK: What crosses the kiosk's edge: the report conversation and delivery (USB stick, upload), the
         // warnings feeds (CKPW/1 and CWA hourly packages, downloaded or from a stick).
@@ -129,19 +137,20 @@ let package = Package(
             name: "KioskDaemon",
             dependencies: [
                 "KioskCore", "CKioskLinux", "KioskOpenSSL", "KioskNFC", "KioskGPIO", "KioskStore", "KioskCamera",
-                "KioskPrinter", "KioskExchange", "KioskPOSIX", logging, systemPackage,
+                "KioskPrinter", "KioskSpeech", "KioskExchange", "KioskPOSIX", logging, systemPackage,
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictness
         ),
 
         // MARK: Every fake and simulated device: the PN532 emulator, recorded lights, a printer writing files
-        // (through the ESC/POS interpreter), a camera fed rendered frames, a movable clock, in-memory stores.
+        // (through the ESC/POS interpreter), a camera fed rendered frames, a speaker writing WAV files, a movable
+        // clock, in-memory stores.
         .target(
             name: "KioskSimulation",
             dependencies: [
-                "KioskCore", "KioskDaemon", "KioskCamera", "KioskPrinter", "KioskPOSIX", "CKioskLinux", systemPackage,
-                logging,
+                "KioskCore", "KioskDaemon", "KioskCamera", "KioskPrinter", "KioskSpeech", "KioskPOSIX", "CKioskLinux",
+                systemPackage, logging,
             ],
             // The receipt font the ESC/POS interpreter draws text with, built into the module (no bundle to install).
             resources: [.embedInCode("Fonts/KioskReceipt-12x24.bdf")],
@@ -285,6 +294,11 @@ let package = Package(
         .testTarget(name: "KioskZipTests", dependencies: ["KioskZip"], swiftSettings: strictness),
         .testTarget(name: "KioskHTTPTests", dependencies: ["KioskHTTP"], swiftSettings: strictness),
         .testTarget(
+            name: "KioskSpeechTests",
+            dependencies: ["KioskSpeech", "KioskCore", logging],
+            swiftSettings: strictness
+        ),
+        .testTarget(
             name: "KioskCameraTests",
             dependencies: [
                 "KioskCamera", "KioskCameraTesting", "KioskSimulation", "KioskCore", "KioskOpenSSL", logging,
@@ -317,6 +331,7 @@ let package = Package(
             name: "KioskSimulationTests",
             dependencies: [
                 "KioskSimulation", "KioskDaemon", "KioskCore", "KioskCamera", "KioskCameraTesting", "KioskPrinter",
+                "KioskSpeech",
             ],
             swiftSettings: strictness
         ),

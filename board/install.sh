@@ -75,9 +75,9 @@ if [ -z "$root" ]; then
         run useradd --system --gid kiosk --no-create-home --home-dir /var/lib/kiosk --shell /usr/sbin/nologin \
             --comment "check-in kiosk" kiosk
     fi
-    # Devices that udev gives to other groups: the board's UART (dialout), cameras (video), and on Raspberry Pi OS
-    # gpio, i2c and spi. Only groups that exist here.
-    for group in dialout video gpio i2c spi lp; do
+    # Devices that udev gives to other groups: the board's UART (dialout), cameras (video), sound cards (audio),
+    # and on Raspberry Pi OS gpio, i2c and spi. Only groups that exist here.
+    for group in dialout video audio gpio i2c spi lp; do
         getent group "$group" >/dev/null || continue
         if ! id -nG kiosk 2>/dev/null | tr ' ' '\n' | grep -qx "$group"; then
             say "adding kiosk to group $group"

@@ -71,6 +71,13 @@ public struct NoPrinter: ReceiptPrinter {
     }
 }
 
+/// A kiosk that says nothing (no speaker given).
+public struct NoSpeaker: Speaker {
+    public init() {}
+    public func say(_ utterance: Utterance) {}
+    public func stop() {}
+}
+
 /// A kiosk without lights (no gpiochip, or none configured).
 public struct NoLights: Indicator {
     public init() {}

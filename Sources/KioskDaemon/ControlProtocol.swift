@@ -146,6 +146,8 @@ extension ControlStep {
         case "expired": (count ?? 0) > 0 ? "[store] \(count ?? 0) expired check-ins deleted" : nil
         case "saveFailed", "wipeFailed", "expiryFailed": "[store] \(detail ?? "")"
         case "warningAcknowledged": "[screen] warning acknowledged"
+        case "spoke": "[speech] \(body ?? "")"
+        case "speechStopped": "[speech] stopped"
         default: nil
         }
     }

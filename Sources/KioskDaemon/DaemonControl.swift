@@ -187,8 +187,12 @@ extension KioskDaemon {
             }
             return await withScreen(response(await loop.handle(.chosen(id)), fallback: ""))
         case "navigate":
+            if request.button == "hold" {
+                // Either button held for two seconds: the screen is said (and the next ones).
+                return await withScreen(response(await loop.handle(.speakRequested), fallback: ""))
+            }
             guard let name = request.button, let button = NavigationButton(rawValue: name) else {
-                return .failure("navigate with which button: next or choose")
+                return .failure("navigate with which button: next, choose or hold")
             }
             return await withScreen(response(await loop.handle(.navigated(button)), fallback: ""))
         case "type":

@@ -58,6 +58,9 @@ public struct DaemonSettings: Sendable {
     public var webListen: String?
     /// Permits a `webListen` address other than loopback.
     public var webAllowNonLoopback = false
+    /// The kiosk's voice: the ALSA device, the volume and the speaking rate (`speech.*`; a simulated kiosk uses
+    /// the rate only: it records what espeak-ng makes, at no volume and on no device).
+    public var speech = KioskConfiguration.Speech()
 
     public init(
         stateDirectory: String, simulate: Bool = false, nfcConnection: String? = nil,
@@ -119,5 +122,6 @@ extension DaemonSettings {
         clockSource = configuration.clock.source
         webListen = configuration.web.listen
         webAllowNonLoopback = configuration.web.allowNonLoopback
+        speech = configuration.speech
     }
 }

@@ -60,6 +60,18 @@ public final class KioskDaemon: Sendable {
     let indicator: any Indicator
     let buttons: ButtonMonitor?
     let camera: (any CodeCamera)?
+    /// The kiosk's voice, held for the station (which does not speak yet); stopped at shutdown.
+    public let speaker: any Speaker
+
+    /// The station's speech cues, said by `speaker` (a new one interrupts the last).
+    static func speech(to speaker: any Speaker) -> @Sendable (SpeechCue) -> Void {
+        { cue in
+            switch cue {
+            case .say(let text, let language): speaker.say(Utterance(text: text, language: language))
+            case .stop: speaker.stop()
+            }
+        }
+    }
     let runner: StationRunner
     let desk: CheckInDesk
     let reportDelivery: ReportDelivery
@@ -98,6 +110,7 @@ public final class KioskDaemon: Sendable {
         indicator = given.indicator
         buttons = given.buttons
         camera = given.camera
+        speaker = given.speaker
         simulation = given.simulation
         for (device, state) in given.states { devices.set(device, state) }
         let printer: any ReceiptPrinter = given.printer ?? NoPrinter()
@@ -130,7 +143,7 @@ public final class KioskDaemon: Sendable {
                 warnings: warnings.map { $0 as any WarningSource } ?? NoWarnings(), clock: clock, settings: store,
                 devices: devices, paper: settings.receiptPrinter?.paper ?? .mm58,
                 codePage: settings.receiptPrinter?.codePage ?? .cp1252,
-                reports: reportDelivery, logger: logger)
+                reports: reportDelivery, speech: Self.speech(to: given.speaker), logger: logger)
         } catch {
             throw .store(error)
         }
@@ -207,6 +220,7 @@ public final class KioskDaemon: Sendable {
         nfcReader?.stop()
         buttons?.stop()
         simulation?.cards.stop()
+        speaker.stop()
         // The one place the lights go off at shutdown: no event can start a pattern any more (the station loop has
         // ended), and `clear()` stops a pattern still playing and waits for it before turning the lines off.
         await indicator.clear()

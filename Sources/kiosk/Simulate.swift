@@ -160,9 +160,11 @@ struct SimChoose: AsyncParsableCommand {
 struct SimButton: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "button",
-        abstract: "Press one of the two physical buttons: next (moves to the next choice) or choose (chooses it).")
+        abstract:
+            "Press one of the two physical buttons: next (moves to the next choice) or choose (chooses it); hold "
+            + "(either held for two seconds) says the screen aloud.")
     @OptionGroup var options: SimulatorOptions
-    @Argument(help: "next or choose") var button: String
+    @Argument(help: "next, choose or hold") var button: String
     func run() async throws { try await options.send(ControlRequest(command: "navigate", button: button)) }
 }
 

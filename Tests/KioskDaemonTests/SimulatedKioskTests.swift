@@ -98,6 +98,39 @@ import Testing
         #expect(stored.ok && stored.tapOutcome == "checkedIn", "\(stored.lines)")
     }
 
+    /// Speech on the simulated kiosk: holding a button says the screen with the real espeak-ng, written as a WAV
+    /// file and its text under the simulation folder; the next screen interrupts and is said too; in French once
+    /// French is chosen.
+    @Test func aHeldButtonSaysTheScreenIntoTheSimulationsSpeechFolder() async throws {
+        let directory = try SimulatedKiosk.makeStateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let kiosk = try await SimulatedKiosk(stateDirectory: directory)
+        let held = try await kiosk.send(ControlRequest(command: "navigate", button: "hold"))
+        #expect(held.ok, "\(held.lines)")
+        let said = held.steps.filter { $0.type == "spoke" }
+        #expect(said.count == 1 && said.first?.kind == "en")
+        let chosen = try await kiosk.send(ControlRequest(command: "choose", text: "language"))
+        #expect(chosen.steps.contains { $0.type == "spoke" && ($0.body ?? "").contains("Français") })
+        let french = try await kiosk.send(ControlRequest(command: "choose", text: "language:fr"))
+        let frenchSaid = try #require(french.steps.last { $0.type == "spoke" })
+        #expect(frenchSaid.kind == "fr")
+        let speech = directory + "/simulation/speech"
+        var files = [String]()
+        for _ in 0..<100 {
+            files = ((try? FileManager.default.contentsOfDirectory(atPath: speech)) ?? []).sorted()
+            if files.filter({ $0.hasSuffix(".txt") }).count >= 3 { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(files.contains("0001.wav") && files.contains("0001.txt"), "\(files)")
+        let first = try String(contentsOfFile: speech + "/0001.txt", encoding: .utf8)
+        #expect(first.hasPrefix("en\n"))
+        #expect(first.contains(said.first?.body ?? "-"))
+        let third = try String(contentsOfFile: speech + "/0003.txt", encoding: .utf8)
+        #expect(third.hasPrefix("fr\n") && third.contains(frenchSaid.body ?? "-"))
+        let wav = try Data(contentsOf: URL(fileURLWithPath: speech + "/0001.wav"))
+        #expect(wav.count > 20_000 && wav.prefix(4) == Data("RIFF".utf8))
+    }
+
     /// A huge `advance` is refused with a message; the kiosk keeps answering, and so does a kiosk started again.
     @Test func aHugeAdvanceIsRefusedAndTheKioskKeepsRunning() async throws {
         let directory = try SimulatedKiosk.makeStateDirectory()

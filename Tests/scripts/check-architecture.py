@@ -26,6 +26,8 @@ DEVICE_OWNERS = {
     "KioskCamera": {"CKioskZBar", "CKioskPNG"},
     "KioskPrinter": {"CKioskQRencode"},
     "KioskHTTP": {"CKioskCurl"},
+    # One owner for both C libraries of speech: espeak-ng's samples go to ALSA (docs/ARCHITECTURE.md).
+    "KioskSpeech": {"CKioskEspeak", "CKioskALSA"},
 }
 # Shared, C-free helpers a device owner may use besides the core (none of them is a device or does I/O of its own).
 SHARED_HELPERS = {"KioskPOSIX"}

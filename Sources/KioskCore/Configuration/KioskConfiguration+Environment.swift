@@ -77,12 +77,13 @@ extension KioskConfiguration {
             + keys("clock", [("source", .string)])
             + keys("metrics", [("listen", .optionalString), ("allowNonLoopback", .bool)])
             + keys("web", [("listen", .optionalString), ("allowNonLoopback", .bool)])
+            + keys("speech", [("device", .string), ("volume", .integer), ("rate", .integer)])
     }()
 
     /// The sections, in the documented order.
     public static let sections = [
         "nfc", "camera", "lightsAndButtons", "receiptPrinter", "checkIns", "staff", "venue",
-        "reports", "warnings", "language", "clock", "metrics", "web",
+        "reports", "warnings", "language", "clock", "metrics", "web", "speech",
     ]
 
     /// `checkIns` → `CHECK_INS`, `baseURL` → `BASE_URL`.

@@ -126,9 +126,13 @@ extension KioskConfiguration {
             configuration.web.allowNonLoopback = allow
             reader.finish()
         }
+        if case .present(var reader) = top.section("speech") {
+            configuration.speech = readSpeech(&reader)
+            reader.finish()
+        }
         for key in [
             "lightsAndButtons", "checkIns", "staff", "venue", "reports", "warnings", "language", "clock", "metrics",
-            "web",
+            "web", "speech",
         ] {
             if top.members[key] == .null { log.add(key, "cannot be null (leave the section out for its defaults)") }
         }
@@ -261,6 +265,22 @@ extension KioskConfiguration {
                 "must be at most 1000 characters (it is printed on a slip), got \(warnings.message.count)")
         }
         return warnings
+    }
+
+    private static func readSpeech(_ reader: inout ObjectReader) -> Speech {
+        var speech = Speech()
+        speech.device = reader.string("device", default: speech.device)
+        if speech.device.isEmpty || speech.device.contains(where: { $0.isWhitespace || $0.isNewline })
+            || speech.device.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        {
+            reader.log.add(
+                reader.keyPath("device"),
+                "expected an ALSA device name (default, plughw:1,0, plughw:CARD=Headphones,DEV=0), got \(JSONValue.quoted(speech.device))"
+            )
+        }
+        speech.volume = reader.integer("volume", default: speech.volume, range: 0...100, unit: "percent")
+        speech.rate = reader.integer("rate", default: speech.rate, range: Speech.rates, unit: "words per minute")
+        return speech
     }
 
     /// `listen` and `allowNonLoopback` of a section that serves HTTP: loopback only unless allowed.

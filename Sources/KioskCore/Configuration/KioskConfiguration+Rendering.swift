@@ -54,6 +54,9 @@ extension KioskConfiguration {
             "clock": .object(["source": .string(clock.source.rawValue)]),
             "metrics": .object(["listen": text(metrics.listen), "allowNonLoopback": .bool(metrics.allowNonLoopback)]),
             "web": .object(["listen": text(web.listen), "allowNonLoopback": .bool(web.allowNonLoopback)]),
+            "speech": .object([
+                "device": .string(speech.device), "volume": int(speech.volume), "rate": int(speech.rate),
+            ]),
         ]
         if receiptPrinter == nil { top["receiptPrinter"] = .null }
         return .object(top)
@@ -103,6 +106,7 @@ extension KioskConfiguration {
             "baseURL", "cwaBaseURL", "syncIntervalMinutes", "maxPackageBytes", "maxInflatedBytes", "publicKey",
             "cwaPublicKey", "message", "default",
             "source", "listen", "allowNonLoopback",
+            "volume", "rate",
         ]
 
     /// `jsonValue(redacting:)` as pretty-printed text in the documented key order.

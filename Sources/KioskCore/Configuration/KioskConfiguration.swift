@@ -27,6 +27,7 @@ public struct KioskConfiguration: Sendable, Equatable {
     public var metrics = Metrics()
     public var web = Web()
     public var language = LanguageSettings()
+    public var speech = Speech()
 
     /// The defaults.
     public init() {}
@@ -187,6 +188,21 @@ public struct KioskConfiguration: Sendable, Equatable {
         public var allowNonLoopback = false
 
         public init() {}
+    }
+
+    /// The kiosk's voice: espeak-ng's speech played on an ALSA device.
+    public struct Speech: Sendable, Equatable {
+        /// The ALSA device name (`default`, `plughw:1,0`, `plughw:CARD=Headphones,DEV=0`); `aplay -L` lists them.
+        public var device = "default"
+        /// 0–100 %, applied to the samples (0: silent, nothing is played).
+        public var volume = 80
+        /// Words per minute, 80–450: slower than espeak-ng's 175, for older listeners.
+        public var rate = 150
+
+        public init() {}
+
+        /// The rates espeak-ng accepts.
+        public static let rates = 80...450
     }
 
     /// The local page a screen on the kiosk shows (Chromium in kiosk mode, `docs/board.md`).

@@ -2,11 +2,13 @@ internal import KioskCamera
 internal import KioskCore
 internal import KioskGPIO
 internal import KioskPrinter
+internal import KioskSpeech
 public import Logging
 
 /// The board's own devices, as the configuration names them: the system clock, GPIO lights and buttons, the
-/// receipt printer, the camera and the NFC reader's connection. A device that cannot be opened is left out with its
-/// state saying why; the kiosk runs without it.
+/// receipt printer, the camera, the NFC reader's connection and the speaker. A device that cannot be opened is left
+/// out with its state saying why; the kiosk runs without it (the speaker stays, and tries again with each
+/// utterance: a USB sound card may come later).
 public enum BoardDevices {
     public static func open(settings: DaemonSettings, logger: Logger) -> DaemonDevices {
         var states = [String: String]()
@@ -29,10 +31,15 @@ public enum BoardDevices {
         } else {
             states["camera"] = "none configured"
         }
+        let speaker = BoardSpeaker(
+            synthesizer: EspeakSynthesizer(rate: settings.speech.rate),
+            player: ALSAPlayer(device: settings.speech.device, volume: settings.speech.volume), logger: logger)
+        // Opens the sound device once to say whether speech works here; a failure is logged once, by the speaker.
+        states["speech"] = speaker.check()
         return DaemonDevices(
             clock: SystemClockSource(source: settings.clockSource), indicator: indicator,
             printer: printer, buttons: buttons, camera: camera, nfcConnection: settings.nfcConnection,
-            states: states)
+            states: states, speaker: speaker)
     }
 
     static func openLights(

@@ -23,11 +23,15 @@ public struct DaemonDevices: Sendable {
     public var states: [String: String]
     /// Present on simulated hardware only: what `kiosk simulate` drives.
     public var simulation: SimulationControls?
+    /// The kiosk's voice (`BoardSpeaker` on a board, a recording speaker when simulated, `NoSpeaker` when none is
+    /// given). The daemon holds it and stops it at shutdown; the station does not speak yet.
+    public var speaker: any Speaker
 
     public init(
         clock: any ClockSource, indicator: any Indicator, printer: (any ReceiptPrinter)?, buttons: ButtonMonitor?,
         camera: (any CodeCamera)?, nfcConnection: String?, states: [String: String],
-        simulation: SimulationControls? = nil, monotonic: any MonotonicClock = SystemMonotonicClock()
+        simulation: SimulationControls? = nil, monotonic: any MonotonicClock = SystemMonotonicClock(),
+        speaker: any Speaker = NoSpeaker()
     ) {
         self.clock = clock
         self.monotonic = monotonic
@@ -38,6 +42,7 @@ public struct DaemonDevices: Sendable {
         self.nfcConnection = nfcConnection
         self.states = states
         self.simulation = simulation
+        self.speaker = speaker
     }
 }
 

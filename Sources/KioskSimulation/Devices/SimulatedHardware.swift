@@ -1,17 +1,20 @@
 public import Foundation
 public import KioskCore
 public import KioskDaemon
+internal import KioskSpeech
 public import Logging
 
 /// A whole simulated kiosk's devices, kept under `<state directory>/simulation`: a clock that can be moved, the
 /// PN532 emulator driven through the real libnfc, lights that record what they showed, a printer that writes each
-/// receipt as files, and a camera fed rendered frames through the real libzbar.
+/// receipt as files, a camera fed rendered frames through the real libzbar, and a speaker that records each
+/// utterance, synthesized by the real espeak-ng, as files (`speech/`).
 public struct SimulatedHardware: Sendable {
     public let clock: SimulatedClockSource
     public let reader: SimulatedCardReader
     public let lights: SimulatedIndicator
     public let printer: FileReceiptPrinter
     public let camera: FrameFeedCamera
+    public let speaker: RecordingSpeaker
 
     /// Starts the simulated devices for a kiosk whose state lives in `settings.stateDirectory`.
     public init(settings: DaemonSettings) throws(DaemonError) {
@@ -33,6 +36,9 @@ public struct SimulatedHardware: Sendable {
             directory: (directory as NSString).appendingPathComponent("receipts"),
             paper: settings.receiptPrinter?.paper ?? .mm58)
         camera = FrameFeedCamera(framesToForget: 3, width: settings.cameraWidth, height: settings.cameraHeight)
+        speaker = RecordingSpeaker(
+            directory: (directory as NSString).appendingPathComponent("speech"),
+            synthesizer: EspeakSynthesizer(rate: settings.speech.rate))
     }
 
     /// The devices as the daemon takes them.
@@ -40,10 +46,10 @@ public struct SimulatedHardware: Sendable {
         DaemonDevices(
             clock: clock, indicator: lights, printer: printer, buttons: nil, camera: camera,
             nfcConnection: reader.connection,
-            states: ["lights": "simulated", "printer": "simulated", "buttons": "simulated"],
+            states: ["lights": "simulated", "printer": "simulated", "buttons": "simulated", "speech": "simulated"],
             simulation: SimulationControls(
                 clock: clock, cards: reader, lights: lights, receipts: printer, codes: camera),
-            monotonic: clock)
+            monotonic: clock, speaker: speaker)
     }
 }
 

@@ -47,6 +47,9 @@ import Testing
         #expect(configuration.metrics.allowNonLoopback == false)
         #expect(configuration.web.listen == "127.0.0.1:8080")
         #expect(configuration.web.allowNonLoopback == false)
+        #expect(configuration.speech.device == "default")
+        #expect(configuration.speech.volume == 80)
+        #expect(configuration.speech.rate == 150)
     }
 
     @Test func committedBoardFileParsesWithThePinMap() throws {
@@ -66,6 +69,7 @@ import Testing
         #expect(configuration.nfc?.connection == "pn532_uart:/dev/serial0")
         #expect(configuration.stateDirectory == "/var/lib/kiosk")
         #expect(configuration.metrics.listen == "127.0.0.1:9464")
+        #expect(configuration.speech == KioskConfiguration.Speech())
     }
 
     @Test func nullSwitchesOptionalDevicesOff() throws {
@@ -91,7 +95,8 @@ import Testing
              "reports": {"exportDirectory": "/media/usb", "uploadURL": "https://upload.example/reports", "uploadTimeoutSeconds": 60, "uploadTokenCredential": "upload-token"},
              "warnings": {"baseURL": "https://warnings.example/w", "cwaBaseURL": "https://cwa.example/", "syncIntervalMinutes": 15, "message": "Call 111.", "maxPackageBytes": 2000000, "maxInflatedBytes": 1000000},
              "clock": {"source": "adjtimex"},
-             "metrics": {"listen": "0.0.0.0:9100", "allowNonLoopback": true}}
+             "metrics": {"listen": "0.0.0.0:9100", "allowNonLoopback": true},
+             "speech": {"device": "plughw:CARD=Headphones,DEV=0", "volume": 45, "rate": 120}}
             """
         let c = try KioskConfiguration.parse(json: text)
         #expect(c.stateDirectory == "/srv/kiosk" && c.logLevel == .debug)
@@ -115,6 +120,7 @@ import Testing
         #expect(c.warnings.maxPackageBytes == 2_000_000 && c.warnings.maxInflatedBytes == 1_000_000)
         #expect(c.clock.source == .adjtimex)
         #expect(c.metrics.listen == "0.0.0.0:9100" && c.metrics.allowNonLoopback)
+        #expect(c.speech.device == "plughw:CARD=Headphones,DEV=0" && c.speech.volume == 45 && c.speech.rate == 120)
     }
 
     // MARK: Validation messages
@@ -278,6 +284,21 @@ import Testing
             #"web.listen: "192.168.1.20:8080" is not a loopback address; set web.allowNonLoopback to true to serve the kiosk's page to the network"#
         ),
         (#"{"web": null}"#, "web: cannot be null (leave the section out for its defaults)"),
+        (#"{"speech": {"volume": 101}}"#, "speech.volume: must be 0 to 100 percent, got 101"),
+        (#"{"speech": {"volume": -1}}"#, "speech.volume: must be 0 to 100 percent, got -1"),
+        (#"{"speech": {"rate": 79}}"#, "speech.rate: must be 80 to 450 words per minute, got 79"),
+        (#"{"speech": {"rate": 451}}"#, "speech.rate: must be 80 to 450 words per minute, got 451"),
+        (#"{"speech": {"rate": "slow"}}"#, "speech.rate: expected a whole number, got a string"),
+        (
+            #"{"speech": {"device": "plughw:1, 0"}}"#,
+            #"speech.device: expected an ALSA device name (default, plughw:1,0, plughw:CARD=Headphones,DEV=0), got "plughw:1, 0""#
+        ),
+        (
+            #"{"speech": {"device": ""}}"#,
+            #"speech.device: expected an ALSA device name (default, plughw:1,0, plughw:CARD=Headphones,DEV=0), got """#
+        ),
+        (#"{"speech": null}"#, "speech: cannot be null (leave the section out for its defaults)"),
+        (#"{"speech": {"voice": "en"}}"#, "speech.voice: unknown key (known here: device, volume, rate)"),
         (
             #"{"lightsAndButtons": {"debounceMilliseconds": 0}}"#,
             "lightsAndButtons.debounceMilliseconds: must be 1 to 500 ms, got 0"
@@ -345,7 +366,7 @@ import Testing
                 #"nfc.connection: expected "driver:port" with a libnfc driver (pn532_uart, pn532_i2c, pn532_spi, pn53x_usb, acr122_usb, acr122s, arygon), got "x""#,
                 "camera.width: must be 160 to 1920 pixels, got 1",
                 "checkIns.retentionDays: must be at most 14 days: stays are deleted 14 days after they end, got 30",
-                "colour: unknown key (known here: stateDirectory, logLevel, nfc, camera, lightsAndButtons, receiptPrinter, checkIns, staff, venue, reports, warnings, language, clock, metrics, web)",
+                "colour: unknown key (known here: stateDirectory, logLevel, nfc, camera, lightsAndButtons, receiptPrinter, checkIns, staff, venue, reports, warnings, language, clock, metrics, web, speech)",
             ])
         do {
             _ = try KioskConfiguration.parse(json: text)
@@ -406,6 +427,9 @@ import Testing
         #expect(byPath["receiptPrinter.path"] == "KIOSK_RECEIPT_PRINTER_PATH")
         #expect(byPath["receiptPrinter.codePage"] == "KIOSK_RECEIPT_PRINTER_CODE_PAGE")
         #expect(byPath["lightsAndButtons.debounceMilliseconds"] == "KIOSK_LIGHTS_AND_BUTTONS_DEBOUNCE_MILLISECONDS")
+        #expect(byPath["speech.device"] == "KIOSK_SPEECH_DEVICE")
+        #expect(byPath["speech.volume"] == "KIOSK_SPEECH_VOLUME")
+        #expect(byPath["speech.rate"] == "KIOSK_SPEECH_RATE")
     }
 
     @Test func environmentOverridesTheFile() throws {
@@ -422,6 +446,8 @@ import Testing
                 "KIOSK_RECEIPT_PRINTER_CODE_PAGE": "cp858",
                 "KIOSK_CAMERA_DEVICE": "/dev/video1",
                 "KIOSK_LOG_LEVEL": "warning",
+                "KIOSK_SPEECH_DEVICE": "plughw:1,0",
+                "KIOSK_SPEECH_VOLUME": "0",
                 // Not configuration: other tools' variables are left alone.
                 "KIOSK_HARDWARE_TESTS": "1",
                 "PATH": "/usr/bin",
@@ -434,6 +460,8 @@ import Testing
         #expect(configuration.camera?.device == "/dev/video1")
         #expect(configuration.camera?.width == 640)
         #expect(configuration.logLevel == .warning)
+        #expect(configuration.speech.device == "plughw:1,0" && configuration.speech.volume == 0)
+        #expect(configuration.speech.rate == 150)
     }
 
     @Test func environmentIsValidatedAndNamedInProblems() {
@@ -471,6 +499,14 @@ import Testing
         #expect(
             Self.problems("{}", environment: ["KIOSK_NFC_CONECTION": "pn532_uart:/dev/ttyS0"]) == [
                 "KIOSK_NFC_CONECTION: not a configuration variable (for nfc: KIOSK_NFC_CONNECTION, KIOSK_NFC_POLL_TIMEOUT_MILLISECONDS, KIOSK_NFC_REMOVAL_CHECK_MILLISECONDS)"
+            ])
+        #expect(
+            Self.problems("{}", environment: ["KIOSK_SPEECH_RATE": "500"]) == [
+                "speech.rate (from KIOSK_SPEECH_RATE): must be 80 to 450 words per minute, got 500"
+            ])
+        #expect(
+            Self.problems("{}", environment: ["KIOSK_SPEECH_VOICE": "de"]) == [
+                "KIOSK_SPEECH_VOICE: not a configuration variable (for speech: KIOSK_SPEECH_DEVICE, KIOSK_SPEECH_VOLUME, KIOSK_SPEECH_RATE)"
             ])
     }
 
@@ -574,6 +610,9 @@ import Testing
         configuration.warnings.baseURL = "https://w.example/w"
         configuration.camera = nil
         configuration.receiptPrinter?.codePage = .cp858
+        configuration.speech.device = "plughw:CARD=Headphones,DEV=0"
+        configuration.speech.volume = 0
+        configuration.speech.rate = 450
         configuration.lightsAndButtons.patterns[.refused] = FeedbackSequence(
             steps: [FeedbackStep(on: [.red, .buzzer], milliseconds: 300)], repeatCount: 2, hold: [.red])
         let rendered = configuration.renderedJSON(redacting: false)
