@@ -52,7 +52,7 @@ public enum StorageWait {
             settings: settings, logger: logger, view: { view.withLock { $0 } }, press: nil)
         defer { page?.stop() }
         await devices.indicator.show([.error])
-        notifier.ready(status: "Waiting for storage: \(problem)")  // not user-facing: systemd status
+        notifier.ready(status: "Waiting for storage: \(problem)")
         while true {
             notifier.watchdog()
             try? await Task.sleep(for: retry)
@@ -62,7 +62,7 @@ public enum StorageWait {
             if still.description != problem.description {
                 problem = still
                 view.withLock { $0 = Self.view(still, language: settings.station.language) }
-                notifier.status("Waiting for storage: \(still)")  // not user-facing: systemd status
+                notifier.status("Waiting for storage: \(still)")
             }
         }
         await devices.indicator.clear()

@@ -1,8 +1,8 @@
 internal import Foundation
 
 extension BoundVenue {
-    static let cleaLabel = Array("CheckInKiosk Clea location v1".utf8)  // not user-facing: a key-derivation label
-    static let fingerprintLabel = Array("CheckInKiosk venue fingerprint v1".utf8)  // not user-facing: a key-derivation label
+    static let cleaLabel = Array("CheckInKiosk Clea location v1".utf8)
+    static let fingerprintLabel = Array("CheckInKiosk venue fingerprint v1".utf8)
 
     /// The binding for a parsed venue code. Cléa codes carry no location id in clear: the kiosk uses SHA-256 over a
     /// label and the code's location-specific part, so one poster is one venue. The stay rule comes from the code

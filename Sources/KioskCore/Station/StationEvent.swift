@@ -132,12 +132,12 @@ public enum StationFailure: Error, Sendable, Equatable {
 extension StationFailure: CustomStringConvertible {
     public var description: String {
         switch self {
-        case .store(let error): "The kiosk's storage failed: \(error)"  // not user-facing: for logs and the staff terminal; the screen uses StationTexts.failure
-        case .printer(let reason): "Not printed: \(reason)"  // not user-facing: for logs and the staff terminal; the screen uses StationTexts.failure
-        case .cardRemoved: "The card was taken away too early: hold it on the reader and try again."  // not user-facing: for logs and the staff terminal; the screen uses StationTexts.failure
-        case .enrolment(let reason): "The card was not enrolled: \(reason)"  // not user-facing: for logs and the staff terminal; the screen uses StationTexts.failure
+        case .store(let error): "The kiosk's storage failed: \(error)"
+        case .printer(let reason): "Not printed: \(reason)"
+        case .cardRemoved: "The card was taken away too early: hold it on the reader and try again."
+        case .enrolment(let reason): "The card was not enrolled: \(reason)"
         case .refused(let refusal): refusal.description
-        case .crypto: "The kiosk's encryption failed. Restart the kiosk."  // not user-facing: for logs and the staff terminal; the screen uses StationTexts.failure
+        case .crypto: "The kiosk's encryption failed. Restart the kiosk."
         }
     }
 }

@@ -11,12 +11,12 @@ public enum ConfiguredVenueError: Error, Sendable, Equatable, CustomStringConver
     public var description: String {
         switch self {
         case .notUsable(let error):
-            "venue.code cannot be bound: \(error.message). Correct the key, or remove it and bind the venue at the kiosk."  // not user-facing: the operator's start-up error
+            "venue.code cannot be bound: \(error.message). Correct the key, or remove it and bind the venue at the kiosk."
         case .checkInsOpen(let open):
-            "venue.code names another venue than the one this kiosk is bound to, and \(open) visitor"  // not user-facing: the operator's start-up error
-                + "\(open == 1 ? " is" : "s are") still checked in there: start the kiosk with venue.code when everyone "  // not user-facing: the operator's start-up error
-                + "has left (open stays also end by themselves), or remove the key to keep the current venue."  // not user-facing: the operator's start-up error
-        case .crypto: "venue.code cannot be bound: the kiosk's encryption failed."  // not user-facing: the operator's start-up error
+            "venue.code names another venue than the one this kiosk is bound to, and \(open) visitor"
+                + "\(open == 1 ? " is" : "s are") still checked in there: start the kiosk with venue.code when everyone "
+                + "has left (open stays also end by themselves), or remove the key to keep the current venue."
+        case .crypto: "venue.code cannot be bound: the kiosk's encryption failed."
         }
     }
 }

@@ -62,7 +62,7 @@ public struct StationState: Sendable, Equatable, Codable {
 /// How a staff card is remembered: SHA-256 over a label, the card's kind and its 128 random bits. The secret cannot be
 /// recovered from it, and the label keeps it from matching any other digest the kiosk computes.
 public enum StaffCardDigest {
-    static let label = Array("CheckInKiosk staff card v1".utf8)  // not user-facing: a key-derivation label
+    static let label = Array("CheckInKiosk staff card v1".utf8)
 
     public static func of(_ secret: CardSecret, crypto: any CryptoProvider) throws(CryptoError) -> [UInt8] {
         var input = label + [secret.kind.rawValue] + secret.entropy

@@ -122,13 +122,13 @@ public struct VenueDraftError: Error, Sendable, Equatable {
         /// What the field must be.
         public var rule: String {
             switch self {
-            case .description: "the venue's name must be 1 to 100 characters on one line"  // not user-facing: staff's venue rules, shown as detail
-            case .address: "the address must be 1 to 100 characters on one line"  // not user-facing: staff's venue rules, shown as detail
-            case .type: "the venue type must be 1 to 12 (1, 3–8 places; 2, 9–12 events)"  // not user-facing: staff's venue rules, shown as detail
-            case .startTimestamp: "an event needs a start time before its end; a place has none"  // not user-facing: staff's venue rules, shown as detail
-            case .endTimestamp: "an event needs an end time; a place has none"  // not user-facing: staff's venue rules, shown as detail
+            case .description: "the venue's name must be 1 to 100 characters on one line"
+            case .address: "the address must be 1 to 100 characters on one line"
+            case .type: "the venue type must be 1 to 12 (1, 3–8 places; 2, 9–12 events)"
+            case .startTimestamp: "an event needs a start time before its end; a place has none"
+            case .endTimestamp: "an event needs an end time; a place has none"
             case .defaultCheckInLengthInMinutes:
-                "the usual stay must be 1 to 1440 minutes (for a place it is required; for an event 0 means none)"  // not user-facing: staff's venue rules, shown as detail
+                "the usual stay must be 1 to 1440 minutes (for a place it is required; for an event 0 means none)"
             }
         }
     }
@@ -143,7 +143,7 @@ public struct VenueDraftError: Error, Sendable, Equatable {
     }
 
     public var message: String {
-        "The venue was not created: " + fields.map(\.rule).joined(separator: "; ") + "."  // not user-facing: staff's venue rules, shown as detail
+        "The venue was not created: " + fields.map(\.rule).joined(separator: "; ") + "."
     }
 }
 

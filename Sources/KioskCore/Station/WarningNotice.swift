@@ -21,7 +21,7 @@ public struct WarningNotice: Sendable, Equatable {
         self.expiryHour = expiryHour
     }
 
-    static let tagLabel = Array("CheckInKiosk warning acknowledgement v1".utf8)  // not user-facing: a key-derivation label
+    static let tagLabel = Array("CheckInKiosk warning acknowledgement v1".utf8)
 }
 
 extension CheckInDesk {
