@@ -13,10 +13,10 @@ swift test list --skip-build > "$work/tests" 2> "$work/list.err" \
     || { cat "$work/list.err" >&2; fail "swift test list did not run (build the tests first)"; }
 [ -s "$work/tests" ] || fail "swift test list listed no tests"
 
-python3 - docs/PRIVACY.md "$work/tests" <<'PY' || fail "docs/PRIVACY.md names what does not exist (above)"
+cat > "$work/check.py" <<'PY'
 import os, re, sys
 
-doc, listing = sys.argv[1], sys.argv[2]
+doc, listing, minimum = sys.argv[1], sys.argv[2], int(sys.argv[3])
 tests = set()
 for line in open(listing, encoding="utf-8"):
     line = line.strip()
@@ -47,11 +47,15 @@ for line in text.splitlines():
     if not re.search(r"`[A-Z][A-Za-z0-9_]*Tests/[a-z]", proof) and "Tests/scripts/" not in proof \
             and status.strip("*") not in ("does not apply", "not met"):
         problems.append(f"{requirement}: no test named")
-if rows < 40:
+if rows < minimum:
     problems.append(f"only {rows} requirement rows (every numbered requirement has one)")
 for problem in problems:
-    print("06-privacy-conformance:", problem, file=sys.stderr)
+    print(f"06-privacy-conformance: {doc}:", problem, file=sys.stderr)
 if problems:
     sys.exit(1)
-print(f"06-privacy-conformance: {rows} requirements, {len(named_tests)} named tests, all present")
+print(f"06-privacy-conformance: {doc}: {rows} requirements, {len(named_tests)} named tests, all present")
 PY
+python3 "$work/check.py" docs/PRIVACY.md "$work/tests" 40 || fail "docs/PRIVACY.md names what does not exist (above)"
+# The same form for the accessibility rules a self-service terminal must meet (EN 301 549 clause 5 and the rest).
+python3 "$work/check.py" docs/ACCESSIBILITY.md "$work/tests" 20 \
+    || fail "docs/ACCESSIBILITY.md names what does not exist (above)"

@@ -55,7 +55,10 @@ extension CheckInMachine {
     /// What a screen says: title, text, list, keypad, every choice, which one is selected, and how the buttons work —
     /// in reading order, one sentence per part.
     public static func spokenText(of screen: ScreenModel) -> String {
-        var parts = screen.readingOrder
+        var spoken = screen
+        // A PIN's dots are not read out: its text already says how many digits were typed, never which.
+        if spoken.keypad?.purpose == .pin { spoken.keypad?.shown = "" }
+        var parts = spoken.readingOrder
         if let index = screen.selected, screen.choices.indices.contains(index) {
             let catalog = Catalog.of(Language(rawValue: screen.language) ?? .fallback)
             parts.append(catalog.text(.speechSelected, ["choice": screen.choices[index].label]))

@@ -148,4 +148,19 @@ import Testing
             #expect(text == whole || text == choice)
         }
     }
+
+    @Test func aPINsDotsAreNeverSaidOnlyHowManyDigitsWereTyped() {
+        let catalog = Catalog.english
+        let pin = ScreenModel(
+            kind: "prompt", title: catalog[.sessionPinTitle], lines: [catalog.count(.sessionDigitsTyped, 2)],
+            choices: [.init(id: "key:1", label: "1"), .init(id: "key:ok", label: "OK")],
+            keypad: .init(purpose: .pin, shown: "••", keys: ["1"]))
+        let said = CheckInMachine.spokenText(of: pin)
+        #expect(!said.contains("•"))
+        #expect(said.contains("2 digits typed."))
+        // A verification code is not secret: what was typed is said.
+        var code = pin
+        code.keypad = .init(purpose: .verificationCode, shown: "ABC12", keys: ["A"])
+        #expect(CheckInMachine.spokenText(of: code).contains("ABC12"))
+    }
 }
