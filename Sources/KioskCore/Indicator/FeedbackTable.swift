@@ -64,6 +64,11 @@ public struct FeedbackTable: Sendable, Equatable {
             steps: [
                 FeedbackStep(on: [.amber], milliseconds: 1000)
             ], hold: [.amber]),
+        .timeRunningOut: FeedbackSequence(
+            steps: [
+                FeedbackStep(on: [.amber, .buzzer], milliseconds: 80),
+                FeedbackStep(on: [.amber], milliseconds: 420),
+            ], repeatCount: 2),
     ])
 
     private init(sequences: [IndicatorPattern: FeedbackSequence]) {

@@ -37,13 +37,15 @@ public enum IndicatorPattern: String, Sendable, Codable, CaseIterable, Hashable 
     case error
     /// The system clock is not synchronized yet, so no check-in can be recorded.
     case clockNotSet
+    /// A step that times out is about to (the screen says so and offers more time): a tone beside the words.
+    case timeRunningOut
 
     /// The kiosk did not do what was asked: refused, failed, or could not record for want of a clock. What a script
     /// driving a simulated kiosk hears as "refused or failed" (exit status 1).
     public var meansRefusal: Bool {
         switch self {
         case .refused, .error, .clockNotSet: true
-        case .accepted, .checkedOut, .warningPending: false
+        case .accepted, .checkedOut, .warningPending, .timeRunningOut: false
         }
     }
 }

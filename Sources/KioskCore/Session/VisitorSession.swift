@@ -521,7 +521,8 @@ public struct VisitorSession: Sendable {
         screen.isPrivate = true
         screen.language = texts.language.rawValue
         if screen.buttonHint.isEmpty { screen.buttonHint = texts.buttonHint }
-        if source == .printedCode, !isInConsent {
+        // Never silently, consent included: the holder is told before the end and offered more time.
+        if source == .printedCode {
             let left = Self.inactivityLimit - now.timeIntervalSince(lastActivity)
             if left <= Self.inactivityWarning {
                 screen.lines.append(texts.closingSoon(seconds: max(0, Int(left.rounded(.up)))))

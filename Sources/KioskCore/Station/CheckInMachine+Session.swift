@@ -187,10 +187,16 @@ extension CheckInMachine {
 
     mutating func sessionTick(now: ClockReading) -> [StationAction] {
         if let until = sessionRequestUntil, now.now >= until { sessionRequestUntil = nil }
-        guard let session, session.source == .printedCode,
-            now.now.timeIntervalSince(session.lastActivity) >= VisitorSession.inactivityLimit
+        guard let session, session.source == .printedCode else { return [] }
+        let idle = now.now.timeIntervalSince(session.lastActivity)
+        if idle >= VisitorSession.inactivityLimit { return closeSession(message: SessionTexts(language).closedMessage) }
+        // The warning before the end: on the screen (and aloud when speech is on), and with a tone, once per quiet
+        // spell; any choice (“More time” among them) starts the time again.
+        guard idle >= VisitorSession.inactivityLimit - VisitorSession.inactivityWarning,
+            timeoutAnnounced != session.lastActivity
         else { return [] }
-        return closeSession(message: SessionTexts(language).closedMessage)
+        timeoutAnnounced = session.lastActivity
+        return [.indicate(.timeRunningOut)]
     }
 
     // MARK: - Answers from the runner

@@ -80,10 +80,12 @@ extension CheckInMachine {
         return ".!?:…".contains(last) ? part : part + "."
     }
 
-    /// What makes a screen new for speech: everything it says except which choice is selected.
+    /// What makes a screen new for speech: everything it says except which choice is selected and the digits of
+    /// its text (a countdown — "closes in 19 seconds" — is said once, not every second).
     static func spokenIdentity(of screen: ScreenModel) -> String {
         var copy = screen
         copy.selected = nil
+        copy.lines = copy.lines.map { $0.filter { !$0.isASCII || !$0.isNumber } }
         return copy.readingOrder.joined(separator: "\u{1F}")
     }
 }

@@ -163,4 +163,24 @@ import Testing
         code.keypad = .init(purpose: .verificationCode, shown: "ABC12", keys: ["A"])
         #expect(CheckInMachine.spokenText(of: code).contains("ABC12"))
     }
+
+    /// A countdown is said once when it appears, not again every second.
+    @Test func aCountdownIsSaidOnceNotEverySecond() {
+        let card = StationFixtures.card()
+        var harness = VisitorSessionTests.harnessWithStays(card)
+        var spoken = [SpeechCue]()
+        Self.run(&harness, .speakRequested, &spoken)
+        Self.run(&harness, .chosen("session"), &spoken)
+        Self.run(&harness, .codeScanned(card.printedText), &spoken)
+        harness.clock.advance(by: VisitorSession.inactivityLimit - VisitorSession.inactivityWarning)
+        let before = spoken.count
+        Self.run(&harness, .tick, &spoken)
+        #expect(spoken.count == before + 1)
+        #expect(Self.said(spoken).last?.contains("20 seconds") == true)
+        for _ in 0..<5 {
+            harness.clock.advance(by: 1)
+            Self.run(&harness, .tick, &spoken)
+        }
+        #expect(spoken.count == before + 1, "not said again as the seconds count down")
+    }
 }

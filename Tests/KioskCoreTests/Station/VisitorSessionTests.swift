@@ -301,10 +301,13 @@ import Testing
         harness.run(.chosen("session"))
         harness.run(.codeScanned(card.printedText))
         harness.clock.advance(by: VisitorSession.inactivityLimit - 10)
-        harness.run(.tick)
+        // The warning: on the screen and with a tone, once.
+        #expect(harness.run(.tick).patterns == [.timeRunningOut])
         let warned = Self.screen(harness)
         #expect(warned.offers("more-time"))
         #expect(warned.lines.last?.contains("close in 10 seconds") == true)
+        harness.clock.advance(by: 1)
+        #expect(harness.run(.tick).patterns.isEmpty, "one tone per quiet spell, not one per second")
         harness.run(.chosen("more-time"))
         harness.clock.advance(by: VisitorSession.inactivityLimit - 1)
         harness.run(.tick)
@@ -314,5 +317,23 @@ import Testing
         #expect(!harness.machine.isSessionOpen)
         #expect(closed.messages.last?.title == "Closed")
         #expect(!Self.screen(harness).readingOrder.joined().contains("Friseur"))
+    }
+
+    /// In the middle of consent too, the end is announced first and more time offered (never silently).
+    @Test func consentIsNeverClosedSilently() throws {
+        let card = StationFixtures.card()
+        var harness = Self.harnessWithStays(card)
+        harness.run(.chosen("session"))
+        harness.run(.codeScanned(card.printedText))
+        harness.run(.chosen("share"))
+        let toggle = try #require(Self.screen(harness).choices.first { $0.id.hasPrefix("toggle:") })
+        harness.run(.chosen(toggle.id))
+        harness.run(.chosen("continue"))
+        harness.clock.advance(by: VisitorSession.inactivityLimit - VisitorSession.inactivityWarning)
+        #expect(harness.run(.tick).patterns == [.timeRunningOut])
+        #expect(Self.screen(harness).offers("more-time"))
+        harness.run(.chosen("more-time"))
+        #expect(harness.machine.isSessionOpen)
+        #expect(Self.screen(harness).title == "When did symptoms begin?", "more time keeps the step")
     }
 }
