@@ -105,6 +105,7 @@ extension DaemonSettings {
         station.staffCode = secrets.staffCode.map { String(decoding: $0, as: UTF8.self) }
         station.defaultStayLength = TimeInterval(configuration.checkIns.defaultStayMinutes * 60)
         station.language = configuration.language.defaultLanguage
+        station.sessionInactivity = TimeInterval(configuration.checkIns.sessionInactivitySeconds)
         // The authority's own advice when one is configured; otherwise the catalog's, in the holder's language.
         station.warningAdvice =
             configuration.warnings.message == KioskConfiguration.Warnings.defaultMessage

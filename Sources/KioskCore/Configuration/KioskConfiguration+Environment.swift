@@ -56,7 +56,7 @@ extension KioskConfiguration {
                 "checkIns",
                 [
                     ("dailyLimit", .integer), ("debounceSeconds", .integer), ("defaultStayMinutes", .integer),
-                    ("retentionDays", .integer),
+                    ("retentionDays", .integer), ("sessionInactivitySeconds", .integer),
                 ])
             + keys("staff", [("modeTimeoutSeconds", .integer), ("codeCredential", .optionalString)])
             + keys("venue", [("code", .optionalString)])

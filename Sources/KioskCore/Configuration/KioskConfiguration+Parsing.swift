@@ -198,6 +198,8 @@ extension KioskConfiguration {
             "debounceSeconds", default: checkIns.debounceSeconds, range: 0...3600, unit: "seconds")
         checkIns.defaultStayMinutes = reader.integer(
             "defaultStayMinutes", default: checkIns.defaultStayMinutes, range: 15...1440, unit: "minutes")
+        checkIns.sessionInactivitySeconds = reader.integer(
+            "sessionInactivitySeconds", default: checkIns.sessionInactivitySeconds, range: 45...900, unit: "seconds")
         if case .integer(let days)? = reader.members["retentionDays"], days > Int64(CheckIns.maximumRetentionDays) {
             _ = reader.value("retentionDays")
             reader.log.add(

@@ -34,6 +34,7 @@ extension KioskConfiguration {
             "checkIns": .object([
                 "dailyLimit": int(checkIns.dailyLimit), "debounceSeconds": int(checkIns.debounceSeconds),
                 "defaultStayMinutes": int(checkIns.defaultStayMinutes), "retentionDays": int(checkIns.retentionDays),
+                "sessionInactivitySeconds": int(checkIns.sessionInactivitySeconds),
             ]),
             "staff": .object([
                 "modeTimeoutSeconds": int(staff.modeTimeoutSeconds), "codeCredential": text(staff.codeCredential),
@@ -101,7 +102,7 @@ extension KioskConfiguration {
             "on", "ms",
             "repeat", "hold",
             "path", "paper", "codePage", "bidirectional", "baudRate", "writeTimeoutMilliseconds",
-            "dailyLimit", "debounceSeconds", "defaultStayMinutes", "retentionDays",
+            "dailyLimit", "debounceSeconds", "defaultStayMinutes", "retentionDays", "sessionInactivitySeconds",
             "modeTimeoutSeconds", "codeCredential", "code",
             "exportDirectory", "uploadURL", "uploadTimeoutSeconds", "uploadTokenCredential",
             "baseURL", "cwaBaseURL", "syncIntervalMinutes", "maxPackageBytes", "maxInflatedBytes", "publicKey",

@@ -79,6 +79,9 @@ public struct KioskConfiguration: Sendable, Equatable {
         public var defaultStayMinutes = 120
         /// Days a stay is kept after it ends; the specification's 14 is also the maximum.
         public var retentionDays = 14
+        /// A session opened with a printed card code closes after this long without a choice (announced 20 seconds
+        /// before, with more time offered).
+        public var sessionInactivitySeconds = 90
 
         public init() {}
 

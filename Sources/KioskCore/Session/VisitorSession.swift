@@ -126,14 +126,18 @@ public struct VisitorSession: Sendable {
     var texts: SessionTexts { SessionTexts(language ?? openingLanguage, warningAdvice: warningAdvice) }
 
     /// A printed code's session closes after this long without a choice; the screen warns `inactivityWarning` before.
-    public static let inactivityLimit: TimeInterval = 90
+    public static let defaultInactivityLimit: TimeInterval = 90
+    /// This session's limit (the station's `sessionInactivity`).
+    public let inactivityLimit: TimeInterval
     public static let inactivityWarning: TimeInterval = 20
     /// The characters of a verification code, as the health authority issues them.
     public static let codeAlphabet = Array("ABCDEFGHJKMNPQRSTVWXYZ23456789").map(String.init)
 
     public init(
-        card: CardSecret, source: Source, now: Date, language: Language = .fallback, warningAdvice: String? = nil
+        card: CardSecret, source: Source, now: Date, language: Language = .fallback, warningAdvice: String? = nil,
+        inactivityLimit: TimeInterval = VisitorSession.defaultInactivityLimit
     ) {
+        self.inactivityLimit = inactivityLimit
         self.card = card
         self.source = source
         self.lastActivity = now
@@ -523,7 +527,7 @@ public struct VisitorSession: Sendable {
         if screen.buttonHint.isEmpty { screen.buttonHint = texts.buttonHint }
         // Never silently, consent included: the holder is told before the end and offered more time.
         if source == .printedCode {
-            let left = Self.inactivityLimit - now.timeIntervalSince(lastActivity)
+            let left = inactivityLimit - now.timeIntervalSince(lastActivity)
             if left <= Self.inactivityWarning {
                 screen.lines.append(texts.closingSoon(seconds: max(0, Int(left.rounded(.up)))))
                 screen.choices.append(.init(id: "more-time", label: texts.moreTime))

@@ -155,7 +155,8 @@ extension CheckInMachine {
     {
         if session != nil { _ = closeSession(message: nil) }
         session = VisitorSession(
-            card: card, source: source, now: now.now, language: language, warningAdvice: configuration.warningAdvice)
+            card: card, source: source, now: now.now, language: language, warningAdvice: configuration.warningAdvice,
+            inactivityLimit: configuration.sessionInactivity)
         selection = nil
         return [.openCard(card)]
     }
@@ -189,10 +190,10 @@ extension CheckInMachine {
         if let until = sessionRequestUntil, now.now >= until { sessionRequestUntil = nil }
         guard let session, session.source == .printedCode else { return [] }
         let idle = now.now.timeIntervalSince(session.lastActivity)
-        if idle >= VisitorSession.inactivityLimit { return closeSession(message: SessionTexts(language).closedMessage) }
+        if idle >= session.inactivityLimit { return closeSession(message: SessionTexts(language).closedMessage) }
         // The warning before the end: on the screen (and aloud when speech is on), and with a tone, once per quiet
         // spell; any choice (“More time” among them) starts the time again.
-        guard idle >= VisitorSession.inactivityLimit - VisitorSession.inactivityWarning,
+        guard idle >= session.inactivityLimit - VisitorSession.inactivityWarning,
             timeoutAnnounced != session.lastActivity
         else { return [] }
         timeoutAnnounced = session.lastActivity

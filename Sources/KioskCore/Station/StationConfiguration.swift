@@ -11,6 +11,8 @@ public struct StationConfiguration: Sendable, Equatable {
     public var defaultStayLength: TimeInterval
     /// How long a warning stays on screen waiting for the visitor's confirmation.
     public var warningDisplayTime: TimeInterval
+    /// A printed code's session closes after this long without a choice (`checkIns.sessionInactivitySeconds`).
+    public var sessionInactivity: TimeInterval = VisitorSession.defaultInactivityLimit
     /// The kiosk's language: the screen, speech and paper use it unless a visitor chooses another (on the idle
     /// screen, or remembered with their card).
     public var language: Language

@@ -649,3 +649,20 @@ import Testing
         }
     }
 }
+
+@Suite struct SessionTimeConfigurationTests {
+    @Test func theSessionsTimeToAnswerIsReadCheckedAndOverridden() throws {
+        #expect(try KioskConfiguration.parse(json: "{}").checkIns.sessionInactivitySeconds == 90)
+        let set = try KioskConfiguration.parse(json: #"{"checkIns": {"sessionInactivitySeconds": 240}}"#)
+        #expect(set.checkIns.sessionInactivitySeconds == 240)
+        let overridden = try KioskConfiguration.parse(
+            json: "{}", environment: ["KIOSK_CHECK_INS_SESSION_INACTIVITY_SECONDS": "600"])
+        #expect(overridden.checkIns.sessionInactivitySeconds == 600)
+        #expect(throws: ConfigurationError.self) {
+            _ = try KioskConfiguration.parse(json: #"{"checkIns": {"sessionInactivitySeconds": 10}}"#)
+        }
+        #expect(
+            set.renderedJSON().contains(#""sessionInactivitySeconds" : 240"#)
+                || set.renderedJSON().contains(#""sessionInactivitySeconds": 240"#))
+    }
+}

@@ -172,7 +172,7 @@ import Testing
         Self.run(&harness, .speakRequested, &spoken)
         Self.run(&harness, .chosen("session"), &spoken)
         Self.run(&harness, .codeScanned(card.printedText), &spoken)
-        harness.clock.advance(by: VisitorSession.inactivityLimit - VisitorSession.inactivityWarning)
+        harness.clock.advance(by: VisitorSession.defaultInactivityLimit - VisitorSession.inactivityWarning)
         let before = spoken.count
         Self.run(&harness, .tick, &spoken)
         #expect(spoken.count == before + 1)

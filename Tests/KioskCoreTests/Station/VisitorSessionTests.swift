@@ -300,7 +300,7 @@ import Testing
         var harness = Self.harnessWithStays(card)
         harness.run(.chosen("session"))
         harness.run(.codeScanned(card.printedText))
-        harness.clock.advance(by: VisitorSession.inactivityLimit - 10)
+        harness.clock.advance(by: VisitorSession.defaultInactivityLimit - 10)
         // The warning: on the screen and with a tone, once.
         #expect(harness.run(.tick).patterns == [.timeRunningOut])
         let warned = Self.screen(harness)
@@ -309,7 +309,7 @@ import Testing
         harness.clock.advance(by: 1)
         #expect(harness.run(.tick).patterns.isEmpty, "one tone per quiet spell, not one per second")
         harness.run(.chosen("more-time"))
-        harness.clock.advance(by: VisitorSession.inactivityLimit - 1)
+        harness.clock.advance(by: VisitorSession.defaultInactivityLimit - 1)
         harness.run(.tick)
         #expect(harness.machine.isSessionOpen)
         harness.clock.advance(by: 1)
@@ -329,11 +329,30 @@ import Testing
         let toggle = try #require(Self.screen(harness).choices.first { $0.id.hasPrefix("toggle:") })
         harness.run(.chosen(toggle.id))
         harness.run(.chosen("continue"))
-        harness.clock.advance(by: VisitorSession.inactivityLimit - VisitorSession.inactivityWarning)
+        harness.clock.advance(by: VisitorSession.defaultInactivityLimit - VisitorSession.inactivityWarning)
         #expect(harness.run(.tick).patterns == [.timeRunningOut])
         #expect(Self.screen(harness).offers("more-time"))
         harness.run(.chosen("more-time"))
         #expect(harness.machine.isSessionOpen)
         #expect(Self.screen(harness).title == "When did symptoms begin?", "more time keeps the step")
+    }
+
+    /// The venue sets a longer time to answer; the warning still comes 20 seconds before its end.
+    @Test func theSessionsTimeToAnswerIsConfigured() {
+        let card = StationFixtures.card()
+        var configuration = StationConfiguration(staffCode: "STAFF-2026-secret")
+        configuration.sessionInactivity = 300
+        var harness = MachineHarness(configuration: configuration)
+        harness.bind()
+        harness.run(.chosen("session"))
+        harness.run(.codeScanned(card.printedText))
+        harness.clock.advance(by: VisitorSession.defaultInactivityLimit + 60)
+        #expect(harness.run(.tick).patterns.isEmpty)
+        #expect(harness.machine.isSessionOpen, "not closed at the default's time")
+        harness.clock.advance(by: 300 - VisitorSession.inactivityWarning - VisitorSession.defaultInactivityLimit - 60)
+        #expect(harness.run(.tick).patterns == [.timeRunningOut])
+        harness.clock.advance(by: VisitorSession.inactivityWarning)
+        harness.run(.tick)
+        #expect(!harness.machine.isSessionOpen)
     }
 }
