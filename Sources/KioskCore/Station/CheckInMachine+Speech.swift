@@ -33,9 +33,12 @@ extension CheckInMachine {
         let repeatNow = speakNow
         speakNow = false
         guard isSpeaking(now: now.now) else {
-            // Whatever was being said belongs to a screen that is gone.
-            return previous.map { $0.identity != identity } == true ? .stop : nil
+            // Whatever was being said belongs to a screen that is gone (only when something was said at all).
+            guard mayBeSpeaking, previous.map({ $0.identity != identity }) == true else { return nil }
+            mayBeSpeaking = false
+            return .stop
         }
+        mayBeSpeaking = true
         let language = Language(rawValue: screen.language) ?? self.language
         if repeatNow || previous?.identity != identity {
             return .say(text: Self.spokenText(of: screen), language: language)

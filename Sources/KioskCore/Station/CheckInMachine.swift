@@ -102,6 +102,8 @@ public struct CheckInMachine: Sendable {
     var lastSpoken: (identity: String, selected: Int?)?
     /// Say the screen at the next `speech(now:)` even if it did not change (a button held again repeats it).
     var speakNow = false
+    /// Something was said since the last stop (a stop is sent only then).
+    var mayBeSpeaking = false
     /// The last activity of the session whose coming timeout was announced with a tone (once per quiet spell).
     var timeoutAnnounced: Date?
     /// How long a language chosen on the idle screen lasts without activity.
