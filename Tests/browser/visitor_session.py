@@ -10,7 +10,8 @@ printed. Checked in the browser, not on the HTML text: the consent answers have 
 nothing is selected and no choice lies outside the window; after the card is taken away no stay, venue or warning
 is in the DOM; a page from another origin cannot choose anything. The receipt is decoded (zbarimg) and its CKPB/1
 records opened with the venue's location id (CKPR/1, docs/PROTOCOL.md): exactly the consented reports, nothing more.
-Then, in each of the four languages and at 800x480 and 1920x1080: the language chosen on the idle screen, the page's
+Every view the English scenarios shoot is audited too (axe-core and contrast, below). Then, in each of the four
+languages and at 800x480 and 1920x1080: the language chosen on the idle screen, the page's
 `lang`, and on every view (languages, idle, tap your card, the session, its settings, the stays to share) zero
 WCAG 2.1 A/AA violations by axe-core 4.12 (from a hash-pinned PyPI wheel), text contrast of at least 7:1, and every
 choice inside the window. Screenshots of every view go to ARTEFACT_DIR. Exits non-zero on the first failed check.
@@ -124,6 +125,8 @@ class Page:
         self.url, self.artefacts, self.size = url, artefacts, size
         self.driver.get(url)
         self.shots = 0
+        # axe-core's script: when set, every view shot is also audited (accessible()).
+        self.axe = None
 
     def title(self):
         return self.driver.find_element(By.ID, "title").text
@@ -155,6 +158,8 @@ class Page:
         return [b.get_attribute("data-choice") for b in self.driver.find_elements(By.CSS_SELECTOR, "#choices button")]
 
     def shot(self, name):
+        if self.axe:
+            accessible(self, name)
         self.shots += 1
         path = os.path.join(self.artefacts, f"{self.size[0]}x{self.size[1]}-{self.shots:02d}-{name}.png")
         self.driver.save_screenshot(path)
@@ -192,6 +197,7 @@ return Array.prototype.map.call(document.querySelectorAll('#choices button'), fu
 def large_screen(kiosk, artefacts):
     """The same page on a 1920x1080 screen: every choice in reach, no scrolling."""
     page = Page(f"http://{kiosk.web}/", artefacts, (1920, 1080))
+    page.axe = load_axe()
     try:
         page.wait_for(lambda: "session" in page.choice_ids(), "the idle screen")
         page.shot("idle")
@@ -206,6 +212,7 @@ def large_screen(kiosk, artefacts):
 def browser_scenario(kiosk, artefacts):
     large_screen(kiosk, artefacts)
     page = Page(f"http://{kiosk.web}/", artefacts, (800, 480))
+    page.axe = load_axe()
     try:
         page.wait_for(lambda: "session" in page.choice_ids(), "the idle screen")
         page.shot("idle")
@@ -451,8 +458,14 @@ return worst;"""
 
 
 def audit(page, axe, name):
-    """axe-core's WCAG 2.1 A and AA rules, text contrast of at least 7:1, and the screenshot of the view."""
-    page.driver.execute_script(axe)
+    """The view audited (accessible()) and its screenshot."""
+    page.axe = axe
+    page.shot(name)
+
+
+def accessible(page, name):
+    """axe-core's WCAG 2.1 A and AA rules and text contrast of at least 7:1 on the view shown now."""
+    page.driver.execute_script(page.axe)
     result = page.driver.execute_async_script("""
         var done = arguments[arguments.length - 1];
         axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']}})
@@ -461,7 +474,6 @@ def audit(page, axe, name):
     check(result == [], f"{name}: no WCAG 2.1 A/AA violation (axe-core): {result}")
     low = page.driver.execute_script(CONTRAST_PROBE)
     check(low == [], f"{name}: every text at least 7:1 against its background: {low}")
-    page.shot(name)
 
 
 def accessibility(kiosk, artefacts):

@@ -130,7 +130,7 @@ public enum ScreenPage {
             <style>\(style)</style>
             </head>
             <body>
-            <main id="message" class="kind-\(escape(screen.kind))" aria-live="polite">
+            <main id="message" class="kind-\(escape(screen.kind))" aria-live="polite" tabindex="0">
             <h1 id="title">\(escape(screen.title))</h1>
             <div id="lines">\(lines)</div>
             \(items)\(entry)
