@@ -44,7 +44,9 @@ extension CheckInMachine {
         if let enrolment { return enrolmentScreen(enrolment) }
         if let session { return session.screen(now: now.now) }
         if let until = sessionRequestUntil, now.now < until {
-            return messageScreen(texts.sessionPrompt, choices: [.init(id: "cancel-session", label: texts.cancel)])
+            return warningBeforeEnd(
+                messageScreen(texts.sessionPrompt, choices: [.init(id: "cancel-session", label: texts.cancel)]),
+                until: until, now: now.now)
         }
         var choices = [ScreenModel.Choice]()
         if case .staff = mode {
@@ -56,9 +58,10 @@ extension CheckInMachine {
                 .init(id: "session", label: texts.myCheckIns), .init(id: "language", label: texts.languageChoice),
             ]
         }
-        if let since = choosingLanguage, now.now.timeIntervalSince(since) < Self.messageHoldTime * 4 {
-            return LanguageChoice.screen(
-                in: texts.catalog, back: .init(id: "cancel-language", label: texts.cancel))
+        if let since = choosingLanguage, now.now.timeIntervalSince(since) < Self.languageChoiceTime {
+            return warningBeforeEnd(
+                LanguageChoice.screen(in: texts.catalog, back: .init(id: "cancel-language", label: texts.cancel)),
+                until: since.addingTimeInterval(Self.languageChoiceTime), now: now.now)
         }
         if let shown = lastShown {
             var staff = false
@@ -81,6 +84,33 @@ extension CheckInMachine {
         var screen = messageScreen(idle, choices: choices)
         screen.kind = "idle"
         return screen
+    }
+
+    /// How long the language list waits for a choice.
+    public static let languageChoiceTime: TimeInterval = 60
+    /// How long before a waiting screen ends by itself it says so and offers more time.
+    public static let timeWarning: TimeInterval = 10
+
+    /// The deadline of the waiting screen shown now (the wait for a card after "My check-ins", the language list),
+    /// if one is shown.
+    func waitingDeadline(now: Date) -> Date? {
+        guard enrolment == nil, session == nil else { return nil }
+        if let until = sessionRequestUntil, now < until { return until }
+        if let since = choosingLanguage, now.timeIntervalSince(since) < Self.languageChoiceTime {
+            return since.addingTimeInterval(Self.languageChoiceTime)
+        }
+        return nil
+    }
+
+    /// `screen` with, in its last `timeWarning` seconds, the time left and a “More time” choice (a tone comes with
+    /// it at the tick, and speech when it is on).
+    func warningBeforeEnd(_ screen: ScreenModel, until: Date, now: Date) -> ScreenModel {
+        let left = until.timeIntervalSince(now)
+        guard left <= Self.timeWarning else { return screen }
+        var warned = screen
+        warned.lines.append(texts.catalog.text(.timeRunningOut, ["seconds": String(max(0, Int(left.rounded(.up))))]))
+        warned.choices.append(.init(id: "more-time", label: texts.catalog[.timeMoreTime]))
+        return warned
     }
 
     func messageScreen(_ message: StationMessage, choices: [ScreenModel.Choice]) -> ScreenModel {
@@ -138,6 +168,11 @@ extension CheckInMachine {
         case "cancel-language":
             choosingLanguage = nil
             return []
+        case "more-time":
+            // The waiting screen starts its time again.
+            if sessionRequestUntil != nil { sessionRequestUntil = now.now.addingTimeInterval(Self.sessionRequestTime) }
+            if choosingLanguage != nil { choosingLanguage = now.now }
+            return []
         case _ where LanguageChoice.language(of: id) != nil:
             choosingLanguage = nil
             visitorLanguage = LanguageChoice.language(of: id).map { ($0, now.now) }
@@ -188,6 +223,13 @@ extension CheckInMachine {
 
     mutating func sessionTick(now: ClockReading) -> [StationAction] {
         if let until = sessionRequestUntil, now.now >= until { sessionRequestUntil = nil }
+        if let deadline = waitingDeadline(now: now.now), deadline.timeIntervalSince(now.now) <= Self.timeWarning,
+            timeoutAnnounced != deadline
+        {
+            // A waiting screen about to end: a tone beside its words, once.
+            timeoutAnnounced = deadline
+            return [.indicate(.timeRunningOut)]
+        }
         guard let session, session.source == .printedCode else { return [] }
         let idle = now.now.timeIntervalSince(session.lastActivity)
         if idle >= session.inactivityLimit { return closeSession(message: SessionTexts(language).closedMessage) }

@@ -355,4 +355,35 @@ import Testing
         harness.run(.tick)
         #expect(!harness.machine.isSessionOpen)
     }
+
+    /// The wait for a card after "My check-ins" and the language list end by themselves: each says so first (screen,
+    /// tone) and offers more time.
+    @Test func waitingScreensWarnBeforeTheyEndAndOfferMoreTime() {
+        var harness = MachineHarness()
+        harness.bind()
+        harness.run(.chosen("session"))
+        harness.clock.advance(by: CheckInMachine.sessionRequestTime - CheckInMachine.timeWarning - 1)
+        #expect(harness.run(.tick).patterns.isEmpty)
+        #expect(!Self.screen(harness).offers("more-time"))
+        harness.clock.advance(by: 2)
+        #expect(harness.run(.tick).patterns == [.timeRunningOut])
+        let warned = Self.screen(harness)
+        #expect(warned.offers("more-time"))
+        #expect(warned.lines.last == "This screen closes in 9 seconds. Choose “More time” to stay.")
+        #expect(harness.run(.tick).patterns.isEmpty, "one tone")
+        harness.run(.chosen("more-time"))
+        #expect(Self.screen(harness).title == StationTexts().sessionPrompt.title)
+        #expect(!Self.screen(harness).offers("more-time"))
+        harness.clock.advance(by: CheckInMachine.sessionRequestTime - 1)
+        harness.run(.tick)
+        #expect(Self.screen(harness).title == StationTexts().sessionPrompt.title, "more time given")
+        harness.clock.advance(by: 1)
+        harness.run(.tick)
+        #expect(Self.screen(harness).title != StationTexts().sessionPrompt.title)
+
+        harness.run(.chosen("language"))
+        harness.clock.advance(by: CheckInMachine.languageChoiceTime - CheckInMachine.timeWarning)
+        #expect(harness.run(.tick).patterns == [.timeRunningOut])
+        #expect(Self.screen(harness).offers("more-time") && Self.screen(harness).offers("language:de"))
+    }
 }
