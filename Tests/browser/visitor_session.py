@@ -96,6 +96,8 @@ def set_up(kiosk):
     kiosk.run("staff")
     kiosk.run("show-code", VENUE)
     kiosk.run("enrol", "--card", "1", "--matching", "yes")
+    # Card 2's holder chose a PIN: its session opens on the keypad (audited for accessibility).
+    kiosk.run("enrol", "--card", "2", "--matching", "yes", "--pin", "2468")
     kiosk.run("staff-menu", "leave")
     # Three stays: two ended, one still open.
     for minutes in ("60m", "60m", None):
@@ -517,6 +519,15 @@ def accessibility(kiosk, artefacts):
                 page.wait_for(lambda: "done" in page.choice_ids(), "the session again")
                 kiosk.run("remove")
                 page.wait_for(lambda: "settings" not in page.choice_ids(), "the session closed")
+                # The PIN keypad of card 2, in this language.
+                page.wait_for(lambda: "session" in page.choice_ids(), "the idle screen")
+                page.choose("session")
+                page.wait_for(lambda: "cancel-session" in page.choice_ids(), "the prompt for a card")
+                kiosk.run("tap", "--card", "2")
+                page.wait_for(lambda: "key:ok" in page.choice_ids(), "the PIN keypad")
+                audit(page, axe, f"{language}-pin-keypad")
+                kiosk.run("remove")
+                page.wait_for(lambda: "key:ok" not in page.choice_ids(), "the keypad closed")
         finally:
             page.quit()
 
