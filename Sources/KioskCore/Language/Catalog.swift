@@ -35,6 +35,9 @@ public struct Catalog: Sendable {
         return fill(raw(key.rawValue + (one ? ".one" : ".other")), values)
     }
 
+    /// How the two buttons work, and that holding one speaks: the hint under every screen's choices.
+    public var buttonHint: String { self[.buttonsHint] + " " + self[.speechHint] }
+
     /// Every key this catalog holds (for the catalog tests).
     public var keys: Set<String> { Set(texts.keys) }
 

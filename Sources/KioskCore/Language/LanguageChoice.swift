@@ -15,6 +15,6 @@ public enum LanguageChoice {
         return ScreenModel(
             kind: "prompt", title: catalog[.languageTitle], lines: [catalog[.languageExplained]],
             choices: choices + [back], selected: Language.allCases.firstIndex(of: catalog.language) ?? 0,
-            language: catalog.language.rawValue, buttonHint: catalog[.buttonsHint] + " " + catalog[.speechHint])
+            language: catalog.language.rawValue, buttonHint: catalog.buttonHint)
     }
 }

@@ -72,6 +72,9 @@ public struct ScreenModel: Sendable, Equatable, Codable {
         self.buttonHint = buttonHint
     }
 
+    /// The catalog of the screen's language (English for a tag the kiosk does not speak).
+    public var catalog: Catalog { Catalog.of(Language(rawValue: language) ?? .fallback) }
+
     /// The id of the selected choice, if any.
     public var selectedID: String? {
         guard let selected, choices.indices.contains(selected) else { return nil }

@@ -36,7 +36,7 @@ public struct SessionTexts: Sendable {
     var pinOfferExplained: String { t(.sessionPinOfferBody) }
     var noPIN: String { t(.sessionNoPIN) }
     func locked(until: Int64) -> String { t(.sessionLocked, ["time": TimeText.time(unixSeconds: until)]) }
-    var buttonHint: String { t(.buttonsHint) + " " + t(.speechHint) }
+    var buttonHint: String { catalog.buttonHint }
     func closingSoon(seconds: Int) -> String { t(.sessionClosingSoon, ["seconds": String(seconds)]) }
     var moreTime: String { t(.timeMoreTime) }
 

@@ -26,20 +26,23 @@ extension CheckInMachine {
 
     /// What to say after the last event (the runner asks after each one and on every tick), if anything.
     public mutating func speech(now: ClockReading) -> SpeechCue? {
+        // Nobody asked for speech and nothing may be playing: no screen to build (this runs after every tap).
+        let speaking = isSpeaking(now: now.now)
+        guard speaking || mayBeSpeaking || speakNow else { return nil }
         let screen = screen(now: now)
         let identity = Self.spokenIdentity(of: screen)
         let previous = lastSpoken
         lastSpoken = (identity, screen.selected)
         let repeatNow = speakNow
         speakNow = false
-        guard isSpeaking(now: now.now) else {
+        guard speaking else {
             // Whatever was being said belongs to a screen that is gone (only when something was said at all).
             guard mayBeSpeaking, previous.map({ $0.identity != identity }) == true else { return nil }
             mayBeSpeaking = false
             return .stop
         }
         mayBeSpeaking = true
-        let language = Language(rawValue: screen.language) ?? self.language
+        let language = screen.catalog.language
         if repeatNow || previous?.identity != identity {
             return .say(text: Self.spokenText(of: screen), language: language)
         }
@@ -63,16 +66,14 @@ extension CheckInMachine {
         if spoken.keypad?.purpose == .pin { spoken.keypad?.shown = "" }
         var parts = spoken.readingOrder
         if let index = screen.selected, screen.choices.indices.contains(index) {
-            let catalog = Catalog.of(Language(rawValue: screen.language) ?? .fallback)
-            parts.append(catalog.text(.speechSelected, ["choice": screen.choices[index].label]))
+            parts.append(spoken.catalog.text(.speechSelected, ["choice": screen.choices[index].label]))
         }
         return parts.map(sentence).joined(separator: " ")
     }
 
     /// The selected choice alone, with where it is among the choices.
     public static func spokenChoice(of screen: ScreenModel, at index: Int) -> String {
-        let catalog = Catalog.of(Language(rawValue: screen.language) ?? .fallback)
-        return catalog.text(
+        return screen.catalog.text(
             .speechChoiceCount,
             ["number": String(index + 1), "count": String(screen.choices.count), "choice": screen.choices[index].label])
     }

@@ -59,8 +59,7 @@ public struct StationTexts: Sendable {
     public var myCheckIns: String { catalog[.stationMyCheckIns] }
     public var confirm: String { catalog[.stationConfirm] }
     public var cancel: String { catalog[.stationCancel] }
-    public var buttonHint: String { catalog[.buttonsHint] + " " + catalog[.speechHint] }
-    public var speechHint: String { catalog[.speechHint] }
+    public var buttonHint: String { catalog.buttonHint }
     public var languageChoice: String { catalog[.languageChoose] }
 
     /// Why a tap was refused, for the screen.
