@@ -81,6 +81,6 @@ public struct NoSpeaker: Speaker {
 /// A kiosk without lights (no gpiochip, or none configured).
 public struct NoLights: Indicator {
     public init() {}
-    public func show(_ patterns: [IndicatorPattern]) async {}
+    public func show(_ patterns: [IndicatorPattern], sound: Bool) async {}
     public func clear() async {}
 }

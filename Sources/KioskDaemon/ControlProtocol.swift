@@ -127,7 +127,8 @@ extension ControlStep {
             case .expiryFailed(let failure): ControlStep(type: "expiryFailed", detail: failure.description)
             case .warningAcknowledged: ControlStep(type: "warningAcknowledged")
             case .sessionStep(let name): ControlStep(type: "session", kind: name)
-            case .spoke(.say(let text, let language)): ControlStep(type: "spoke", body: text, kind: language.rawValue)
+            case .spoke(.say(let text, let language, _)):
+                ControlStep(type: "spoke", body: text, kind: language.rawValue)
             case .spoke(.stop): ControlStep(type: "speechStopped")
             }
         }

@@ -106,6 +106,7 @@ extension DaemonSettings {
         station.defaultStayLength = TimeInterval(configuration.checkIns.defaultStayMinutes * 60)
         station.language = configuration.language.defaultLanguage
         station.sessionInactivity = TimeInterval(configuration.checkIns.sessionInactivitySeconds)
+        station.voice = configuration.speech.voice
         // The authority's own advice when one is configured; otherwise the catalog's, in the holder's language.
         station.warningAdvice =
             configuration.warnings.message == KioskConfiguration.Warnings.defaultMessage

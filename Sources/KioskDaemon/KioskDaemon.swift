@@ -67,7 +67,8 @@ public final class KioskDaemon: Sendable {
     static func speech(to speaker: any Speaker) -> @Sendable (SpeechCue) -> Void {
         { cue in
             switch cue {
-            case .say(let text, let language): speaker.say(Utterance(text: text, language: language))
+            case .say(let text, let language, let voice):
+                speaker.say(Utterance(text: text, language: language, voice: voice))
             case .stop: speaker.stop()
             }
         }

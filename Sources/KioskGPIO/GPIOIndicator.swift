@@ -51,9 +51,9 @@ public actor GPIOIndicator<C: Clock>: Indicator where C.Duration == Duration {
 
     /// Sets the first pattern's first step and returns; the rest plays on the indicator's task (the patterns one
     /// after the other), replacing whatever was still playing.
-    public func show(_ patterns: [IndicatorPattern]) async {
+    public func show(_ patterns: [IndicatorPattern], sound: Bool) async {
         let mine = stopPlaying()
-        let timeline = table.timeline(for: patterns)
+        let timeline = table.timeline(for: patterns, sound: sound)
         let start = clock.now
         apply(timeline[0].on)
         player = timeline.count > 1 ? Task { await self.play(timeline, from: start, generation: mine) } : nil

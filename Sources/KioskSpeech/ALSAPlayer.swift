@@ -47,11 +47,11 @@ public struct ALSAPlayer: Sendable {
         self.latency = latency
     }
 
-    /// Plays `audio` to its end, or until `shouldStop` (asked between blocks, on this thread) answers true. Blocks
-    /// for the length of the sound; call it from a thread of your own.
-    public func play(_ audio: PCMAudio, shouldStop: () -> Bool) throws(ALSAError) -> Outcome {
+    /// Plays `audio` to its end, or until `shouldStop` (asked between blocks, on this thread) answers true, at
+    /// `volume` percent (nil: the player's own). Blocks for the length of the sound; call it from a thread of your own.
+    public func play(_ audio: PCMAudio, volume: Int? = nil, shouldStop: () -> Bool) throws(ALSAError) -> Outcome {
         let stream = try PCMStream(device: device, sampleRate: audio.sampleRate, latency: latency)
-        return try stream.play(audio.scaled(volume: volume), shouldStop: shouldStop)
+        return try stream.play(audio.scaled(volume: volume ?? self.volume), shouldStop: shouldStop)
     }
 
     /// Plays `audio` on a thread of its own; cancelling the waiting task stops it (within about a block).

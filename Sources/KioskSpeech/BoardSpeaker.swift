@@ -13,8 +13,9 @@ internal import Synchronization
 ///
 /// A board without a sound device (or a broken espeak-ng) fails soft: the speaker logs the reason once, at error
 /// level and never with the utterance's text, keeps the reason in `lastError` and goes on trying with each new
-/// utterance (a USB sound card may be plugged in later); once speech works again it says so once. At volume 0
-/// nothing is synthesized or played.
+/// utterance (a USB sound card may be plugged in later); once speech works again it says so once. At the
+/// player's volume 0 (the venue turned speech off) nothing is synthesized or played; otherwise an utterance's own
+/// voice (a visitor's louder or slower speech) sets its volume and rate.
 public final class BoardSpeaker: Speaker {
     let mailbox: SpeechMailbox
 
@@ -178,7 +179,7 @@ final class SpeechMailbox: Sendable {
             return
         }
         do throws(ALSAError) {
-            _ = try player.play(audio) { !isCurrent(generation) }
+            _ = try player.play(audio, volume: utterance.voice?.volume) { !isCurrent(generation) }
             recovered()
         } catch {
             report(error.description)

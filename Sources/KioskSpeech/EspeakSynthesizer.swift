@@ -16,9 +16,9 @@ internal import Synchronization
 /// is plain UTF-8, never SSML markup) and `espeak_ng_Synchronize`.
 public struct EspeakSynthesizer: Sendable {
     /// The speaking rate, in words per minute: slower than espeak-ng's 175, for older listeners.
-    public static let defaultRate = 150
+    public static let defaultRate = StationConfiguration.default.voice.rate
     /// The rates espeak-ng accepts (`espeakRATE_MINIMUM` … `espeakRATE_MAXIMUM`).
-    public static let rates = 80...450
+    public static let rates = SpeechVoice.rates
     /// The longest text one utterance may have, in UTF-8 bytes (about five minutes of speech at the default rate):
     /// bounds the memory its samples take.
     public static let maximumTextBytes = 4096
@@ -56,11 +56,16 @@ public struct EspeakSynthesizer: Sendable {
             text, voice: Self.voice(for: language), rate: rate, shouldContinue: shouldContinue)
     }
 
-    /// `synthesize(_:language:shouldContinue:)` for an utterance.
+    /// `synthesize(_:language:shouldContinue:)` for an utterance, at its voice's rate when it has a voice.
     public func synthesize(_ utterance: Utterance, shouldContinue: () -> Bool = { true }) throws(EspeakError)
         -> PCMAudio
     {
-        try synthesize(utterance.text, language: utterance.language, shouldContinue: shouldContinue)
+        guard let wanted = utterance.voice?.rate, wanted != rate else {
+            return try synthesize(utterance.text, language: utterance.language, shouldContinue: shouldContinue)
+        }
+        // The rate this utterance asks for (a visitor chose "Faster" or "Slower").
+        return try EspeakSynthesizer(rate: wanted).synthesize(
+            utterance.text, language: utterance.language, shouldContinue: shouldContinue)
     }
 
     /// The sample rate espeak-ng synthesizes at (22050 Hz with its own voices); initializes espeak-ng if needed.

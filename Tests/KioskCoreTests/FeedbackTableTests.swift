@@ -108,4 +108,21 @@ import Testing
             #expect(try JSONDecoder().decode(FeedbackSequence.self, from: data) == FeedbackTable.default[pattern])
         }
     }
+
+    /// Without sound (the kiosk is speaking) every pattern keeps its lights and their times, and loses the buzzer.
+    @Test func withoutSoundEveryPatternKeepsItsLightsAndLosesTheBuzzer() {
+        let table = FeedbackTable.default
+        for pattern in IndicatorPattern.allCases {
+            let loud = table.timeline(for: [pattern, .warningPending])
+            let quiet = table.timeline(for: [pattern, .warningPending], sound: false)
+            #expect(!quiet.contains { $0.on.contains(.buzzer) }, "\(pattern)")
+            #expect(quiet.last?.atMilliseconds == loud.last?.atMilliseconds, "\(pattern): same length")
+            // At every moment the lights are what they are with sound.
+            for time in stride(from: 0, through: loud.last?.atMilliseconds ?? 0, by: 10) {
+                let withSound = loud.last { $0.atMilliseconds <= time }?.on.subtracting([.buzzer])
+                #expect(quiet.last { $0.atMilliseconds <= time }?.on == withSound, "\(pattern) at \(time) ms")
+            }
+        }
+        #expect(table.timeline(for: [.accepted]).contains { $0.on.contains(.buzzer) }, "with sound it beeps")
+    }
 }

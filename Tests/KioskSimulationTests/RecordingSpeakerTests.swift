@@ -99,4 +99,23 @@ import Testing
         #expect(try Self.lines(directory + "/0002.txt") == ["de", "Ja.", ""])
         #expect(speaker.transcript.map(\.text) == [long.text, "Ja.", "Nein."])
     }
+
+    /// An utterance with a visitor's voice is recorded at its rate and volume, and its text file says which.
+    @Test func aVisitorsVoiceIsRecordedAtItsRateAndVolume() async throws {
+        let directory = try Self.scratch()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let speaker = RecordingSpeaker(directory: directory, synthesizer: EspeakSynthesizer(rate: 150))
+        let text = "Bitte halten Sie Ihre Karte an das Lesegerät."
+        speaker.say(Utterance(text: text, language: .de))
+        await speaker.waitUntilRecorded()
+        try await Task.sleep(for: .seconds(4))  // it plays out before the next: not interrupted
+        speaker.say(Utterance(text: text, language: .de, voice: SpeechVoice(volume: 40, rate: 100)))
+        await speaker.waitUntilRecorded()
+        let (_, venues) = try WAVFile.read(from: directory + "/0001.wav")
+        let (_, visitors) = try WAVFile.read(from: directory + "/0002.wav")
+        #expect(Double(visitors.samples.count) > Double(venues.samples.count) * 1.3, "slower: longer")
+        #expect(Double(visitors.peak) < Double(venues.peak) * 0.5, "quieter: lower peaks")
+        #expect(try Self.lines(directory + "/0001.txt") == ["de", text, ""])
+        #expect(try Self.lines(directory + "/0002.txt") == ["de", text, "voice: volume 40 %, 100 words a minute", ""])
+    }
 }

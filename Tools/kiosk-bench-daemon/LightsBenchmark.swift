@@ -182,9 +182,9 @@ final class AskedIndicator: Indicator {
     func reset() { asked.reset() }
     func times() -> [ContinuousClock.Instant] { asked.times() }
 
-    func show(_ patterns: [IndicatorPattern]) async {
+    func show(_ patterns: [IndicatorPattern], sound: Bool) async {
         asked.now()
-        await inner.show(patterns)
+        await inner.show(patterns, sound: sound)
         if waiting { await inner.waitUntilPlayed() }
     }
 

@@ -198,14 +198,17 @@ public struct KioskConfiguration: Sendable, Equatable {
         /// The ALSA device name (`default`, `plughw:1,0`, `plughw:CARD=Headphones,DEV=0`); `aplay -L` lists them.
         public var device = "default"
         /// 0–100 %, applied to the samples (0: silent, nothing is played).
-        public var volume = 80
+        public var volume = StationConfiguration.default.voice.volume
         /// Words per minute, 80–450: slower than espeak-ng's 175, for older listeners.
-        public var rate = 150
+        public var rate = StationConfiguration.default.voice.rate
 
         public init() {}
 
         /// The rates espeak-ng accepts.
-        public static let rates = 80...450
+        public static let rates = SpeechVoice.rates
+
+        /// The voice the kiosk speaks with until a visitor changes it.
+        public var voice: SpeechVoice { SpeechVoice(volume: volume, rate: rate) }
     }
 
     /// The local page a screen on the kiosk shows (Chromium in kiosk mode, `docs/board.md`).

@@ -79,7 +79,10 @@ public struct FeedbackTable: Sendable, Equatable {
     /// the first), ending with the last pattern's `hold` state when it is over. Each pattern starts when the one
     /// before it has played its steps (the earlier ones' `hold` states are skipped). The one place that decides how
     /// patterns shown together follow each other, for the board's lights and for the recorded ones alike.
-    public func timeline(for patterns: [IndicatorPattern]) -> [(atMilliseconds: Int, on: Set<IndicatorOutput>)] {
+    /// Without `sound` the buzzer is left out (the lights keep their times; states that became alike are merged).
+    public func timeline(for patterns: [IndicatorPattern], sound: Bool = true)
+        -> [(atMilliseconds: Int, on: Set<IndicatorOutput>)]
+    {
         var result: [(atMilliseconds: Int, on: Set<IndicatorOutput>)] = []
         var offset = 0
         for (index, pattern) in patterns.enumerated() {
@@ -88,6 +91,16 @@ public struct FeedbackTable: Sendable, Equatable {
             if index < patterns.count - 1 { timeline.removeLast() }
             result += timeline.map { (offset + $0.atMilliseconds, $0.on) }
             offset += sequence.totalMilliseconds
+        }
+        if !sound {
+            var quiet: [(atMilliseconds: Int, on: Set<IndicatorOutput>)] = []
+            for (position, state) in result.enumerated() {
+                let on = state.on.subtracting([.buzzer])
+                // The last state stays (it marks the end); an earlier one like the one before it adds nothing.
+                if position < result.count - 1, quiet.last?.on == on { continue }
+                quiet.append((state.atMilliseconds, on))
+            }
+            result = quiet
         }
         return result.isEmpty ? [(0, [])] : result
     }

@@ -9,8 +9,9 @@
 /// shutdown.
 public protocol Indicator: Sendable {
     /// Starts `patterns` one after the other as the feedback table describes them (`FeedbackTable.timeline(for:)`),
-    /// replacing what still plays; returns without waiting for them to play out.
-    func show(_ patterns: [IndicatorPattern]) async
+    /// replacing what still plays; returns without waiting for them to play out. Without `sound`, the buzzer stays
+    /// silent and only the lights play (the kiosk is speaking: nothing may sound over speech).
+    func show(_ patterns: [IndicatorPattern], sound: Bool) async
 
     /// Stops what is still playing, then turns every output off.
     func clear() async
@@ -19,7 +20,12 @@ public protocol Indicator: Sendable {
 extension Indicator {
     /// Starts one pattern, replacing what still plays.
     public func show(_ pattern: IndicatorPattern) async {
-        await show([pattern])
+        await show([pattern], sound: true)
+    }
+
+    /// Starts `patterns`, buzzer included, replacing what still plays.
+    public func show(_ patterns: [IndicatorPattern]) async {
+        await show(patterns, sound: true)
     }
 }
 

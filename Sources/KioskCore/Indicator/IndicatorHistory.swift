@@ -9,12 +9,15 @@ public struct PlayedPattern: Sendable, Equatable, Codable {
     public let ends: Date
     /// When a newer pattern or `clear()` stopped it; nil while nothing has.
     public fileprivate(set) var stopped: Date?
+    /// Whether its buzzer sounded (false while the kiosk spoke: lights only).
+    public var sound: Bool
 
-    public init(pattern: IndicatorPattern, started: Date, ends: Date, stopped: Date? = nil) {
+    public init(pattern: IndicatorPattern, started: Date, ends: Date, stopped: Date? = nil, sound: Bool = true) {
         self.pattern = pattern
         self.started = started
         self.ends = ends
         self.stopped = stopped
+        self.sound = sound
     }
 
     /// Whether its steps are still playing at `now`.
@@ -42,12 +45,12 @@ public struct IndicatorHistory: Sendable, Equatable {
 
     /// `patterns` start at `now`, one after the other, each playing for its sequence's duration (as
     /// `FeedbackTable.timeline(for:)` plays them); whatever was playing or still to come stops at `now`.
-    public mutating func show(_ patterns: [IndicatorPattern], table: FeedbackTable, at now: Date) {
+    public mutating func show(_ patterns: [IndicatorPattern], sound: Bool = true, table: FeedbackTable, at now: Date) {
         stopPlaying(at: now)
         var start = now
         for pattern in patterns {
             let ends = start.addingTimeInterval(table[pattern].duration.fractionalMilliseconds / 1000)
-            played.append(PlayedPattern(pattern: pattern, started: start, ends: ends))
+            played.append(PlayedPattern(pattern: pattern, started: start, ends: ends, sound: sound))
             start = ends
         }
         cleared = false

@@ -33,14 +33,20 @@ extension CheckInMachine {
     /// "My check-ins", the last message for a while (in staff mode until the next one), or the idle screen. The
     /// selected choice is the one the buttons moved to on this same screen.
     public func screen(now: ClockReading) -> ScreenModel {
-        var screen = baseScreen(now: now)
-        if let selection, selection.key == Self.identity(of: screen) {
+        var screen = offeringSpeechSettings(baseScreen(now: now), now: now.now)
+        if let selection, selection.key == Self.identity(of: screen),
+            selection.index.map(screen.choices.indices.contains) != false
+        {
             screen.selected = selection.index
         }
         return screen
     }
 
     private func baseScreen(now: ClockReading) -> ScreenModel {
+        // The speech settings lie over whatever is under them, and give it back as it was.
+        if let until = speechSettingsDeadline(now: now.now) {
+            return warningBeforeEnd(speechSettingsScreen(), until: until, now: now.now)
+        }
         if let enrolment { return enrolmentScreen(enrolment) }
         if let session { return session.screen(now: now.now) }
         if let until = sessionRequestUntil, now.now < until {
@@ -91,9 +97,10 @@ extension CheckInMachine {
     /// How long before a waiting screen ends by itself it says so and offers more time.
     public static let timeWarning: TimeInterval = 10
 
-    /// The deadline of the waiting screen shown now (the wait for a card after "My check-ins", the language list),
-    /// if one is shown.
+    /// The deadline of the waiting screen shown now (the speech settings, the wait for a card after "My check-ins",
+    /// the language list), if one is shown.
     func waitingDeadline(now: Date) -> Date? {
+        if let until = speechSettingsDeadline(now: now) { return until }
         guard enrolment == nil, session == nil else { return nil }
         if let until = sessionRequestUntil, now < until { return until }
         if let since = choosingLanguage, now.timeIntervalSince(since) < Self.languageChoiceTime {
@@ -119,9 +126,10 @@ extension CheckInMachine {
             selected: choices.isEmpty ? nil : 0, language: language.rawValue, buttonHint: texts.buttonHint)
     }
 
-    /// What makes two screens the same for the selection: title and choices.
+    /// What makes two screens the same for the selection: title and choices (the speech settings' choice aside: the
+    /// selection stays where it was when speech begins).
     static func identity(of screen: ScreenModel) -> String {
-        ([screen.title] + screen.choices.map(\.id)).joined(separator: "\u{1F}")
+        ([screen.title] + screen.choices.map(\.id).filter { $0 != speechSettingsChoice }).joined(separator: "\u{1F}")
     }
 
     // MARK: - Buttons and choices
@@ -143,6 +151,7 @@ extension CheckInMachine {
         let current = screen(now: now)
         guard current.offers(id) else { return [] }
         selection = nil
+        if let handled = chosenForSpeech(id, now: now) { return handled }
         if enrolment != nil { return answerEnrolment(id, now: now) }
         if session != nil {
             guard var open = session else { return [] }
@@ -200,6 +209,7 @@ extension CheckInMachine {
     mutating func closeSession(message: StationMessage?) -> [StationAction] {
         session?.wipe(using: crypto)
         session = nil
+        speechSettingsOpened = nil
         pendingRequest = nil
         selection = nil
         guard let message else {
@@ -223,6 +233,11 @@ extension CheckInMachine {
 
     mutating func sessionTick(now: ClockReading) -> [StationAction] {
         if let until = sessionRequestUntil, now.now >= until { sessionRequestUntil = nil }
+        if speechSettingsOpened != nil, speechSettingsDeadline(now: now.now) == nil {
+            // The speech settings ran out: what lay under them comes back, an open session with its full time.
+            speechSettingsOpened = nil
+            session?.touched(now: now.now)
+        }
         if let deadline = waitingDeadline(now: now.now), deadline.timeIntervalSince(now.now) <= Self.timeWarning,
             timeoutAnnounced != deadline
         {
@@ -230,7 +245,8 @@ extension CheckInMachine {
             timeoutAnnounced = deadline
             return [.indicate(.timeRunningOut)]
         }
-        guard let session, session.source == .printedCode else { return [] }
+        // A session under the speech settings waits for them.
+        guard let session, session.source == .printedCode, speechSettingsOpened == nil else { return [] }
         let idle = now.now.timeIntervalSince(session.lastActivity)
         if idle >= session.inactivityLimit { return closeSession(message: SessionTexts(language).closedMessage) }
         // The warning before the end: on the screen (and aloud when speech is on), and with a tone, once per quiet

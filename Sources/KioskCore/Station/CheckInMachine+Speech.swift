@@ -3,8 +3,8 @@ public import Foundation
 /// What the kiosk should say now, decided by the station from the screen alone: speech never says what the screen
 /// would not show to the same person.
 public enum SpeechCue: Sendable, Equatable {
-    /// Say `text` in `language`, interrupting whatever is being said.
-    case say(text: String, language: Language)
+    /// Say `text` in `language` with `voice`, interrupting whatever is being said.
+    case say(text: String, language: Language, voice: SpeechVoice)
     /// Stop at once (the screen changed to one that is not to be spoken, e.g. a session closed).
     case stop
 }
@@ -17,8 +17,8 @@ extension CheckInMachine {
     /// How long a button is held to hear the screen.
     public static let speechHoldTime: TimeInterval = 2
 
-    /// Whether the kiosk speaks each screen now.
-    func isSpeaking(now: Date) -> Bool {
+    /// Whether the kiosk speaks each screen now (for the person who asked, or a holder who chose "always speak").
+    public func isSpeaking(now: Date) -> Bool {
         if session?.view?.contents.profile.alwaysSpeak == true { return true }
         guard let since = speechRequested else { return false }
         return now.timeIntervalSince(since) < Self.visitorLanguageTime
@@ -43,13 +43,94 @@ extension CheckInMachine {
         }
         mayBeSpeaking = true
         let language = screen.catalog.language
+        let voice = self.voice
+        let announcement = speechAnnouncement
+        speechAnnouncement = nil
         if repeatNow || previous?.identity != identity {
-            return .say(text: Self.spokenText(of: screen), language: language)
+            return .say(text: Self.spokenText(of: screen), language: language, voice: voice)
+        }
+        if let announcement {
+            return .say(text: announcement, language: language, voice: voice)
         }
         if previous?.selected != screen.selected, let index = screen.selected, screen.choices.indices.contains(index) {
-            return .say(text: Self.spokenChoice(of: screen, at: index), language: language)
+            return .say(text: Self.spokenChoice(of: screen, at: index), language: language, voice: voice)
         }
         return nil
+    }
+
+    /// The voice the kiosk speaks with now: the one the person at the kiosk chose, else the venue's.
+    public var voice: SpeechVoice { visitorVoice ?? configuration.voice }
+
+    // MARK: - The visitor's volume and speed
+
+    /// How long the speech settings stay open without a choice.
+    public static let speechSettingsTime: TimeInterval = 60
+
+    /// The choice every spoken screen with choices ends with: it opens the speech settings.
+    static let speechSettingsChoice = "speech-settings"
+
+    /// `screen` as the person being spoken to sees it: with the choice that opens the speech settings last (only
+    /// while the kiosk speaks for them, and not on the settings themselves).
+    func offeringSpeechSettings(_ screen: ScreenModel, now: Date) -> ScreenModel {
+        guard isSpeaking(now: now), !screen.choices.isEmpty, !screen.offers("speech-louder") else { return screen }
+        var offered = screen
+        offered.choices.append(.init(id: Self.speechSettingsChoice, label: screen.catalog[.speechSettings]))
+        return offered
+    }
+
+    /// The speech settings' deadline, while they are open.
+    func speechSettingsDeadline(now: Date) -> Date? {
+        guard let opened = speechSettingsOpened, now.timeIntervalSince(opened) < Self.speechSettingsTime else {
+            return nil
+        }
+        return opened.addingTimeInterval(Self.speechSettingsTime)
+    }
+
+    /// The speech settings: the volume and speed now, louder, quieter, faster, slower and back.
+    func speechSettingsScreen() -> ScreenModel {
+        let catalog = texts.catalog
+        return ScreenModel(
+            kind: "prompt", title: catalog[.speechSettingsTitle],
+            lines: [volumeLine(catalog), rateLine(catalog), catalog[.speechSettingsLast]],
+            choices: [
+                .init(id: "speech-louder", label: catalog[.speechLouder]),
+                .init(id: "speech-quieter", label: catalog[.speechQuieter]),
+                .init(id: "speech-faster", label: catalog[.speechFaster]),
+                .init(id: "speech-slower", label: catalog[.speechSlower]),
+                .init(id: "speech-back", label: catalog[.sessionBack]),
+            ], language: language.rawValue, buttonHint: texts.buttonHint)
+    }
+
+    private func volumeLine(_ catalog: Catalog) -> String {
+        catalog.text(
+            .speechVolumeLevel,
+            ["level": String(voice.volumeLevel), "levels": String(SpeechVoice.volumeLevels.upperBound)])
+    }
+
+    private func rateLine(_ catalog: Catalog) -> String {
+        catalog.text(.speechRateLevel, ["words": String(voice.rate)])
+    }
+
+    /// A choice that belongs to speech (opening its settings, or one of them), handled whatever else is on; nil
+    /// for any other choice.
+    mutating func chosenForSpeech(_ id: String, now: ClockReading) -> [StationAction]? {
+        switch id {
+        case Self.speechSettingsChoice: speechSettingsOpened = now.now
+        case "speech-louder", "speech-quieter":
+            visitorVoice = id == "speech-louder" ? voice.louder() : voice.quieter()
+            speechSettingsOpened = now.now
+            speechAnnouncement = volumeLine(texts.catalog)
+        case "speech-faster", "speech-slower":
+            visitorVoice = id == "speech-faster" ? voice.faster() : voice.slower()
+            speechSettingsOpened = now.now
+            speechAnnouncement = rateLine(texts.catalog)
+        case "speech-back": speechSettingsOpened = nil
+        case "more-time" where speechSettingsOpened != nil: speechSettingsOpened = now.now
+        default: return nil
+        }
+        // Time spent on the settings is time spent at the kiosk: an open session waits.
+        session?.touched(now: now.now)
+        return []
     }
 
     /// A button was held for `speechHoldTime`: say this screen now, and the next ones.

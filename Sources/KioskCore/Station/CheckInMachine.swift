@@ -104,6 +104,13 @@ public struct CheckInMachine: Sendable {
     var speakNow = false
     /// Something was said since the last stop (a stop is sent only then).
     var mayBeSpeaking = false
+    /// The voice the person at the kiosk chose (louder, quieter, faster, slower): it lasts while the kiosk speaks
+    /// for them and goes back to the venue's when it stops (the next person starts from the venue's).
+    var visitorVoice: SpeechVoice?
+    /// The speech settings were opened (from the choice every spoken screen offers), and when.
+    var speechSettingsOpened: Date?
+    /// A short sentence to say next instead of the whole screen (the new volume or speed after a change).
+    var speechAnnouncement: String?
     /// The last activity of the session whose coming timeout was announced with a tone (once per quiet spell).
     var timeoutAnnounced: Date?
     /// How long a language chosen on the idle screen lasts without activity.
@@ -136,6 +143,8 @@ public struct CheckInMachine: Sendable {
         // The screen shows the last message for a while (`screen(now:)`).
         for case .show(let message) in actions.reversed() {
             lastShown = (message, now.now)
+            // A message shown again (a second tap's "Checked in") is news: it is said again, like a new screen.
+            if isSpeaking(now: now.now) { speakNow = true }
             break
         }
         return actions
@@ -143,6 +152,11 @@ public struct CheckInMachine: Sendable {
 
     private mutating func handling(_ event: StationEvent, now: ClockReading) -> [StationAction] {
         prune(now: now)
+        if !isSpeaking(now: now.now) {
+            // Nobody is spoken to any more: the next person hears the venue's voice.
+            visitorVoice = nil
+            speechSettingsOpened = nil
+        }
         switch event {
         case .cardRead, .codeScanned, .chosen, .navigated:
             // Someone is using the kiosk: a language they chose, and speech they asked for, hold on.

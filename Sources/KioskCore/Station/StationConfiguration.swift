@@ -19,6 +19,8 @@ public struct StationConfiguration: Sendable, Equatable {
     /// The health authority's advice for a warned card holder (`warnings.message`), shown as written whatever the
     /// language; nil for the catalog's advice in the holder's language.
     public var warningAdvice: String?
+    /// How loud and fast the kiosk speaks (`speech.volume`, `speech.rate`) until a visitor changes it for themselves.
+    public var voice = SpeechVoice(volume: 80, rate: 150)
 
     public init(
         staffTimeout: TimeInterval = 300, staffCode: String? = nil, defaultStayLength: TimeInterval = 8 * 3600,

@@ -131,7 +131,9 @@ public actor StationRunner {
                 counters.refusals[reason, default: 0] += 1
             }
             // Starts the lights and goes on: they play on the indicator's own task, not inside this event.
-            if !lights.isEmpty { await indicator.show(lights) }
+            // Nothing sounds over speech: while the kiosk speaks for the person here, the buzzer is silent (the
+            // screen's words are said instead).
+            if !lights.isEmpty { await indicator.show(lights, sound: !machine.isSpeaking(now: clock.read().now)) }
             return nil
         case .print(let job):
             return await print(job, report: &report)

@@ -11,8 +11,9 @@ internal import Synchronization
 /// Like the board's speaker it returns at once (the synthesis and the files are made on a serial queue of its own,
 /// in the order said) and keeps real timing where it matters: an utterance lasts its sound's length (samples over
 /// the rate) from when it was said, and a newer `say` or a `stop()` within that time cuts it short: its text file
-/// gets a last line `interrupted`, and its recording says so. The volume of the configuration is not applied: the
-/// file is what espeak-ng made.
+/// gets a last line `interrupted`, and its recording says so. An utterance with a voice of its own (a visitor chose
+/// louder, quieter, faster or slower) is synthesized at its rate and scaled to its volume, and its text file says
+/// so on a line `voice: volume V %, R words a minute` after the text; otherwise the file is what espeak-ng made.
 ///
 /// An utterance espeak-ng cannot synthesize gets its text file with a line `not synthesized: <reason>` instead of a
 /// sound.
@@ -92,11 +93,13 @@ public final class RecordingSpeaker: Speaker {
         }
         let base = (directory as NSString).appendingPathComponent(String(format: "%04d", number))
         var text = "\(utterance.language.rawValue)\n\(utterance.text)\n"
+        if let voice = utterance.voice { text += "voice: volume \(voice.volume) %, \(voice.rate) words a minute\n" }
         var recording = RecordedUtterance(
             number: number, utterance: utterance, textFile: base + ".txt", soundFile: nil, samples: 0,
             sampleRate: 0, interrupted: false)
         do throws(EspeakError) {
-            let audio = try synthesizer.synthesize(utterance)
+            var audio = try synthesizer.synthesize(utterance)
+            if let voice = utterance.voice { audio = audio.scaled(volume: voice.volume) }
             do throws(WAVFile.Failure) {
                 try WAVFile.write(audio, to: base + ".wav")
                 recording.soundFile = base + ".wav"

@@ -26,11 +26,11 @@ public actor SimulatedIndicator: Indicator, LightRecorder {
         self.clock = clock
     }
 
-    public func show(_ patterns: [IndicatorPattern]) async {
+    public func show(_ patterns: [IndicatorPattern], sound: Bool) async {
         let asked = ContinuousClock.now
         for pattern in patterns { lastShown[pattern] = asked }
         current = patterns.last
-        played.show(patterns, table: table, at: clock.read().now)
+        played.show(patterns, sound: sound, table: table, at: clock.read().now)
     }
 
     public func clear() async {
@@ -45,9 +45,10 @@ public actor SimulatedIndicator: Indicator, LightRecorder {
     public var history: [RecordedLight] {
         played.played.map { played in
             let sequence = table[played.pattern]
-            let outputs = Set((sequence.steps.flatMap { $0.on } + Array(sequence.hold)).map(\.rawValue))
+            var outputs = Set(sequence.steps.flatMap { $0.on } + Array(sequence.hold))
+            if !played.sound { outputs.remove(.buzzer) }
             return RecordedLight(
-                pattern: played.pattern.rawValue, outputs: outputs.sorted(), at: played.started,
+                pattern: played.pattern.rawValue, outputs: outputs.map(\.rawValue).sorted(), at: played.started,
                 ends: played.ends, stopped: played.stopped)
         }
     }

@@ -37,12 +37,12 @@ public actor RecordingIndicator: Indicator {
         self.clock = clock
     }
 
-    public func show(_ patterns: [IndicatorPattern]) async {
+    public func show(_ patterns: [IndicatorPattern], sound: Bool) async {
         let now = clock.read().now
         calls += patterns.map { .show($0) }
-        history.show(patterns, table: table, at: now)
+        history.show(patterns, sound: sound, table: table, at: now)
         cutShort(at: now)
-        let timeline = table.timeline(for: patterns)
+        let timeline = table.timeline(for: patterns, sound: sound)
         newest = (states.count, timeline.map(\.atMilliseconds), now)
         states += timeline.map(\.on)
     }

@@ -419,4 +419,28 @@ import Testing
         let venue = try #require(await bench.runner.state.venue)
         #expect(!text.contains(Hex.encode(venue.locationId)))
     }
+
+    /// Nothing sounds over speech (EN 301 549 5.1.3.10): while the kiosk speaks for the person at it, a tap's
+    /// pattern plays its lights without the buzzer, and the screen's words are said instead; without speech the
+    /// buzzer sounds as before.
+    @Test func theBuzzerIsSilentWhileTheKioskSpeaks() async throws {
+        let bench = try StationBench()
+        await bench.bind()
+        _ = await bench.runner.handle(.cardRead(.card(try bench.card())))
+        let beeped = try #require(await bench.indicator.history.played.last)
+        #expect(beeped.pattern == .accepted && beeped.sound)
+        #expect(await bench.indicator.states.contains { $0.contains(.buzzer) })
+        _ = await bench.runner.handle(.speakRequested)
+        let report = await bench.runner.handle(.cardRead(.card(try bench.card())))
+        let quiet = try #require(await bench.indicator.history.played.last)
+        #expect(quiet.pattern == .accepted && !quiet.sound)
+        // The newest pattern's states are the last ones recorded, in full.
+        let timeline = FeedbackTable.default.timeline(for: [.accepted], sound: false).map(\.on)
+        let states = await bench.indicator.states.suffix(timeline.count)
+        #expect(Array(states) == timeline)
+        #expect(states.contains { $0.contains(.green) }, "the light still shows")
+        #expect(!states.contains { $0.contains(.buzzer) }, "no beep over speech")
+        let said = report.steps.compactMap { if case .spoke(.say(let text, _, _)) = $0 { text } else { nil } }
+        #expect(said.first?.hasPrefix("Checked in") == true, "the result is said instead: \(report.steps)")
+    }
 }
