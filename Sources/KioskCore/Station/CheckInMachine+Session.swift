@@ -47,6 +47,15 @@ extension CheckInMachine {
         if let until = speechSettingsDeadline(now: now.now) {
             return warningBeforeEnd(speechSettingsScreen(), until: until, now: now.now)
         }
+        // Staff mode, whatever it shows (the enrolled card's questions too), says before it closes that it will.
+        if let until = staffDeadline(now: now.now) {
+            return warningBeforeEnd(stationScreen(now: now), until: until, now: now.now)
+        }
+        return stationScreen(now: now)
+    }
+
+    /// The screen under the speech settings and staff mode's warning.
+    private func stationScreen(now: ClockReading) -> ScreenModel {
         if let enrolment { return enrolmentScreen(enrolment) }
         if let session { return session.screen(now: now.now) }
         if let until = sessionRequestUntil, now.now < until {
@@ -97,16 +106,23 @@ extension CheckInMachine {
     /// How long before a waiting screen ends by itself it says so and offers more time.
     public static let timeWarning: TimeInterval = 10
 
-    /// The deadline of the waiting screen shown now (the speech settings, the wait for a card after "My check-ins",
-    /// the language list), if one is shown.
+    /// The deadline of the waiting screen shown now (the speech settings, staff mode, the wait for a card after
+    /// "My check-ins", the language list), if one is shown.
     func waitingDeadline(now: Date) -> Date? {
         if let until = speechSettingsDeadline(now: now) { return until }
+        if let until = staffDeadline(now: now) { return until }
         guard enrolment == nil, session == nil else { return nil }
         if let until = sessionRequestUntil, now < until { return until }
         if let since = choosingLanguage, now.timeIntervalSince(since) < Self.languageChoiceTime {
             return since.addingTimeInterval(Self.languageChoiceTime)
         }
         return nil
+    }
+
+    /// When staff mode closes by itself, unless staff act before (not while it is busy: it waits for that).
+    func staffDeadline(now: Date) -> Date? {
+        guard case .staff(let step, let until) = mode, !step.isBusy, session == nil else { return nil }
+        return until
     }
 
     /// `screen` with, in its last `timeWarning` seconds, the time left and a “More time” choice (a tone comes with
@@ -137,6 +153,7 @@ extension CheckInMachine {
     mutating func navigated(_ button: NavigationButton, now: ClockReading) -> [StationAction] {
         let current = screen(now: now)
         session?.touched(now: now.now)
+        extendStaff(now: now)
         switch button {
         case .next:
             selection = (Self.identity(of: current), current.selectingNext().selected)
@@ -152,6 +169,11 @@ extension CheckInMachine {
         guard current.offers(id) else { return [] }
         selection = nil
         if let handled = chosenForSpeech(id, now: now) { return handled }
+        if id == "more-time", staffDeadline(now: now.now) != nil {
+            // Staff mode starts its time again (the enrolled card's questions stay where they were).
+            extendStaff(now: now)
+            return []
+        }
         if enrolment != nil { return answerEnrolment(id, now: now) }
         if session != nil {
             guard var open = session else { return [] }

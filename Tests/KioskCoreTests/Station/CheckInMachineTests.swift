@@ -228,6 +228,43 @@ import Testing
         #expect(plain.machine.mode == .visitor)
     }
 
+    /// Staff mode says ten seconds before it closes that it will, with a tone once, and offers more time; the
+    /// enrolled card's questions are kept as they were (“More time” answers none of them).
+    @Test func staffModeWarnsBeforeItClosesAndMoreTimeKeepsItOpen() throws {
+        var harness = MachineHarness()
+        harness.bind()
+        harness.openStaff()
+        harness.clock.advance(by: 289)
+        #expect(!harness.run(.tick).contains(.indicate(.timeRunningOut)))
+        #expect(!harness.machine.screen(now: harness.now).offers("more-time"))
+        harness.clock.advance(by: 1)
+        #expect(harness.run(.tick).contains(.indicate(.timeRunningOut)))
+        let warned = harness.machine.screen(now: harness.now)
+        #expect(warned.title == "Staff mode" && warned.offers("more-time"))
+        #expect(warned.lines.last == "This screen closes in 10 seconds. Choose “More time” to stay.")
+        harness.clock.advance(by: 1)
+        #expect(!harness.run(.tick).contains(.indicate(.timeRunningOut)), "the tone once")
+        harness.run(.chosen("more-time"))
+        harness.clock.advance(by: 299)
+        harness.run(.tick)
+        #expect(harness.machine.mode != .visitor, "its whole time again")
+        harness.clock.advance(by: 1)
+        #expect(harness.run(.tick).messages.map(\.title) == ["Staff mode closed"])
+
+        // The questions of a card just enrolled: more time keeps the question, and answers nothing.
+        harness.openStaff()
+        harness.run(.staffCommand(.enrolCard))
+        harness.run(.cardRead(.blank))
+        harness.run(.chosen("yes"))
+        harness.clock.advance(by: 291)
+        harness.run(.tick)
+        let question = harness.machine.screen(now: harness.now)
+        #expect(question.choices.map(\.id) == ["set-pin", "no-pin", "more-time"])
+        let answered = harness.run(.chosen("more-time"))
+        #expect(!answered.contains { if case .cardRequest = $0 { true } else { false } })
+        #expect(harness.machine.screen(now: harness.now).choices.map(\.id) == ["set-pin", "no-pin"])
+    }
+
     @Test func staffModeClosesAfterTheTimeout() {
         var harness = MachineHarness()
         harness.openStaff()
