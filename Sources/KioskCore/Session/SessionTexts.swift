@@ -29,8 +29,13 @@ public struct SessionTexts: Sendable {
     var blockedMessage: StationMessage {
         StationMessage(title: t(.sessionBlockedTitle), body: t(.sessionBlockedBody), kind: .success)
     }
+    /// After an enrolled card's questions: what the printed card says is said too (a blind holder hears how to use
+    /// the paper they were handed).
     var enrolmentSaved: StationMessage {
-        StationMessage(title: t(.sessionEnrolmentSavedTitle), body: t(.sessionEnrolmentSavedBody), kind: .success)
+        StationMessage(
+            title: t(.sessionEnrolmentSavedTitle),
+            body: [t(.sessionEnrolmentSavedBody), t(.receiptCardUse), t(.receiptCardKey)].joined(separator: " "),
+            kind: .success)
     }
     var pinOfferTitle: String { t(.sessionPinOfferTitle) }
     var pinOfferExplained: String { t(.sessionPinOfferBody) }
@@ -197,10 +202,11 @@ public struct SessionTexts: Sendable {
     var notSentTitle: String { t(.sessionNotSent) }
     var askedAgain: String { t(.sessionAskedAgain) }
     var tryAnotherWay: String { t(.sessionTryAnotherWay) }
-    /// What the holder reads once the reports left the kiosk.
+    /// What the holder reads once the reports left the kiosk (for a receipt, what it says too: it is heard by
+    /// whoever cannot read it).
     func delivered(_ output: ReportOutput) -> String {
         switch output {
-        case .print: t(.sessionSentPrint)
+        case .print: [t(.sessionSentPrint), t(.receiptReportHandOver), t(.receiptReportOpaque)].joined(separator: " ")
         case .export: t(.sessionSentExport)
         case .upload: t(.sessionSentUpload)
         }

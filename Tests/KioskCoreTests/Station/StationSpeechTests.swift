@@ -140,6 +140,10 @@ import Testing
         try pick(french[.consentYes])
         let preview = try #require(harness.delivered.first)
         #expect(preview.items.count == 2 && preview.output == .print)
+        // What the receipt says is heard too: what to do with it, and that its codes say nothing readable.
+        let sent = Self.said(spoken).last ?? ""
+        #expect(sent.contains(french[.sessionSentPrint]) && sent.contains(french[.receiptReportHandOver]))
+        #expect(sent.contains(french[.receiptReportOpaque]))
         #expect(preview.lines(in: french) == question.items)
         // The transcript: each utterance is the screen it was said on, or its selected choice — in French.
         let languages = spoken.compactMap { if case .say(_, let language, _) = $0 { language } else { nil } }

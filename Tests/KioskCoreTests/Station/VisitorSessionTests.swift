@@ -195,6 +195,11 @@ import Testing
         harness.run(.chosen("yes"))
         #expect(Self.screen(harness).choices.map(\.id) == ["set-pin", "no-pin"])
         harness.run(.chosen("no-pin"))
+        // The holder hears how to use the printed card they were handed with the answers saved.
+        let saved = Self.screen(harness)
+        #expect(saved.title == "Saved")
+        #expect(saved.lines.joined().contains(Catalog.english[.receiptCardUse]))
+        #expect(saved.lines.joined().contains(Catalog.english[.receiptCardKey]))
         #expect(try harness.desk.profile(of: card).matchingAllowed == true)
         #expect(try harness.desk.profile(of: card).hasPIN == false)
         harness.run(.staffCommand(.leave))
