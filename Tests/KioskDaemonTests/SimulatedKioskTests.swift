@@ -1,7 +1,9 @@
 import Foundation
 import GRDB
+import KioskCamera
 import KioskCore
 import KioskDaemon
+import KioskOpenSSL
 import KioskPrinter
 import Testing
 
@@ -129,6 +131,137 @@ import Testing
         #expect(third.hasPrefix("fr\n") && third.contains(frenchSaid.body ?? "-"))
         let wav = try Data(contentsOf: URL(fileURLWithPath: speech + "/0001.wav"))
         #expect(wav.count > 20_000 && wav.prefix(4) == Data("RIFF".utf8))
+    }
+
+    /// A blind visitor who reads French, on the real simulated kiosk with the two buttons and speech only: asks
+    /// for speech, chooses French and every later choice by listening, opens the session with the card, hears the
+    /// stays, shares two with consent and has them printed. Each utterance is the screen it was said on (or its
+    /// selected choice); the real espeak-ng's French recordings are in the speech folder; the receipt that came out
+    /// reads in French (its text decoded from the printer's bytes) and its QR codes are the two reports' batch.
+    @Test func aBlindVisitorInFrenchSharesTwoStaysAndTheReceiptReadsInFrench() async throws {
+        let directory = try SimulatedKiosk.makeStateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let kiosk = try await SimulatedKiosk(stateDirectory: directory)
+        let poster = try Self.venuePoster(in: directory)
+        _ = try await kiosk.send(ControlRequest(command: "staff"))
+        #expect(try await kiosk.send(ControlRequest(command: "show-code", path: poster.image)).ok)
+        var enrol = ControlRequest(command: "enrol", card: 1)
+        enrol.fields = ["matching": "no"]
+        #expect(try await kiosk.send(enrol).ok)
+        _ = try await kiosk.send(ControlRequest(command: "staff-command", text: "leave"))
+        // Three stays, all ended.
+        for _ in 0..<3 {
+            _ = try await kiosk.send(ControlRequest(command: "tap", card: 1))
+            _ = try await kiosk.send(ControlRequest(command: "advance", seconds: 3600))
+            _ = try await kiosk.send(ControlRequest(command: "tap", card: 1))
+            _ = try await kiosk.send(ControlRequest(command: "remove"))
+            _ = try await kiosk.send(ControlRequest(command: "advance", seconds: 1800))
+        }
+
+        var transcript = [(said: String, language: String, screen: ScreenModel)]()
+        func press(_ button: String) async throws {
+            let answer = try await kiosk.send(ControlRequest(command: "navigate", button: button))
+            #expect(answer.ok, "\(answer.lines)")
+            let screen = try JSONDecoder().decode(ScreenModel.self, from: Data((answer.data ?? "").utf8))
+            for step in answer.steps where step.type == "spoke" {
+                transcript.append((step.body ?? "", step.kind ?? "", screen))
+            }
+        }
+        /// "Next" until the voice names `label`, then "choose".
+        func pick(_ label: String) async throws {
+            for _ in 0..<40 {
+                try await press("next")
+                if transcript.last?.said.hasSuffix(": \(label).") == true {
+                    try await press("choose")
+                    return
+                }
+            }
+            Issue.record("never heard \(label)")
+            throw CancellationError()
+        }
+        let french = Catalog.of(.fr)
+        try await press("hold")
+        try await pick("Language")
+        try await pick("Français")
+        try await pick(french[.stationMyCheckIns])
+        _ = try await kiosk.send(ControlRequest(command: "tap", card: 1))
+        try await press("hold")  // the session's screen, heard
+        let home = try #require(transcript.last)
+        #expect(home.screen.isPrivate && home.language == "fr" && home.screen.items.count == 3)
+        for item in home.screen.items { #expect(home.said.contains(item)) }
+        try await pick(french[.sessionShare])
+        let toggles = try #require(transcript.last?.screen.choices.filter { $0.id.hasPrefix("toggle:") })
+        try await pick(toggles[0].label)
+        let again = try #require(transcript.last?.screen.choices.filter { $0.id.hasPrefix("toggle:") })
+        try await pick(again[1].label)
+        try await pick(french[.sessionShareContinue])
+        try await pick(french[.sessionSymptomsNone])
+        try await pick(french[.sessionOutputPrint])
+        try await pick(french[.sessionShareContinue])
+        let printedBefore = try await Self.receipts(kiosk).count
+        try await pick(french[.consentYes])
+        let sent = try #require(transcript.last)
+        #expect(sent.said.contains(french[.receiptReportHandOver]), "what the receipt says is heard")
+
+        // The transcript: from French on, every utterance is French and is its screen, or its selected choice.
+        let firstFrench = try #require(transcript.firstIndex { $0.language == "fr" })
+        for entry in transcript[firstFrench...] {
+            #expect(entry.language == "fr")
+            let whole = CheckInMachine.spokenText(of: entry.screen)
+            let choice = entry.screen.selected.map { CheckInMachine.spokenChoice(of: entry.screen, at: $0) }
+            #expect(entry.said == whole || entry.said == choice, "\(entry.said)")
+        }
+        // The receipt: French text decoded from the printed bytes, and the reports' QR codes.
+        let receipts = try await Self.receipts(kiosk)
+        #expect(receipts.count == printedBefore + 1)
+        let receipt = try #require(receipts.last)
+        let text = receipt.lines.joined(separator: " ")  // lines wrapped to the paper's width
+        #expect(text.contains(french[.receiptReportTitle]) && text.contains(french[.receiptReportHandOver]), "\(text)")
+        #expect(text.contains("é") && text.contains("’"), "accents printed as written")
+        let codes = try ZBarImageScanner().scan(try ImageLoader.load(path: receipt.png)).map(\.text)
+        #expect(!codes.isEmpty)
+        #expect(codes.allSatisfy { $0.hasPrefix("CKPB1:") }, "\(codes)")
+        // Exactly the two consented reports open under the venue's keys (the rest is padding).
+        let crypto = OpenSSLCrypto()
+        let venue = try VenueCodeParser().parse(poster.url, crypto: crypto)
+        let keys = try CKPR.deriveKeys(locationId: try #require(venue.locationId), crypto: crypto)
+        let today = UInt32(Date().timeIntervalSince1970 / 86_400)
+        var opened = [PresenceReport]()
+        for code in codes {
+            for record in try ReportBatch(text: code).records {
+                opened += (today - 2...today + 3).compactMap { try? CKPR.open(record, day: $0, keys: keys) }
+            }
+        }
+        // A stay over midnight is one record per day: a piece that ends at midnight and the one starting then are
+        // one stay (144 ten-minute intervals a day).
+        opened.sort { $0.startIntervalNumber < $1.startIntervalNumber }
+        let stays = opened.indices.filter { index in
+            guard index > 0 else { return true }
+            let end = opened[index - 1].startIntervalNumber + UInt32(opened[index - 1].period)
+            return !(end % 144 == 0 && opened[index].startIntervalNumber == end)
+        }
+        #expect(stays.count == 2, "\(opened)")
+        // The voice: French recordings by the real espeak-ng.
+        let speech = directory + "/simulation/speech"
+        var frenchFiles = 0
+        for _ in 0..<100 {
+            let names = ((try? FileManager.default.contentsOfDirectory(atPath: speech)) ?? []).filter {
+                $0.hasSuffix(".txt")
+            }
+            frenchFiles =
+                names.filter {
+                    (try? String(contentsOfFile: speech + "/" + $0, encoding: .utf8))?.hasPrefix("fr\n") == true
+                }.count
+            if frenchFiles >= transcript.count - firstFrench { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(frenchFiles == transcript.count - firstFrench)
+    }
+
+    static func receipts(_ kiosk: SimulatedKiosk) async throws -> [RecordedReceipt] {
+        let answer = try await kiosk.send(ControlRequest(command: "receipts"))
+        guard let data = answer.data else { return [] }
+        return try JSONDecoder().decode([RecordedReceipt].self, from: Data(data.utf8))
     }
 
     /// A huge `advance` is refused with a message; the kiosk keeps answering, and so does a kiosk started again.
