@@ -239,6 +239,31 @@ import Testing
         }
     }
 
+    /// Paper speaks the language of the person at the kiosk: chosen on the idle screen, a slip prints in it (its
+    /// bytes decoded back to the catalog's texts); once the kiosk is left alone, the kiosk's own language again.
+    @Test(arguments: [Language.de, .fr, .it])
+    func aReceiptPrintsInTheLanguageChosenAtTheKiosk(_ language: Language) async throws {
+        let bench = try StationBench()
+        await bench.bind()
+        _ = await bench.runner.handle(.chosen("language"))
+        _ = await bench.runner.handle(.chosen("language:\(language.rawValue)"))
+        _ = await bench.runner.handle(.codeScanned("STAFF-CODE-1"))
+        _ = await bench.runner.handle(.staffCommand(.printStatus))
+        let texts = Catalog.of(language)
+        // A no-break space prints as a space on paper.
+        func printed(_ key: TextKey) -> String { texts[key].replacingOccurrences(of: "\u{00A0}", with: " ") }
+        let lines = try #require(try await bench.printer.lines().last)
+        #expect(lines.contains(printed(.receiptStatusTitle)), "\(lines)")
+        #expect(lines.contains(printed(.receiptStatusClockSynchronized)))
+        #expect(!lines.contains(Catalog.english[.receiptStatusTitle]))
+        _ = await bench.runner.handle(.staffCommand(.leave))
+        bench.clock.advance(by: CheckInMachine.visitorLanguageTime + 1)
+        _ = await bench.runner.handle(.tick)
+        _ = await bench.runner.handle(.codeScanned("STAFF-CODE-1"))
+        _ = await bench.runner.handle(.staffCommand(.printStatus))
+        #expect(try await bench.printer.lines().last?.contains(Catalog.english[.receiptStatusTitle]) == true)
+    }
+
     @Test func statusSlipCarriesCountsAndNoVenueName() async throws {
         let bench = try StationBench()
         await bench.bind()
