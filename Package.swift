@@ -239,6 +239,13 @@ let package = Package(
             exclude: ["shim"],
             swiftSettings: strictness
         ),
+        // A logger that keeps what it is given, for the tests that check what is logged (and what never is).
+        .target(
+            name: "KioskLogTesting",
+            dependencies: [logging],
+            path: "Tests/Helpers/KioskLogTesting",
+            swiftSettings: strictness
+        ),
         // Fuzz targets for every parser of outside input (KIOSK_FUZZ_TARGET picks one): libFuzzer entry with
         // -DKIOSK_FUZZ (Tests/scripts/20-fuzz.sh), a corpus replayer and seed writer otherwise.
         .executableTarget(
@@ -295,7 +302,7 @@ let package = Package(
         .testTarget(name: "KioskHTTPTests", dependencies: ["KioskHTTP"], swiftSettings: strictness),
         .testTarget(
             name: "KioskSpeechTests",
-            dependencies: ["KioskSpeech", "KioskCore", logging],
+            dependencies: ["KioskSpeech", "KioskCore", "KioskLogTesting", logging],
             swiftSettings: strictness
         ),
         .testTarget(
@@ -322,7 +329,8 @@ let package = Package(
             name: "KioskDaemonTests",
             dependencies: [
                 "KioskDaemon", "KioskSimulation", "KioskCore", "KioskOpenSSL", "KioskPrinter", "KioskCamera",
-                "KioskCameraTesting", "KioskStore", "KioskGPIO", "KioskNFC", "KioskExchange", logging,
+                "KioskCameraTesting", "KioskLogTesting", "KioskStore", "KioskGPIO", "KioskNFC", "KioskExchange",
+                logging,
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictness
@@ -339,7 +347,7 @@ let package = Package(
             name: "KioskAuthorityTests",
             dependencies: [
                 "KioskAuthority", "KioskCore", "KioskOpenSSL", "KioskExchange", "KioskSimulation", "KioskZip",
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                "KioskLogTesting", .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: strictness
         ),

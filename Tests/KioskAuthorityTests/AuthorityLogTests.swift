@@ -4,6 +4,7 @@ import HummingbirdTesting
 import KioskAuthority
 import KioskCore
 import KioskExchange
+import KioskLogTesting
 import KioskOpenSSL
 import Logging
 import Synchronization
@@ -12,30 +13,6 @@ import Testing
 /// The authority's server logs no IP address, port, verification code or record (the specification's server
 /// requirement 2), even at the most detailed level.
 @Suite struct AuthorityLogTests {
-    final class Lines: Sendable {
-        let all = Mutex<[String]>([])
-    }
-
-    struct CapturingHandler: LogHandler {
-        let lines: Lines
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-
-        func log(
-            level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String,
-            function: String, line: UInt
-        ) {
-            let all = self.metadata.merging(metadata ?? [:]) { $1 }
-            let text = "\(message) " + all.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " ")
-            lines.all.withLock { $0.append(text) }
-        }
-    }
-
     @Test func uploadsLeaveNoAddressCodeOrRecordInTheLog() async throws {
         let crypto = OpenSSLCrypto()
         let now: Int64 = 1_700_000_000
@@ -50,9 +27,8 @@ import Testing
             PresenceReport(startIntervalNumber: 2_833_000, period: 6, transmissionRiskLevel: 7), keys: keys)
         let batch = try ReportBatch.assemble([sealed], crypto: crypto)
 
-        let lines = Lines()
-        var logger = Logger(label: "authority") { _ in CapturingHandler(lines: lines) }
-        logger.logLevel = .trace
+        let log = CapturedLog()
+        let logger = log.logger(label: "authority")
         let app = AuthorityServer.makeApplication(publisher: publisher, port: 0, logger: logger, now: { now })
         try await app.test(.live) { client in
             let port = try #require(client.port)
@@ -60,7 +36,7 @@ import Testing
             try await uploader.upload(batch, verificationCode: code)
             await #expect(throws: UploadError.self) { try await uploader.upload(batch, verificationCode: code) }
         }
-        let logged = lines.all.withLock { $0 }
+        let logged = log.lines
         #expect(logged.contains { $0.contains("Upload accepted") }, "control: the server logged: \(logged)")
         let hexRecord = sealed.map { String($0, radix: 16) }.joined()
         for line in logged {

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import KioskAuthority
 import KioskCore
 import KioskExchange
+import KioskLogTesting
 import KioskOpenSSL
 import Logging
 import NIOCore
@@ -29,9 +30,8 @@ import Testing
             ],
             crypto: crypto)
         let clock = Mutex<Int64>(1_700_000_000)
-        let lines = AuthorityLogTests.Lines()
-        var logger = Logger(label: "authority") { _ in AuthorityLogTests.CapturingHandler(lines: lines) }
-        logger.logLevel = .trace
+        let log = CapturedLog()
+        let logger = log.logger(label: "authority")
         let limiter = CodeGuessLimiter(perClient: 5, overall: 50)
         let app = AuthorityServer.makeApplication(
             publisher: publisher, port: 0, logger: logger, now: { clock.withLock { $0 } }, limiter: limiter)
@@ -55,7 +55,7 @@ import Testing
             clock.withLock { $0 += CodeGuessLimiter.window }
             #expect(try await upload(code) == .created)
         }
-        let logged = lines.all.withLock { $0 }
+        let logged = log.lines
         #expect(!logged.contains { $0.contains("WRONG") || $0.contains(code) })
         let counts = logged.filter { $0.hasPrefix("Verification codes in the last minute") }
         #expect(counts.count == 1)

@@ -1,5 +1,7 @@
 import Foundation
 import KioskCore
+import KioskLogTesting
+import Logging
 import Testing
 
 @testable import KioskSpeech
@@ -40,8 +42,8 @@ import Testing
     }
 
     @Test func stopIsPromptWhileSpeaking() async throws {
-        let log = LogLines()
-        let speaker = BoardSpeaker(player: ALSAPlayer(device: "null"), logger: log.logger)
+        let log = CapturedLog()
+        let speaker = BoardSpeaker(player: ALSAPlayer(device: "null"), logger: log.logger())
         #expect(speaker.check() == "ok")
         let heard = await Self.sayThenInterrupt(speaker, after: .milliseconds(500)) { speaker.stop() }
         #expect(heard.returnedAfter < .milliseconds(100))  // say only hands the utterance over
@@ -54,7 +56,7 @@ import Testing
     }
 
     @Test func aNewerUtteranceInterruptsTheOlder() async throws {
-        let speaker = BoardSpeaker(player: ALSAPlayer(device: "null"), logger: LogLines().logger)
+        let speaker = BoardSpeaker(player: ALSAPlayer(device: "null"), logger: CapturedLog().logger())
         let heard = await Self.sayThenInterrupt(speaker, after: .milliseconds(300)) {
             speaker.say(Utterance(text: "Danke.", language: .de))
         }
@@ -65,8 +67,8 @@ import Testing
     }
 
     @Test func withoutASoundDeviceItLogsOnceAndGoesOn() async throws {
-        let log = LogLines()
-        let speaker = BoardSpeaker(player: ALSAPlayer(device: "kiosk-test-no-such-device"), logger: log.logger)
+        let log = CapturedLog()
+        let speaker = BoardSpeaker(player: ALSAPlayer(device: "kiosk-test-no-such-device"), logger: log.logger())
         #expect(speaker.check().hasPrefix("unavailable: no sound device 'kiosk-test-no-such-device'"))
         let secret = Utterance(text: "Maria Rossi, your stay at Café Luna matches a warning", language: .en)
         for _ in 0..<3 {
@@ -76,17 +78,17 @@ import Testing
         #expect(speaker.lastError?.contains("no sound device") == true)
         let lines = log.lines
         #expect(lines.count == 1, "\(lines)")
-        #expect(lines.first?.hasPrefix("error Speech unavailable") == true)
+        #expect(log.entries.first?.level == .error && lines.first?.hasPrefix("Speech unavailable") == true)
         for word in ["Maria", "Rossi", "Luna", "warning"] {
             #expect(!lines.joined().contains(word), "the log quotes the utterance: \(lines)")
         }
     }
 
     @Test func atVolumeZeroNothingIsPlayed() async throws {
-        let log = LogLines()
+        let log = CapturedLog()
         // Even a device that does not exist is never opened.
         let speaker = BoardSpeaker(
-            player: ALSAPlayer(device: "kiosk-test-no-such-device", volume: 0), logger: log.logger)
+            player: ALSAPlayer(device: "kiosk-test-no-such-device", volume: 0), logger: log.logger())
         #expect(speaker.check() == "muted (volume 0)")
         speaker.say(long)
         #expect(await SpeechSamples.eventually(within: .seconds(2)) { !speaker.isSpeaking })
@@ -94,7 +96,7 @@ import Testing
     }
 
     @Test func aSpeakerThatGoesAwayEndsItsThread() async throws {
-        var speaker: BoardSpeaker? = BoardSpeaker(player: ALSAPlayer(device: "null"), logger: LogLines().logger)
+        var speaker: BoardSpeaker? = BoardSpeaker(player: ALSAPlayer(device: "null"), logger: CapturedLog().logger())
         speaker?.say(long)
         try await Task.sleep(for: .milliseconds(200))
         // The thread holds the mailbox alone once the speaker is gone; the mailbox goes when the thread has ended.

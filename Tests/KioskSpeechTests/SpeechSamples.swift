@@ -92,36 +92,3 @@ enum SpeechSamples {
         return condition()
     }
 }
-
-/// Keeps every log line (level, message and metadata as text).
-final class LogLines: Sendable {
-    let all = Mutex<[String]>([])
-
-    var lines: [String] { all.withLock { $0 } }
-
-    var logger: Logger {
-        var logger = Logger(label: "speech-test") { _ in CapturingHandler(lines: self) }
-        logger.logLevel = .trace
-        return logger
-    }
-
-    struct CapturingHandler: LogHandler {
-        let lines: LogLines
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-
-        func log(
-            level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String,
-            function: String, line: UInt
-        ) {
-            let all = self.metadata.merging(metadata ?? [:]) { $1 }
-            let text = "\(level) \(message) " + all.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " ")
-            lines.all.withLock { $0.append(text) }
-        }
-    }
-}

@@ -1,6 +1,7 @@
 import Foundation
 import KioskCore
 import KioskDaemon
+import KioskLogTesting
 import KioskOpenSSL
 import KioskPrinter
 import KioskSimulation
@@ -73,37 +74,6 @@ final class IndexWarningSource: WarningSource {
     }
 }
 
-/// Keeps every log entry (message and metadata as text) for privacy checks.
-struct RecordingLogHandler: LogHandler {
-    static let entries = Mutex<[String: [String]]>([:])
-    let label: String
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-
-    init(label: String) { self.label = label }
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(
-        level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String,
-        function: String, line: UInt
-    ) {
-        let text = "\(message) \((metadata ?? [:]).map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " "))"
-        Self.entries.withLock { $0[label, default: []].append(text) }
-    }
-
-    static func logger(_ label: String, level: Logger.Level = .trace) -> Logger {
-        var logger = Logger(label: label) { RecordingLogHandler(label: $0) }
-        logger.logLevel = level
-        return logger
-    }
-
-    static func lines(_ label: String) -> [String] { entries.withLock { $0[label] ?? [] } }
-}
-
 /// A runner over in-memory ports with a manual clock (and the recording indicator, unless `lights` are given).
 struct StationBench {
     let clock: ManualClockSource
@@ -114,7 +84,7 @@ struct StationBench {
     let enroller: FakeEnroller
     let warnings: IndexWarningSource
     let crypto: OpenSSLCrypto
-    let logLabel: String
+    let log = CapturedLog()
     let runner: StationRunner
 
     static let cwaCode =
@@ -131,13 +101,12 @@ struct StationBench {
         let enroller = FakeEnroller()
         let warnings = IndexWarningSource(clock: clock)
         let crypto = OpenSSLCrypto()
-        let label = "station-test-\(UUID().uuidString)"
         runner = try StationRunner(
             configuration: StationConfiguration(staffCode: "STAFF-CODE-1"),
             desk: CheckInDesk(store: store, crypto: crypto), indicator: lights ?? indicator,
             printer: printer ?? recording,
             enroller: enroller, warnings: warnings, clock: clock, settings: settings, codePage: codePage,
-            logger: RecordingLogHandler.logger(label, level: logLevel))
+            logger: log.logger(label: "station-test", level: logLevel))
         self.clock = clock
         self.store = store
         self.settings = settings
@@ -146,7 +115,6 @@ struct StationBench {
         self.enroller = enroller
         self.warnings = warnings
         self.crypto = crypto
-        self.logLabel = label
     }
 
     /// A fresh card; `matching`: its holder allowed matching against warnings (saved in its profile, as the answer at
@@ -166,5 +134,5 @@ struct StationBench {
         _ = await runner.handle(.staffCommand(.leave))
     }
 
-    var logLines: [String] { RecordingLogHandler.lines(logLabel) }
+    var logLines: [String] { log.lines }
 }
