@@ -21,8 +21,9 @@ struct EnrolmentQuestions: Sendable {
 extension CheckInMachine {
     /// How long a visitor's message (checked in, checked out, refused) stays before the idle screen returns.
     public static let messageHoldTime: TimeInterval = 15
-    /// How long the kiosk waits for a card after "My check-ins" was chosen.
-    public static let sessionRequestTime: TimeInterval = 30
+    /// How long the kiosk waits for a card after "My check-ins" was chosen: short, for meanwhile a card tapped opens
+    /// its session instead of checking in (the warning and "More time" come 20 seconds before the end).
+    public static let sessionRequestTime: TimeInterval = 45
 
     /// Whether a card holder's session is open.
     public var isSessionOpen: Bool { session != nil }
@@ -47,21 +48,19 @@ extension CheckInMachine {
         if let until = speechSettingsDeadline(now: now.now) {
             return warningBeforeEnd(speechSettingsScreen(), until: until, now: now.now)
         }
-        // Staff mode, whatever it shows (the enrolled card's questions too), says before it closes that it will.
-        if let until = staffDeadline(now: now.now) {
-            return warningBeforeEnd(stationScreen(now: now), until: until, now: now.now)
-        }
-        return stationScreen(now: now)
+        // Whatever waits for an answer (staff mode, the enrolled card's questions too; the wait for a card; the
+        // languages; a receipt offered again) says before it ends that it will.
+        let screen = stationScreen(now: now)
+        guard let until = waitingDeadline(now: now.now) else { return screen }
+        return warningBeforeEnd(screen, until: until, now: now.now)
     }
 
-    /// The screen under the speech settings and staff mode's warning.
+    /// The screen under the speech settings, without the warning before a wait ends.
     private func stationScreen(now: ClockReading) -> ScreenModel {
         if let enrolment { return enrolmentScreen(enrolment) }
         if let session { return session.screen(now: now.now) }
         if let until = sessionRequestUntil, now.now < until {
-            return warningBeforeEnd(
-                messageScreen(texts.sessionPrompt, choices: [.init(id: "cancel-session", label: texts.cancel)]),
-                until: until, now: now.now)
+            return messageScreen(texts.sessionPrompt, choices: [.init(id: "cancel-session", label: texts.cancel)])
         }
         var choices = [ScreenModel.Choice]()
         if case .staff = mode {
@@ -73,10 +72,8 @@ extension CheckInMachine {
                 .init(id: "session", label: texts.myCheckIns), .init(id: "language", label: texts.languageChoice),
             ]
         }
-        if let since = choosingLanguage, now.now.timeIntervalSince(since) < Self.languageChoiceTime {
-            return warningBeforeEnd(
-                LanguageChoice.screen(in: texts.catalog, back: .init(id: "cancel-language", label: texts.cancel)),
-                until: since.addingTimeInterval(Self.languageChoiceTime), now: now.now)
+        if let since = choosingLanguage, now.now.timeIntervalSince(since) < answerTime {
+            return LanguageChoice.screen(in: texts.catalog, back: .init(id: "cancel-language", label: texts.cancel))
         }
         if let shown = lastShown {
             var staff = false
@@ -101,22 +98,39 @@ extension CheckInMachine {
         return screen
     }
 
-    /// How long the language list waits for a choice.
-    public static let languageChoiceTime: TimeInterval = 60
-    /// How long before a waiting screen ends by itself it says so and offers more time.
-    public static let timeWarning: TimeInterval = 10
+    /// How long a screen that waits for a visitor's answer waits (the languages, the speech settings, a receipt
+    /// offered again, a printed code's session): the venue's `checkIns.sessionInactivitySeconds`.
+    public var answerTime: TimeInterval { configuration.sessionInactivity }
+    /// How long before a waiting screen ends by itself it says so and offers more time: the 20 seconds WCAG 2.2.1
+    /// gives to ask for more, as a printed code's session does.
+    public static let timeWarning: TimeInterval = VisitorSession.inactivityWarning
 
-    /// The deadline of the waiting screen shown now (the speech settings, staff mode, the wait for a card after
-    /// "My check-ins", the language list), if one is shown.
+    /// When the screen shown now stops waiting by itself, if it waits at all: the speech settings over everything;
+    /// otherwise the earliest of staff mode, the wait for a card after "My check-ins", the languages and a receipt
+    /// offered again. A session warns by its own rule (a printed code's) or lasts while its card lies on the reader.
     func waitingDeadline(now: Date) -> Date? {
         if let until = speechSettingsDeadline(now: now) { return until }
-        if let until = staffDeadline(now: now) { return until }
-        guard enrolment == nil, session == nil else { return nil }
-        if let until = sessionRequestUntil, now < until { return until }
-        if let since = choosingLanguage, now.timeIntervalSince(since) < Self.languageChoiceTime {
-            return since.addingTimeInterval(Self.languageChoiceTime)
+        guard session == nil else { return nil }
+        var deadlines = [Date]()
+        if let until = staffDeadline(now: now) { deadlines.append(until) }
+        if enrolment == nil {
+            if let until = sessionRequestUntil, now < until { deadlines.append(until) }
+            if let since = choosingLanguage, now.timeIntervalSince(since) < answerTime {
+                deadlines.append(since.addingTimeInterval(answerTime))
+            }
+            if let offer = reprintOffer, now < offer.until { deadlines.append(offer.until) }
         }
-        return nil
+        return deadlines.min()
+    }
+
+    /// "More time" on a waiting screen: everything that waits starts its time again. False when nothing waits here.
+    mutating func moreTime(now: ClockReading) -> Bool {
+        guard session == nil, waitingDeadline(now: now.now) != nil else { return false }
+        extendStaff(now: now)
+        if sessionRequestUntil != nil { sessionRequestUntil = now.now.addingTimeInterval(Self.sessionRequestTime) }
+        if choosingLanguage != nil { choosingLanguage = now.now }
+        if let offer = reprintOffer { reprintOffer = (offer.job, now.now.addingTimeInterval(answerTime)) }
+        return true
     }
 
     /// When staff mode closes by itself, unless staff act before (not while it is busy: it waits for that).
@@ -169,11 +183,8 @@ extension CheckInMachine {
         guard current.offers(id) else { return [] }
         selection = nil
         if let handled = chosenForSpeech(id, now: now) { return handled }
-        if id == "more-time", staffDeadline(now: now.now) != nil {
-            // Staff mode starts its time again (the enrolled card's questions stay where they were).
-            extendStaff(now: now)
-            return []
-        }
+        // More time answers none of the questions under it (an enrolled card's stay where they were).
+        if id == "more-time", moreTime(now: now) { return [] }
         if enrolment != nil { return answerEnrolment(id, now: now) }
         if session != nil {
             guard var open = session else { return [] }
@@ -198,11 +209,6 @@ extension CheckInMachine {
             return []
         case "cancel-language":
             choosingLanguage = nil
-            return []
-        case "more-time":
-            // The waiting screen starts its time again.
-            if sessionRequestUntil != nil { sessionRequestUntil = now.now.addingTimeInterval(Self.sessionRequestTime) }
-            if choosingLanguage != nil { choosingLanguage = now.now }
             return []
         case _ where LanguageChoice.language(of: id) != nil:
             choosingLanguage = nil

@@ -63,9 +63,6 @@ extension CheckInMachine {
 
     // MARK: - The visitor's volume and speed
 
-    /// How long the speech settings stay open without a choice.
-    public static let speechSettingsTime: TimeInterval = 60
-
     /// The choice every spoken screen with choices ends with: it opens the speech settings.
     static let speechSettingsChoice = "speech-settings"
 
@@ -78,12 +75,10 @@ extension CheckInMachine {
         return offered
     }
 
-    /// The speech settings' deadline, while they are open.
+    /// The speech settings' deadline, while they are open (they wait `answerTime`).
     func speechSettingsDeadline(now: Date) -> Date? {
-        guard let opened = speechSettingsOpened, now.timeIntervalSince(opened) < Self.speechSettingsTime else {
-            return nil
-        }
-        return opened.addingTimeInterval(Self.speechSettingsTime)
+        guard let opened = speechSettingsOpened, now.timeIntervalSince(opened) < answerTime else { return nil }
+        return opened.addingTimeInterval(answerTime)
     }
 
     /// The speech settings: the volume and speed now, louder, quieter, faster, slower and back.

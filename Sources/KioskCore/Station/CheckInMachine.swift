@@ -14,7 +14,7 @@ public import Foundation
 ///   kind byte says "staff" (forged, or another kiosk's) and every printed card code of kind staff is refused;
 /// - a venue code binds the kiosk in staff mode and is only a hint otherwise; anything else is "not a check-in code";
 /// - a receipt is printed while the person it is for is there: one that fails is offered again for
-///   `reprintOfferTime` (confirm prints it now, cancel drops it) and never printed later on its own.
+///   `answerTime` (confirm prints it now, cancel drops it) and never printed later on its own.
 public struct CheckInMachine: Sendable {
     /// What the kiosk is doing.
     public enum Mode: Sendable, Equatable {
@@ -69,8 +69,6 @@ public struct CheckInMachine: Sendable {
     /// A receipt that did not print, offered to the person at the kiosk until `until`: confirm tries it again now,
     /// cancel (or the time running out) drops it. Nothing is ever printed later on its own.
     var reprintOffer: (job: PrintJob, until: Date)?
-    /// How long a receipt that did not print is offered again.
-    public static let reprintOfferTime: TimeInterval = 60
     /// The hour (of the clock's lower bound) in which expiry last ran: it runs again as each hour begins.
     private var lastExpiryHour: Int64?
     private var clockWasSynchronized: Bool?
@@ -766,7 +764,7 @@ public struct CheckInMachine: Sendable {
                 .indicate(.error),
             ]
         }
-        reprintOffer = (job, now.now.addingTimeInterval(Self.reprintOfferTime))
+        reprintOffer = (job, now.now.addingTimeInterval(answerTime))
         return [
             .show(
                 texts.message(

@@ -9,9 +9,9 @@ public struct StationConfiguration: Sendable, Equatable {
     public var staffCode: String?
     /// Length of a stay at venues whose code sets none (SwissCovid/NotifyMe without a delay, Cléa).
     public var defaultStayLength: TimeInterval
-    /// How long a warning stays on screen waiting for the visitor's confirmation.
-    public var warningDisplayTime: TimeInterval
-    /// A printed code's session closes after this long without a choice (`checkIns.sessionInactivitySeconds`).
+    /// How long the kiosk waits for a visitor's answer (`checkIns.sessionInactivitySeconds`): a printed code's session
+    /// closes after this long without a choice; the languages, the speech settings and a receipt offered again wait
+    /// as long.
     public var sessionInactivity: TimeInterval = VisitorSession.defaultInactivityLimit
     /// The kiosk's language: the screen, speech and paper use it unless a visitor chooses another (on the idle
     /// screen, or remembered with their card).
@@ -24,12 +24,11 @@ public struct StationConfiguration: Sendable, Equatable {
 
     public init(
         staffTimeout: TimeInterval = 300, staffCode: String? = nil, defaultStayLength: TimeInterval = 8 * 3600,
-        warningDisplayTime: TimeInterval = 120, language: Language = .fallback, warningAdvice: String? = nil
+        language: Language = .fallback, warningAdvice: String? = nil
     ) {
         self.staffTimeout = staffTimeout
         self.staffCode = staffCode
         self.defaultStayLength = defaultStayLength
-        self.warningDisplayTime = warningDisplayTime
         self.language = language
         self.warningAdvice = warningAdvice
     }

@@ -228,20 +228,20 @@ import Testing
         #expect(plain.machine.mode == .visitor)
     }
 
-    /// Staff mode says ten seconds before it closes that it will, with a tone once, and offers more time; the
+    /// Staff mode says twenty seconds before it closes that it will, with a tone once, and offers more time; the
     /// enrolled card's questions are kept as they were (“More time” answers none of them).
     @Test func staffModeWarnsBeforeItClosesAndMoreTimeKeepsItOpen() throws {
         var harness = MachineHarness()
         harness.bind()
         harness.openStaff()
-        harness.clock.advance(by: 289)
+        harness.clock.advance(by: 279)
         #expect(!harness.run(.tick).contains(.indicate(.timeRunningOut)))
         #expect(!harness.machine.screen(now: harness.now).offers("more-time"))
         harness.clock.advance(by: 1)
         #expect(harness.run(.tick).contains(.indicate(.timeRunningOut)))
         let warned = harness.machine.screen(now: harness.now)
         #expect(warned.title == "Staff mode" && warned.offers("more-time"))
-        #expect(warned.lines.last == "This screen closes in 10 seconds. Choose “More time” to stay.")
+        #expect(warned.lines.last == "This screen closes in 20 seconds. Choose “More time” to stay.")
         harness.clock.advance(by: 1)
         #expect(!harness.run(.tick).contains(.indicate(.timeRunningOut)), "the tone once")
         harness.run(.chosen("more-time"))
@@ -256,7 +256,7 @@ import Testing
         harness.run(.staffCommand(.enrolCard))
         harness.run(.cardRead(.blank))
         harness.run(.chosen("yes"))
-        harness.clock.advance(by: 291)
+        harness.clock.advance(by: 281)
         harness.run(.tick)
         let question = harness.machine.screen(now: harness.now)
         #expect(question.choices.map(\.id) == ["set-pin", "no-pin", "more-time"])

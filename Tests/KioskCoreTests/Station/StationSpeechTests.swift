@@ -259,7 +259,7 @@ import Testing
         #expect(SpeechVoice(volume: 84, rate: 150).louder().volume == 90)
     }
 
-    /// The settings wait a minute: ten seconds before they close they say so, with a tone, and offer more time; an
+    /// The settings wait the venue's time to answer: twenty seconds before they close they say so, with a tone, and offer more time; an
     /// open printed-code session under them waits for them, then comes back with its whole time.
     @Test func theSpeechSettingsWarnBeforeTheyCloseAndASessionUnderThemWaits() throws {
         let card = StationFixtures.card()
@@ -270,15 +270,15 @@ import Testing
         let home = Self.run(&harness, .codeScanned(card.printedText), &spoken)
         #expect(home.isPrivate && home.offers("speech-settings"))
         Self.run(&harness, .chosen("speech-settings"), &spoken)
-        harness.clock.advance(by: CheckInMachine.speechSettingsTime - CheckInMachine.timeWarning)
+        harness.clock.advance(by: harness.machine.answerTime - CheckInMachine.timeWarning)
         let actions = harness.run(.tick)
         #expect(actions.contains(.indicate(.timeRunningOut)))
         let warned = harness.machine.screen(now: harness.now)
         #expect(warned.title == "Speech" && warned.offers("more-time"))
-        #expect(warned.lines.last == "This screen closes in 10 seconds. Choose “More time” to stay.")
+        #expect(warned.lines.last == "This screen closes in 20 seconds. Choose “More time” to stay.")
         Self.run(&harness, .chosen("more-time"), &spoken)
         // Longer than a session waits: the session under the settings is still open when they close.
-        harness.clock.advance(by: CheckInMachine.speechSettingsTime - 1)
+        harness.clock.advance(by: harness.machine.answerTime - 1)
         Self.run(&harness, .tick, &spoken)
         #expect(harness.machine.screen(now: harness.now).title == "Speech")
         harness.clock.advance(by: 2)

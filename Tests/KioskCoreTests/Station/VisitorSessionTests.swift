@@ -374,7 +374,7 @@ import Testing
         #expect(harness.run(.tick).patterns == [.timeRunningOut])
         let warned = Self.screen(harness)
         #expect(warned.offers("more-time"))
-        #expect(warned.lines.last == "This screen closes in 9 seconds. Choose “More time” to stay.")
+        #expect(warned.lines.last == "This screen closes in 19 seconds. Choose “More time” to stay.")
         #expect(harness.run(.tick).patterns.isEmpty, "one tone")
         harness.run(.chosen("more-time"))
         #expect(Self.screen(harness).title == StationTexts().sessionPrompt.title)
@@ -387,8 +387,11 @@ import Testing
         #expect(Self.screen(harness).title != StationTexts().sessionPrompt.title)
 
         harness.run(.chosen("language"))
-        harness.clock.advance(by: CheckInMachine.languageChoiceTime - CheckInMachine.timeWarning)
+        harness.clock.advance(by: harness.machine.answerTime - CheckInMachine.timeWarning)
         #expect(harness.run(.tick).patterns == [.timeRunningOut])
         #expect(Self.screen(harness).offers("more-time") && Self.screen(harness).offers("language:de"))
+        // The venue's time to answer: the language list waits as long as a printed code's session.
+        #expect(harness.machine.answerTime == VisitorSession.defaultInactivityLimit)
+        #expect(CheckInMachine.timeWarning >= 20, "WCAG 2.2.1: at least 20 seconds to ask for more")
     }
 }

@@ -227,7 +227,7 @@ import Testing
                 let cancelled = await bench.runner.handle(.buttonPressed(.cancel))
                 #expect(cancelled.shown.last?.body == "Nothing was printed, and nothing will be printed later.")
             case "timeout":
-                bench.clock.advance(by: CheckInMachine.reprintOfferTime + 1)
+                bench.clock.advance(by: StationConfiguration().sessionInactivity + 1)
                 _ = await bench.runner.handle(.tick)
             default:
                 _ = await bench.runner.handle(.staffCommand(.leave))
@@ -237,6 +237,28 @@ import Testing
             _ = await bench.runner.handle(.tick)
             #expect(await bench.printer.receipts.isEmpty, "\(answer)")
         }
+    }
+
+    /// A receipt offered again waits the venue's time to answer, says twenty seconds before the end that it will
+    /// stop waiting, with a tone, and “More time” gives it that time again.
+    @Test func aReceiptOfferedAgainWarnsBeforeItEndsAndMoreTimeKeepsIt() async throws {
+        let bench = try StationBench()
+        await bench.printer.setFailure(.outOfPaper(path: "/dev/kiosk-printer"))
+        _ = await bench.runner.handle(.codeScanned("STAFF-CODE-1"))
+        _ = await bench.runner.handle(.staffCommand(.printStatus))
+        await bench.printer.setFailure(nil)
+        let wait = StationConfiguration().sessionInactivity
+        bench.clock.advance(by: wait - CheckInMachine.timeWarning - 1)
+        #expect(await bench.runner.handle(.tick).indicated.isEmpty)
+        bench.clock.advance(by: 1)
+        #expect(await bench.runner.handle(.tick).indicated == [.timeRunningOut])
+        let warned = await bench.runner.screen()
+        #expect(warned.offers("confirm") && warned.offers("more-time"), "\(warned.choices)")
+        _ = await bench.runner.handle(.chosen("more-time"))
+        bench.clock.advance(by: wait - 1)
+        _ = await bench.runner.handle(.tick)
+        _ = await bench.runner.handle(.chosen("confirm"))
+        #expect(await bench.printer.receipts.count == 1, "still offered after more time, and printed now")
     }
 
     /// Paper speaks the language of the person at the kiosk: chosen on the idle screen, a slip prints in it (its
