@@ -4,17 +4,25 @@ driven by Selenium), and the same scenario with the two physical buttons only.
 
     Tests/browser/visitor_session.py PATH/TO/kiosk ARTEFACT_DIR
 
-Staff bind a CWA venue and enrol card 1 (its holder allows matching); the card checks in three times. In Chromium
-at 800x480: "My check-ins", the card tapped, the list and its count, one stay deleted, two shared with consent and
-printed. Checked in the browser, not on the HTML text: the consent answers have identical computed style and size,
-nothing is selected and no choice lies outside the window; after the card is taken away no stay, venue or warning
-is in the DOM; a page from another origin cannot choose anything. The receipt is decoded (zbarimg) and its CKPB/1
-records opened with the venue's location id (CKPR/1, docs/PROTOCOL.md): exactly the consented reports, nothing more.
-Every view the English scenarios shoot is audited too (axe-core and contrast, below). Then, in each of the four
-languages and at 800x480 and 1920x1080: the language chosen on the idle screen, the page's
-`lang`, and on every view (languages, idle, tap your card, the session, its settings, the stays to share) zero
+kiosk-authority (built next to kiosk) is the health authority: the kiosk is configured with its key. Staff bind a
+CWA venue and enrol cards 1 and 3 (their holders allow matching) and card 2 (with a PIN); cards 1 and 3 check in
+together three times. In Chromium at 800x480: "My check-ins", card 1 tapped, the list and its count, one stay
+deleted, two shared with consent and printed. Checked in the browser, not on the HTML text: the consent answers have
+identical computed style and size, nothing is selected and no choice lies outside the window; after the card is
+taken away no stay, venue or warning is in the DOM; a page from another origin cannot choose anything. The receipt
+is decoded (zbarimg) and its CKPB/1 records opened with the venue's location id (CKPR/1, docs/PROTOCOL.md): exactly
+the consented reports, nothing more. Every view the English scenarios shoot is audited too (axe-core and contrast,
+below). Card 1's last receipt is accepted and published by kiosk-authority and the signed package loaded from a
+folder (`kiosk simulate load-warnings`, as from a USB stick): card 3 is warned. Then, in each of the four languages
+and at 800x480 and 1920x1080: the language chosen on the idle screen, the page's `lang`, and on every view zero
 WCAG 2.1 A/AA violations by axe-core 4.12 (from a hash-pinned PyPI wheel), text contrast of at least 7:1, and every
-choice inside the window. Screenshots of every view go to ARTEFACT_DIR. Exits non-zero on the first failed check.
+choice inside the window. The views: languages, idle, tap your card and its last 20 seconds (the time running out,
+"More time"), card 1's session, its settings, sharing up to the question (the stays to share, two selected,
+symptoms, output, the disclosure, the consent question; answered no, nothing printed), card 2's PIN keypad, card 3's
+news at its tap, its session and its warning, and staff mode opened after the visitor's choice (in that language):
+the menu and the prompts to bind a venue and to enrol a card; then, with speech asked for (a button held), the speech
+settings offered last on every spoken screen (volume and speed). Screenshots of every view go to ARTEFACT_DIR. Exits
+non-zero on the first failed check.
 """
 
 import base64
@@ -57,11 +65,12 @@ def check(condition, what):
 
 
 class Kiosk:
-    def __init__(self, binary, state):
+    def __init__(self, binary, state, config):
         self.binary, self.state = binary, state
         self.log = open(os.path.join(state, "kiosk.log"), "w")
         self.process = subprocess.Popen(
-            [binary, "run", "--simulate", "--state-dir", state, "--web", "127.0.0.1:0", "--log-level", "warning"],
+            [binary, "run", "--simulate", "--state-dir", state, "--web", "127.0.0.1:0", "--log-level", "warning",
+             "--config", config],
             stdout=self.log, stderr=subprocess.STDOUT)
         for _ in range(300):
             status = self.run("status", "--json", ok=None)
@@ -98,16 +107,40 @@ def set_up(kiosk):
     kiosk.run("enrol", "--card", "1", "--matching", "yes")
     # Card 2's holder chose a PIN: its session opens on the keypad (audited for accessibility).
     kiosk.run("enrol", "--card", "2", "--matching", "yes", "--pin", "2468")
+    # Card 3 is there whenever card 1 is: warned once card 1's reports are published (warned()).
+    kiosk.run("enrol", "--card", "3", "--matching", "yes")
     kiosk.run("staff-menu", "leave")
     # Three stays: two ended, one still open.
     for minutes in ("60m", "60m", None):
         kiosk.run("advance", "2m")
         kiosk.run("tap", "--card", "1")
+        kiosk.run("tap", "--card", "3")
         if minutes:
             kiosk.run("advance", minutes)
             kiosk.run("tap", "--card", "1")
+            kiosk.run("tap", "--card", "3")
         kiosk.run("remove")
         kiosk.run("advance", "30m")
+
+
+def authority_key(authority, directory):
+    """`kiosk-authority init`: the health authority's signing key; returns the public key it printed."""
+    initialized = subprocess.run([authority, "init", "--dir", directory], capture_output=True, text=True, timeout=60)
+    check(initialized.returncode == 0 and "BEGIN PUBLIC KEY" in initialized.stdout, "the health authority set up")
+    return initialized.stdout
+
+
+def warned(kiosk, authority, directory):
+    """Card 1's last receipt taken to the test centre (its QR codes scanned, `kiosk-authority accept`), the package
+    published and brought to the kiosk on a USB stick (`kiosk simulate load-warnings`): card 3 has a warning."""
+    receipts = json.loads(kiosk.run("receipts", "--json").stdout)
+    codes = receipt_codes(receipts[-1]["png"])
+    check(codes, "the receipt's QR codes are CKPB/1 batches")
+    for arguments in (["accept", "--dir", directory, *codes], ["publish", "--dir", directory]):
+        answer = subprocess.run([authority, *arguments], capture_output=True, text=True, timeout=60)
+        check(answer.returncode == 0, f"kiosk-authority {arguments[0]}: {answer.stdout.strip()}{answer.stderr}")
+    loaded = kiosk.run("load-warnings", os.path.join(directory, "www")).stdout
+    check("1 package(s) loaded" in loaded, f"the signed package loaded from the stick: {loaded.strip()}")
 
 
 # MARK: - The browser
@@ -132,6 +165,12 @@ class Page:
 
     def title(self):
         return self.driver.find_element(By.ID, "title").text
+
+    def lang(self):
+        return self.driver.execute_script("return document.documentElement.lang")
+
+    def kind(self):
+        return self.driver.find_element(By.ID, "message").get_attribute("class").removeprefix("kind-")
 
     def wait_for(self, predicate, what, seconds=15):
         deadline = time.time() + seconds
@@ -158,6 +197,9 @@ class Page:
 
     def choice_ids(self):
         return [b.get_attribute("data-choice") for b in self.driver.find_elements(By.CSS_SELECTOR, "#choices button")]
+
+    def labels(self):
+        return [b.text for b in self.driver.find_elements(By.CSS_SELECTOR, "#choices button")]
 
     def shot(self, name):
         if self.axe:
@@ -332,10 +374,15 @@ def base45(text):
     return bytes(out)
 
 
+def receipt_codes(png):
+    """The receipt's CKPB/1 QR codes, as scanned (zbarimg)."""
+    codes = subprocess.run(["zbarimg", "--raw", "-q", png], capture_output=True, text=True).stdout.splitlines()
+    return [code for code in codes if code.startswith("CKPB1:")]
+
+
 def open_receipt(kiosk, png):
     """How many records of the receipt's CKPB/1 batches open under the venue's location id."""
-    codes = subprocess.run(["zbarimg", "--raw", "-q", png], capture_output=True, text=True).stdout.splitlines()
-    batches = [base45(code[len("CKPB1:"):]) for code in codes if code.startswith("CKPB1:")]
+    batches = [base45(code[len("CKPB1:"):]) for code in receipt_codes(png)]
     check(batches, "the receipt's QR codes are CKPB/1 batches")
     decoded = json.loads(subprocess.run([kiosk.binary, "decode", VENUE, "--json"], capture_output=True,
                                         text=True).stdout)
@@ -496,27 +543,27 @@ def accessibility(kiosk, artefacts):
                 page.wait_for(lambda: f"language:{language}" in page.choice_ids(), "the languages")
                 audit(page, axe, f"{language}-languages")
                 page.choose(f"language:{language}")
-                page.wait_for(lambda: page.driver.execute_script("return document.documentElement.lang") == language,
-                              f"the page in {language}")
+                page.wait_for(lambda: page.lang() == language, f"the page in {language}")
                 audit(page, axe, f"{language}-idle")
                 page.choose("session")
                 page.wait_for(lambda: "cancel-session" in page.choice_ids(), "the prompt for a card")
                 audit(page, axe, f"{language}-tap-your-card")
+                # Its last 20 seconds (of 45): the time running out and "More time".
+                kiosk.run("advance", "25s")
+                page.wait_for(lambda: "more-time" in page.choice_ids(), "the prompt's last 20 seconds")
+                audit(page, axe, f"{language}-time-running-out")
+                page.choose("more-time")
+                page.wait_for(lambda: page.choice_ids() == ["cancel-session"], "the prompt with its time again")
                 kiosk.run("tap", "--card", "1")
                 page.wait_for(lambda: "settings" in page.choice_ids(), "the session")
-                check(page.driver.execute_script("return document.documentElement.lang") == language,
-                      f"{language}: the session's page says its language")
+                check(page.lang() == language, f"{language}: the session's page says its language")
                 audit(page, axe, f"{language}-my-check-ins")
                 page.choose("settings")
                 page.wait_for(lambda: "always-speak" in page.choice_ids(), "the settings")
                 audit(page, axe, f"{language}-settings")
                 page.choose("back")
                 page.wait_for(lambda: "share" in page.choice_ids(), "the session again")
-                page.choose("share")
-                page.wait_for(lambda: "continue" in page.choice_ids(), "the stays to share")
-                audit(page, axe, f"{language}-share-select")
-                page.choose("cancel")
-                page.wait_for(lambda: "done" in page.choice_ids(), "the session again")
+                sharing(kiosk, page, axe, language)
                 kiosk.run("remove")
                 page.wait_for(lambda: "settings" not in page.choice_ids(), "the session closed")
                 # The PIN keypad of card 2, in this language.
@@ -528,19 +575,129 @@ def accessibility(kiosk, artefacts):
                 audit(page, axe, f"{language}-pin-keypad")
                 kiosk.run("remove")
                 page.wait_for(lambda: "key:ok" not in page.choice_ids(), "the keypad closed")
+                warning(kiosk, page, axe, language)
+                staff(kiosk, page, axe, language)
+                speech_settings(kiosk, page, axe, language)
         finally:
             page.quit()
+
+
+def sharing(kiosk, page, axe, language):
+    """Every view of sharing up to the consent question, in `language`; answered no: nothing printed."""
+    page.choose("share")
+    page.wait_for(lambda: "continue" in page.choice_ids(), "the stays to share")
+    audit(page, axe, f"{language}-share-select")
+    toggles = [c for c in page.choice_ids() if c.startswith("toggle:")]
+    check(len(toggles) == 2, f"{language}: two stays to share")
+    unselected = page.labels()[:2]
+    for toggle in toggles:
+        page.choose(toggle)
+    check(all(a != b for a, b in zip(page.labels()[:2], unselected)), f"{language}: both stays selected")
+    audit(page, axe, f"{language}-share-selected")
+    page.choose("continue")
+    page.wait_for(lambda: "week" in page.choice_ids(), "the symptoms question")
+    audit(page, axe, f"{language}-symptoms")
+    page.choose("week")
+    page.wait_for(lambda: "print" in page.choice_ids(), "the choice of output")
+    audit(page, axe, f"{language}-output")
+    page.choose("print")
+    page.wait_for(lambda: page.choice_ids() == ["continue", "cancel"], "the disclosure")
+    audit(page, axe, f"{language}-disclosure")
+    page.choose("continue")
+    page.wait_for(lambda: page.choice_ids() == ["yes", "no"], "the consent question")
+    check(page.lang() == language, f"{language}: the consent question's page says its language")
+    audit(page, axe, f"{language}-consent")
+    printed = len(json.loads(kiosk.run("receipts", "--json").stdout))
+    page.choose("no")
+    page.wait_for(lambda: "done" in page.choice_ids(), "the session again")
+    check(len(json.loads(kiosk.run("receipts", "--json").stdout)) == printed, f"{language}: no, and nothing printed")
+
+
+def warning(kiosk, page, axe, language):
+    """Card 3's warning in `language`: the public line at its tap, then, in its session, the warning itself."""
+    page.wait_for(lambda: "session" in page.choice_ids(), "the idle screen")
+    kiosk.run("advance", "1m")
+    kiosk.run("tap", "--card", "3")
+    page.wait_for(lambda: page.kind() == "warning" and "session" in page.choice_ids(), "the news at the tap")
+    audit(page, axe, f"{language}-news-at-the-tap")
+    # The card still on the reader: "My check-ins" opens its session.
+    page.choose("session")
+    page.wait_for(lambda: "warning" in page.choice_ids(), "the session with a warning")
+    check(page.lang() == language, f"{language}: the warned session's page says its language")
+    audit(page, axe, f"{language}-my-check-ins-warned")
+    page.choose("warning")
+    page.wait_for(lambda: "print-slip" in page.choice_ids(), "the warning")
+    check(page.kind() == "warning", f"{language}: the warning in its colours")
+    audit(page, axe, f"{language}-warning")
+    page.choose("back")
+    page.wait_for(lambda: "warning" in page.choice_ids(), "the session again")
+    kiosk.run("remove")
+    page.wait_for(lambda: "warning" not in page.choice_ids(), "the session closed")
+
+
+def staff(kiosk, page, axe, language):
+    """Staff mode opened after a visitor chose `language`: the menu and the prompts to bind and to enrol."""
+    page.wait_for(lambda: "session" in page.choice_ids(), "the idle screen")
+    kiosk.run("staff")
+    page.wait_for(lambda: page.choice_ids() == ["confirm", "cancel"], "the staff menu")
+    check(page.lang() == language, f"{language}: staff mode in the language chosen last")
+    audit(page, axe, f"{language}-staff-menu")
+    menu = page.title()
+    for entry in ("bind", "enrol"):
+        kiosk.run("staff-menu", entry)
+        page.wait_for(lambda: page.title() != menu, f"the staff prompt ({entry})")
+        audit(page, axe, f"{language}-staff-{entry}")
+        page.choose("cancel", then_title=menu)
+    kiosk.run("staff-menu", "leave")
+    page.wait_for(lambda: "session" in page.choice_ids(), "staff mode closed")
+    # The idle screen again, its message gone.
+    kiosk.run("advance", "15s")
+    page.wait_for(lambda: page.kind() == "idle", "the idle screen")
+
+
+def speech_settings(kiosk, page, axe, language):
+    """A button held: the screen is spoken and ends with the speech settings; they are audited in `language`, made
+    louder and slower, and left; left alone, the kiosk stops speaking (the next person hears the venue's voice)."""
+    page.wait_for(lambda: "session" in page.choice_ids(), "the idle screen")
+    kiosk.run("button", "hold")
+    page.wait_for(lambda: page.choice_ids()[-1:] == ["speech-settings"], "the speech settings offered last")
+    page.choose("speech-settings")
+    page.wait_for(lambda: "speech-louder" in page.choice_ids(), "the speech settings")
+    check(page.lang() == language, f"{language}: the speech settings' page says its language")
+    audit(page, axe, f"{language}-speech-settings")
+    before = page.driver.find_element(By.ID, "message").text
+    page.choose("speech-louder")
+    page.choose("speech-slower")
+    page.wait_for(lambda: page.driver.find_element(By.ID, "message").text != before, "the new volume and speed shown")
+    page.choose("speech-back")
+    page.wait_for(lambda: "speech-louder" not in page.choice_ids(), "the screen under the settings")
+    kiosk.run("advance", "3m")
+    page.wait_for(lambda: "speech-settings" not in page.choice_ids(), "speech ended, left alone")
 
 
 def main():
     binary, artefacts = sys.argv[1], sys.argv[2]
     os.makedirs(artefacts, exist_ok=True)
     state = tempfile.mkdtemp(prefix="kiosk-browser-")
-    kiosk = Kiosk(binary, state)
+    # The health authority (kiosk-authority, built next to kiosk): the kiosk trusts its key and, offline, takes its
+    # packages from a USB stick.
+    authority = os.path.join(os.path.dirname(binary), "kiosk-authority")
+    office = tempfile.mkdtemp(prefix="kiosk-authority-")
+    directory = os.path.join(office, "authority")
+    try:
+        key = authority_key(authority, directory)
+    except Failed as failure:
+        print(f"FAIL: {failure}", file=sys.stderr)
+        sys.exit(1)
+    config = os.path.join(office, "kiosk.json")
+    with open(config, "w") as out:
+        json.dump({"warnings": {"baseURL": "http://127.0.0.1:9/warnings", "publicKey": key}}, out)
+    kiosk = Kiosk(binary, state, config)
     try:
         set_up(kiosk)
         browser_scenario(kiosk, artefacts)
         buttons_scenario(kiosk)
+        warned(kiosk, authority, directory)
         accessibility(kiosk, artefacts)
     except Failed as failure:
         print(f"FAIL: {failure}", file=sys.stderr)
@@ -549,6 +706,7 @@ def main():
         sys.exit(1)
     kiosk.stop()
     shutil.rmtree(state, ignore_errors=True)
+    shutil.rmtree(office, ignore_errors=True)
     print(f"visitor session: every check passed; screenshots in {artefacts}")
 
 

@@ -151,7 +151,9 @@ public struct CheckInMachine: Sendable {
     private mutating func handling(_ event: StationEvent, now: ClockReading) -> [StationAction] {
         prune(now: now)
         if !isSpeaking(now: now.now) {
-            // Nobody is spoken to any more: the next person hears the venue's voice.
+            // Nobody is spoken to any more: the next person's actions do not bring speech back (they ask for it
+            // themselves), and they hear the venue's voice.
+            speechRequested = nil
             visitorVoice = nil
             speechSettingsOpened = nil
         }

@@ -55,6 +55,12 @@ import Testing
         Self.run(&harness, .tick, &spoken)
         #expect(spoken.count == before || spoken.last == .stop)
         #expect(Self.said(Array(spoken[before...])).isEmpty)
+        // The next person's tap and choices do not bring speech back: they ask for it themselves.
+        harness.clock.advance(by: 60)
+        Self.run(&harness, .cardRead(.card(StationFixtures.card())), &spoken)
+        Self.run(&harness, .navigated(.next), &spoken)
+        #expect(Self.said(Array(spoken[before...])).isEmpty)
+        #expect(!harness.machine.isSpeaking(now: harness.now.now))
     }
 
     @Test func aHolderWhoChoseAlwaysSpeakIsSpokenToAndTakingTheCardAwayStopsIt() throws {
