@@ -19,8 +19,9 @@ WCAG 2.1 A/AA violations by axe-core 4.12 (from a hash-pinned PyPI wheel), text 
 choice inside the window. The views: languages, idle, tap your card and its last 20 seconds (the time running out,
 "More time"), card 1's session, its settings, sharing up to the question (the stays to share, two selected,
 symptoms, output, the disclosure, the consent question; answered no, nothing printed), card 2's PIN keypad, card 3's
-news at its tap, its session and its warning, and staff mode opened after the visitor's choice (in that language):
-the menu and the prompts to bind a venue and to enrol a card; then, with speech asked for (a button held), the speech
+news at its tap, its session and its warning, deleting a stay up to its question, and staff mode opened after the
+visitor's choice (in that language): the menu, a new card's questions (matching, a PIN) and the prompts to bind a
+venue and to enrol a card; then, with speech asked for (a button held), the speech
 settings offered last on every spoken screen (volume and speed). Screenshots of every view go to ARTEFACT_DIR. Exits
 non-zero on the first failed check.
 """
@@ -29,6 +30,7 @@ import base64
 import hashlib
 import hmac
 import http.server
+import itertools
 import json
 import os
 import shutil
@@ -45,6 +47,7 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 
 VENUE = (
@@ -188,8 +191,14 @@ class Page:
 
     def choose(self, choice_id, then_title=None):
         before = self.driver.find_element(By.TAG_NAME, "body").text
-        button = self.driver.find_element(By.CSS_SELECTOR, f'button[data-choice="{choice_id}"]')
-        button.click()
+        # A screen with a countdown is drawn anew every second: a button found just before may be gone; find it again.
+        for attempt in range(5):
+            try:
+                self.driver.find_element(By.CSS_SELECTOR, f'button[data-choice="{choice_id}"]').click()
+                break
+            except StaleElementReferenceException:
+                if attempt == 4:
+                    raise
         if then_title:
             self.wait_title(then_title)
         else:
@@ -563,6 +572,15 @@ def accessibility(kiosk, artefacts):
                 audit(page, axe, f"{language}-settings")
                 page.choose("back")
                 page.wait_for(lambda: "share" in page.choice_ids(), "the session again")
+                # Deleting, up to the question; kept.
+                page.choose("delete-one")
+                page.wait_for(lambda: any(c.startswith("stay:") for c in page.choice_ids()), "the stays to delete")
+                audit(page, axe, f"{language}-delete-a-stay")
+                page.choose([c for c in page.choice_ids() if c.startswith("stay:")][-1])
+                page.wait_for(lambda: page.choice_ids() == ["delete", "keep"], "the question before deleting")
+                audit(page, axe, f"{language}-delete-this-stay")
+                page.choose("keep")
+                page.wait_for(lambda: "share" in page.choice_ids(), "the session again")
                 sharing(kiosk, page, axe, language)
                 kiosk.run("remove")
                 page.wait_for(lambda: "settings" not in page.choice_ids(), "the session closed")
@@ -635,8 +653,13 @@ def warning(kiosk, page, axe, language):
     page.wait_for(lambda: "warning" not in page.choice_ids(), "the session closed")
 
 
+# Blank cards for the enrolments of the accessibility views (cards 1-3 are the scenario's).
+NEW_CARDS = itertools.count(11)
+
+
 def staff(kiosk, page, axe, language):
-    """Staff mode opened after a visitor chose `language`: the menu and the prompts to bind and to enrol."""
+    """Staff mode opened after a visitor chose `language`: the menu, the prompts to bind and to enrol, and a new
+    card's questions to its holder."""
     page.wait_for(lambda: "session" in page.choice_ids(), "the idle screen")
     kiosk.run("staff")
     page.wait_for(lambda: page.choice_ids() == ["confirm", "cancel"], "the staff menu")
@@ -648,6 +671,15 @@ def staff(kiosk, page, axe, language):
         page.wait_for(lambda: page.title() != menu, f"the staff prompt ({entry})")
         audit(page, axe, f"{language}-staff-{entry}")
         page.choose("cancel", then_title=menu)
+    # A new card's holder answers on the screen: may the kiosk match their stays, and a PIN.
+    kiosk.run("enrol", "--card", str(next(NEW_CARDS)))
+    page.wait_for(lambda: page.choice_ids() == ["yes", "no"], "the question of matching")
+    audit(page, axe, f"{language}-enrolment-matching")
+    page.choose("yes")
+    page.wait_for(lambda: page.choice_ids() == ["set-pin", "no-pin"], "the offer of a PIN")
+    audit(page, axe, f"{language}-enrolment-pin-offer")
+    page.choose("no-pin")
+    page.wait_for(lambda: "yes" not in page.choice_ids() and "no-pin" not in page.choice_ids(), "the answers saved")
     kiosk.run("staff-menu", "leave")
     page.wait_for(lambda: "session" in page.choice_ids(), "staff mode closed")
     # The idle screen again, its message gone.
