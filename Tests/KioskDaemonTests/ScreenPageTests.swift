@@ -45,6 +45,26 @@ import Testing
                 && !ScreenPage.style.contains(".btn:nth"))
     }
 
+    /// The page's own words follow the screen's language, and on a keypad the choices that are not keys (delete, OK,
+    /// no PIN) are wider so that their words fit (they overflowed narrow key buttons in German, French and Italian).
+    @Test func theKeypadsWordsFitAndThePageSpeaksTheScreensLanguage() {
+        let italian = Catalog.of(.it)
+        let pin = ScreenModel(
+            kind: "prompt", title: italian[.sessionPinTitle],
+            choices: (0...9).map { ScreenModel.Choice(id: "key:\($0)", label: "\($0)") } + [
+                .init(id: "key:delete", label: italian[.sessionKeyDelete]), .init(id: "key:ok", label: "OK"),
+            ],
+            keypad: .init(purpose: .pin, shown: "", keys: (0...9).map(String.init)), language: "it")
+        let html = ScreenPage.html(pin)
+        let tags = Self.buttonTags(html)
+        #expect(tags.filter { $0.contains("class=\"btn wide\"") }.count == 2)
+        #expect(tags.filter { $0.contains("class=\"btn\"") }.count == 10)
+        #expect(tags.contains { $0.contains("btn wide") && $0.contains("key:delete") })
+        #expect(html.contains("<title>\(italian[.pageTitle])</title>"))
+        #expect(html.contains("aria-label=\"\(italian[.pageChoices])\""))
+        #expect(ScreenPage.style.contains("overflow-wrap:anywhere"), "a long word wraps inside its button")
+    }
+
     @Test func pageIsSelfContainedAndEscapesTheMessage() {
         let html = ScreenPage.html(
             ScreenModel(kind: "error", title: "<b>Title</b>", lines: ["a & \"b\""], language: "fr"))
@@ -155,8 +175,11 @@ import Testing
         #expect(
             Set((keys ?? [:]).keys).isSubset(of: [
                 "kind", "title", "lines", "items", "choices", "selected", "keypad", "isPrivate", "language",
-                "buttonHint",
+                "buttonHint", "pageTitle", "choicesLabel",
             ]))
+        // The page's own words (window title, the choices' region) come in the screen's language.
+        #expect(keys?["pageTitle"] as? String == "Check-in kiosk" && keys?["choicesLabel"] as? String == "Choices")
+        #expect(page.body.contains("<title>Check-in kiosk</title>") && page.body.contains("aria-label=\"Choices\""))
 
         // A bank card on the reader: the station's message is on the page.
         let tap = try await kiosk.send(ControlRequest(command: "tap-foreign"))

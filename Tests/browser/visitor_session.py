@@ -14,14 +14,14 @@ is decoded (zbarimg) and its CKPB/1 records opened with the venue's location id 
 the consented reports, nothing more. Every view the English scenarios shoot is audited too (axe-core and contrast,
 below). Card 1's last receipt is accepted and published by kiosk-authority and the signed package loaded from a
 folder (`kiosk simulate load-warnings`, as from a USB stick): card 3 is warned. Then, in each of the four languages
-and at 800x480 and 1920x1080: the language chosen on the idle screen, the page's `lang`, and on every view zero
-WCAG 2.1 A/AA violations by axe-core 4.12 (from a hash-pinned PyPI wheel), text contrast of at least 7:1, and every
-choice inside the window. The views: languages, idle, tap your card and its last 20 seconds (the time running out,
-"More time"), card 1's session, its settings, sharing up to the question (the stays to share, two selected,
-symptoms, output, the disclosure, the consent question; answered no, nothing printed), card 2's PIN keypad, card 3's
-news at its tap, its session and its warning, deleting a stay up to its question, and staff mode opened after the
-visitor's choice (in that language): the menu, a new card's questions (matching, a PIN) and the prompts to bind a
-venue and to enrol a card; then, with speech asked for (a button held), the speech
+and at 800x480 and 1920x1080: the language chosen on the idle screen, the page's `lang`, and on every view zero WCAG
+2.1 A/AA violations by axe-core 4.12 (from a hash-pinned PyPI wheel), text contrast of at least 7:1, every choice
+inside the window and every choice's words inside its button. The views: languages, idle, tap your card and its last
+20 seconds (the time running out, "More time"), card 1's session, its settings, sharing up to the question (the
+stays to share, two selected, symptoms, output, the disclosure, the consent question; answered no, nothing printed),
+card 2's PIN keypad, card 3's news at its tap, its session and its warning, deleting a stay up to its question, and
+staff mode opened after the visitor's choice (in that language): the menu, a new card's questions (matching, a PIN)
+and the prompts to bind a venue and to enrol a card; then, with speech asked for (a button held), the speech
 settings offered last on every spoken screen (volume and speed). Screenshots of every view go to ARTEFACT_DIR. Exits
 non-zero on the first failed check.
 """
@@ -534,6 +534,12 @@ def accessible(page, name):
     check(result == [], f"{name}: no WCAG 2.1 A/AA violation (axe-core): {result}")
     low = page.driver.execute_script(CONTRAST_PROBE)
     check(low == [], f"{name}: every text at least 7:1 against its background: {low}")
+    # Every choice's words inside its button (text running out of a white button is black on black).
+    cut = page.driver.execute_script(
+        "return Array.from(document.querySelectorAll('#choices button')).filter(function (b) {"
+        " return b.scrollWidth > b.clientWidth + 1 || b.scrollHeight > b.clientHeight + 1; })"
+        ".map(function (b) { return b.textContent; });")
+    check(cut == [], f"{name}: every choice's words inside its button: {cut}")
 
 
 def accessibility(kiosk, artefacts):

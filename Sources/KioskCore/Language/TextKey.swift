@@ -24,6 +24,8 @@ public enum TextKey: String, Sendable, CaseIterable {
     case speechFaster = "speech.faster"
     case speechSlower = "speech.slower"
     case buttonsHint = "buttons.hint"
+    case pageTitle = "page.title"
+    case pageChoices = "page.choices"
     case timeMoreTime = "time.moreTime"
     case timeRunningOut = "time.runningOut"
     case stationIdleTitle = "station.idle.title"

@@ -213,6 +213,8 @@ extension CheckInMachine {
         case _ where LanguageChoice.language(of: id) != nil:
             choosingLanguage = nil
             visitorLanguage = LanguageChoice.language(of: id).map { ($0, now.now) }
+            // A message still held (a tap's result) was written in the old language: the idle screen, in the new one.
+            lastShown = nil
             return []
         case "confirm": return buttonPressed(.confirm, now: now)
         case "cancel": return buttonPressed(.cancel, now: now)

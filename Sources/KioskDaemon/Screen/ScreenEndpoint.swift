@@ -126,8 +126,25 @@ enum ScreenEndpoint {
     static func json(_ view: ScreenModel) -> LocalHTTPResponse {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let body = (try? encoder.encode(view)).map { Array($0) } ?? Array("{}".utf8)
+        let body = (try? encoder.encode(PageScreen(screen: view))).map { Array($0) } ?? Array("{}".utf8)
         return LocalHTTPResponse(
             status: 200, headers: [("Content-Type", "application/json; charset=utf-8")], body: body)
+    }
+}
+
+/// The screen as the page gets it: the screen model, and the page's own words in the screen's language (the
+/// window's title, the name of the choices' region for screen readers).
+struct PageScreen: Encodable {
+    let screen: ScreenModel
+
+    private enum Keys: String, CodingKey {
+        case pageTitle, choicesLabel
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        try screen.encode(to: encoder)
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(screen.catalog[.pageTitle], forKey: .pageTitle)
+        try container.encode(screen.catalog[.pageChoices], forKey: .choicesLabel)
     }
 }

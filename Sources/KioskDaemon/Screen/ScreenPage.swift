@@ -34,7 +34,8 @@ public enum ScreenPage {
         #message.kind-error{background:#8a0000;color:#fff;border-color:#fff}
         #choices{flex:0 0 auto;display:grid;grid-template-columns:repeat(auto-fit,minmax(22vw,1fr));gap:1.2vh 1.2vw;max-height:46vh;overflow-y:auto}
         #choices.keys{grid-template-columns:repeat(auto-fit,minmax(8vw,1fr))}
-        .btn{min-width:0;min-height:9vh;padding:1vh 1vw;font:bold 3.6vh "DejaVu Sans",Verdana,sans-serif;background:#fff;color:#000;border:0.6vh solid #fff;border-radius:1.5vh;cursor:pointer}
+        #choices.keys .wide{grid-column:span 3}
+        .btn{min-width:0;min-height:9vh;padding:1vh 1vw;font:bold 3.6vh "DejaVu Sans",Verdana,sans-serif;background:#fff;color:#000;border:0.6vh solid #fff;border-radius:1.5vh;cursor:pointer;overflow-wrap:anywhere;hyphens:auto}
         .btn[aria-current="true"]{outline:0.8vh solid #ffd400;outline-offset:0.3vh}
         .btn:active{background:#bbb;border-color:#bbb}
         #hint{font-size:3vh;color:#fff}
@@ -54,6 +55,7 @@ public enum ScreenPage {
             if (key === shown) { return; }
             shown = key;
             document.documentElement.lang = screen.language;
+            document.title = screen.pageTitle;
             var box = document.getElementById("message");
             box.className = "kind-" + screen.kind;
             box.replaceChildren();
@@ -69,11 +71,13 @@ public enum ScreenPage {
             if (screen.keypad) { box.appendChild(el("p", "entry", screen.keypad.shown || "\\u00a0")); }
             var choices = document.getElementById("choices");
             choices.className = screen.keypad ? "keys" : "";
+            choices.setAttribute("aria-label", screen.choicesLabel);
             choices.replaceChildren();
+            var keys = screen.keypad ? screen.keypad.keys.map(function (key) { return "key:" + key; }) : [];
             screen.choices.forEach(function (choice, index) {
               var button = el("button", null, choice.label);
               button.type = "button";
-              button.className = "\(buttonClass)";
+              button.className = "\(buttonClass)" + (screen.keypad && keys.indexOf(choice.id) < 0 ? " wide" : "");
               button.setAttribute("data-choice", choice.id);
               if (index === screen.selected) { button.setAttribute("aria-current", "true"); }
               button.addEventListener("click", function () { choose(choice.id); });
@@ -114,9 +118,13 @@ public enum ScreenPage {
             screen.items.isEmpty
             ? "" : "<ul id=\"items\">" + screen.items.map { "<li>\(escape($0))</li>" }.joined() + "</ul>"
         let entry = screen.keypad.map { "<p id=\"entry\">\(escape($0.shown.isEmpty ? "\u{a0}" : $0.shown))</p>" } ?? ""
+        let keys = Set((screen.keypad?.keys ?? []).map { "key:" + $0 })
         let choices = screen.choices.enumerated().map { index, choice in
             let current = index == screen.selected ? " aria-current=\"true\"" : ""
-            return "<button type=\"button\" class=\"\(buttonClass)\" data-choice=\"\(escape(choice.id))\"\(current)>"
+            // On a keypad, what is not a key (delete, OK, no PIN) is three keys wide: its word fits.
+            let wide = screen.keypad != nil && !keys.contains(choice.id) ? " wide" : ""
+            return
+                "<button type=\"button\" class=\"\(buttonClass)\(wide)\" data-choice=\"\(escape(choice.id))\"\(current)>"
                 + "\(escape(choice.label))</button>"
         }.joined(separator: "\n")
         return """
@@ -126,7 +134,7 @@ public enum ScreenPage {
             <meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <meta name="referrer" content="no-referrer">
-            <title>Check-in kiosk</title>
+            <title>\(escape(screen.catalog[.pageTitle]))</title>
             <style>\(style)</style>
             </head>
             <body>
@@ -135,7 +143,7 @@ public enum ScreenPage {
             <div id="lines">\(lines)</div>
             \(items)\(entry)
             </main>
-            <nav id="choices" aria-label="Choices"\(screen.keypad == nil ? "" : " class=\"keys\"")>
+            <nav id="choices" aria-label="\(escape(screen.catalog[.pageChoices]))"\(screen.keypad == nil ? "" : " class=\"keys\"")>
             \(choices)
             </nav>
             <p id="hint">\(escape(screen.buttonHint))</p>

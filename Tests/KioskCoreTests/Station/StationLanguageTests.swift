@@ -42,6 +42,13 @@ import Testing
         harness.run(.tick)
         #expect(Self.screen(harness).language == "en")
         #expect(Self.screen(harness).title == Catalog.english[.stationIdleTitle])
+        // A tap's result still on the screen when another language is chosen: nothing stays in the old language.
+        harness.run(.cardRead(.card(StationFixtures.card())))
+        harness.run(.chosen("language"))
+        harness.run(.chosen("language:de"))
+        let german = Self.screen(harness)
+        #expect(german.language == "de" && german.title == Catalog.of(.de)[.stationIdleTitle])
+        #expect(!german.readingOrder.contains(StationTexts(.en).checkedIn.title))
     }
 
     @Test func aCardRemembersItsHoldersLanguage() throws {
