@@ -40,23 +40,14 @@ extension ControlRequest {
     /// `fields`.
     public var staffCommand: StaffCommand? {
         switch text {
-        case "bind": .bindVenue
         case "create":
             .createVenue(
                 VenueDraft(
                     description: fields?["description"], address: fields?["address"],
                     type: fields?["type"], startTimestamp: fields?["start"],
                     endTimestamp: fields?["end"], defaultCheckInLengthInMinutes: fields?["length"]))
-        case "rotate": .rotateVenueCode
-        case "reprint": .reprintPoster
-        case "enrol": .enrolCard
-        case "enrol-staff": .enrolStaffCard
-        case "forget-staff": .forgetStaffCards
-        case "status-slip": .printStatus
-        case "wipe": .wipe(confirmed: false)
         case "wipe-confirm": .wipe(confirmed: true)
-        case "leave": .leave
-        default: nil
+        default: text.flatMap(StaffCommand.named)
         }
     }
 }

@@ -670,12 +670,14 @@ def staff(kiosk, page, axe, language):
     card's questions to its holder."""
     page.wait_for(lambda: "session" in page.choice_ids(), "the idle screen")
     kiosk.run("staff")
-    page.wait_for(lambda: page.choice_ids() == ["confirm", "cancel"], "the staff menu")
+    page.wait_for(lambda: "staff:bind" in page.choice_ids(), "the staff menu")
     check(page.lang() == language, f"{language}: staff mode in the language chosen last")
+    check(page.choice_ids()[-1] == "staff:leave", f"{language}: the menu's entries are choices, leaving last")
     audit(page, axe, f"{language}-staff-menu")
     menu = page.title()
+    # The menu's entries are chosen on the screen.
     for entry in ("bind", "enrol"):
-        kiosk.run("staff-menu", entry)
+        page.choose(f"staff:{entry}")
         page.wait_for(lambda: page.title() != menu, f"the staff prompt ({entry})")
         audit(page, axe, f"{language}-staff-{entry}")
         page.choose("cancel", then_title=menu)
@@ -690,6 +692,10 @@ def staff(kiosk, page, axe, language):
     page.wait_for(lambda: "yes" not in page.choice_ids() and "no-pin" not in page.choice_ids(), "the answers saved")
     kiosk.run("staff-menu", "leave")
     page.wait_for(lambda: "session" in page.choice_ids(), "staff mode closed")
+    kiosk.run("staff")
+    page.wait_for(lambda: "staff:leave" in page.choice_ids(), "the staff menu")
+    page.choose("staff:leave")
+    page.wait_for(lambda: "session" in page.choice_ids(), "staff mode left from the screen")
     # The idle screen again, its message gone.
     kiosk.run("advance", "15s")
     page.wait_for(lambda: page.kind() == "idle", "the idle screen")

@@ -63,7 +63,10 @@ extension CheckInMachine {
             return messageScreen(texts.sessionPrompt, choices: [.init(id: "cancel-session", label: texts.cancel)])
         }
         var choices = [ScreenModel.Choice]()
-        if case .staff = mode {
+        if case .staff(.menu, _) = mode, reprintOffer.map({ now.now < $0.until }) != true {
+            // The menu's entries, chosen on the screen or with the two buttons.
+            choices = StaffCommand.menu.map { .init(id: "staff:" + $0.name, label: texts.catalog[$0.label]) }
+        } else if case .staff = mode {
             choices = [.init(id: "confirm", label: texts.confirm), .init(id: "cancel", label: texts.cancel)]
         } else if reprintOffer.map({ now.now < $0.until }) == true {
             choices = [.init(id: "confirm", label: texts.confirm), .init(id: "cancel", label: texts.cancel)]
@@ -216,6 +219,9 @@ extension CheckInMachine {
             // A message still held (a tap's result) was written in the old language: the idle screen, in the new one.
             lastShown = nil
             return []
+        case _ where id.hasPrefix("staff:"):
+            guard let command = StaffCommand.named(String(id.dropFirst("staff:".count))) else { return [] }
+            return staffCommand(command, now: now)
         case "confirm": return buttonPressed(.confirm, now: now)
         case "cancel": return buttonPressed(.cancel, now: now)
         default: return []

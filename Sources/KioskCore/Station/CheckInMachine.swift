@@ -468,7 +468,7 @@ public struct CheckInMachine: Sendable {
         return leaveStaffMode()
     }
 
-    private mutating func staffCommand(_ command: StaffCommand, now: ClockReading) -> [StationAction] {
+    mutating func staffCommand(_ command: StaffCommand, now: ClockReading) -> [StationAction] {
         guard case .staff(let step, _) = mode else {
             return [
                 .show(

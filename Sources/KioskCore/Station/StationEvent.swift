@@ -100,6 +100,22 @@ public enum StaffCommand: Sendable, Equatable {
     case leave
 }
 
+extension StaffCommand {
+    /// The staff menu, in its order: each entry's name (the screen's choice `staff:<name>`, `kiosk simulate
+    /// staff-menu <name>`), its label and its command. Creating a venue needs its form and is not among them (the
+    /// staff terminal's `staff-menu create`).
+    public static let menu: [(name: String, label: TextKey, command: StaffCommand)] = [
+        ("bind", .staffMenuBind, .bindVenue), ("enrol", .staffMenuEnrol, .enrolCard),
+        ("status-slip", .staffMenuStatusSlip, .printStatus), ("reprint", .staffMenuReprint, .reprintPoster),
+        ("rotate", .staffMenuRotate, .rotateVenueCode), ("enrol-staff", .staffMenuEnrolStaff, .enrolStaffCard),
+        ("forget-staff", .staffMenuForgetStaff, .forgetStaffCards), ("wipe", .staffMenuWipe, .wipe(confirmed: false)),
+        ("leave", .staffMenuLeave, .leave),
+    ]
+
+    /// The menu's command named `name`, if any.
+    public static func named(_ name: String) -> StaffCommand? { menu.first { $0.name == name }?.command }
+}
+
 /// What randomness the machine asked the runner for.
 public enum RandomPurpose: String, Sendable, Equatable, Codable {
     /// A new venue's 16-byte cryptographic seed.

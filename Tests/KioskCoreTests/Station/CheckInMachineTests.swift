@@ -228,6 +228,28 @@ import Testing
         #expect(plain.machine.mode == .visitor)
     }
 
+    /// Staff mode's menu is chosen on the screen (or with the two buttons): its entries are choices, each the
+    /// command the staff terminal names the same way, leaving last.
+    @Test func theStaffMenusEntriesAreChoicesOnTheScreen() {
+        var harness = MachineHarness()
+        harness.bind()
+        harness.openStaff()
+        let menu = harness.machine.screen(now: harness.now)
+        #expect(menu.choices.map(\.id) == StaffCommand.menu.map { "staff:" + $0.name })
+        #expect(menu.choices.first?.label == "Bind venue" && menu.choices.last?.label == "Leave staff mode")
+        let printed = harness.run(.chosen("staff:status-slip"))
+        #expect(printed.contains { if case .print(.statusSlip) = $0 { true } else { false } })
+        harness.run(.chosen("staff:bind"))
+        let prompt = harness.machine.screen(now: harness.now)
+        #expect(prompt.title == "Bind venue" && prompt.offers("cancel") && !prompt.offers("staff:bind"))
+        harness.run(.chosen("cancel"))
+        #expect(harness.machine.screen(now: harness.now).offers("staff:leave"))
+        harness.run(.chosen("staff:leave"))
+        #expect(harness.machine.mode == .visitor)
+        // Outside staff mode no staff entry is offered, and naming one does nothing.
+        #expect(harness.run(.chosen("staff:wipe")).isEmpty)
+    }
+
     /// Staff mode says twenty seconds before it closes that it will, with a tone once, and offers more time; the
     /// enrolled card's questions are kept as they were (“More time” answers none of them).
     @Test func staffModeWarnsBeforeItClosesAndMoreTimeKeepsItOpen() throws {
