@@ -69,7 +69,9 @@ extension CheckInMachine {
     /// `screen` as the person being spoken to sees it: with the choice that opens the speech settings last (only
     /// while the kiosk speaks for them, and not on the settings themselves).
     func offeringSpeechSettings(_ screen: ScreenModel, now: Date) -> ScreenModel {
-        guard isSpeaking(now: now), !screen.choices.isEmpty, !screen.offers("speech-louder") else { return screen }
+        guard isSpeaking(now: now), !screen.choices.isEmpty, speechSettingsDeadline(now: now) == nil else {
+            return screen
+        }
         var offered = screen
         offered.choices.append(.init(id: Self.speechSettingsChoice, label: screen.catalog[.speechSettings]))
         return offered
