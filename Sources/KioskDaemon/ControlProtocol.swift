@@ -177,6 +177,7 @@ extension TapRefusal {
         case .staffCard: "staff_card"
         case .storeUnavailable: "store_unavailable"
         case .cryptoFailure: "crypto_failure"
+        case .profileUnreadable: "profile_unreadable"
         }
     }
 }

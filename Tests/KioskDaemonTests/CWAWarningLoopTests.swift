@@ -64,7 +64,7 @@ import Testing
         let tap = try await kiosk.send(ControlRequest(command: "tap", card: card))
         #expect(tap.tapOutcome != nil, "\(tap.lines)")
         _ = try await kiosk.send(ControlRequest(command: "remove"))
-        return tap.patterns.contains("warningPending")
+        return tap.toldNews
     }
 
     /// The hour zips under `www/cwa/twp/country/DE/hour/`.

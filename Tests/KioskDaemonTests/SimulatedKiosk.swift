@@ -1,4 +1,5 @@
 import Foundation
+import KioskCore
 import KioskDaemon
 
 #if canImport(Glibc)
@@ -112,6 +113,8 @@ extension JSONDecoder {
 extension ControlResponse {
     /// The light patterns shown, in order.
     var patterns: [String] { steps.filter { $0.type == "lights" }.compactMap(\.kind) }
+    /// Whether the screen said there is news for the card (a warning): in words only, the tap's light is its own.
+    var toldNews: Bool { steps.contains { $0.type == "shown" && $0.title == StationTexts().newsForCard.title } }
     /// The screen titles shown, in order.
     var titles: [String] { steps.filter { $0.type == "shown" }.compactMap(\.title) }
     /// The tap's outcome, if a tap was recorded.

@@ -5,9 +5,9 @@
 /// - `matchingAllowed`: the holder's answer to "may this kiosk check your check-ins against warnings?" (asked at
 ///   enrolment and changeable in the session). `nil` — never answered — counts as no: such a card is never matched.
 /// - `pin`: an optional PIN's verifier, HMAC-SHA256 under the card's record key over a label and the digits; the
-///   digits themselves are never stored. Wrong PINs are counted here (`wrongPINs`), and after
-///   `CardProfile.pinAttempts` of them the session is locked until `lockedUntil` (UNIX seconds): the limit survives a
-///   restart because it is stored.
+///   digits themselves are never stored. Wrong PINs are counted here (`wrongPINs`, back to zero only with the right
+///   PIN), and from `CardProfile.pinAttempts` of them on the session is locked until `lockedUntil` (UNIX seconds),
+///   longer after each further wrong PIN: the limit survives a restart because it is stored.
 /// - `language` and `alwaysSpeak`: how the kiosk talks to this holder.
 public struct CardProfile: Sendable, Equatable {
     public var matchingAllowed: Bool?
@@ -19,8 +19,18 @@ public struct CardProfile: Sendable, Equatable {
 
     /// Wrong PINs in a row before the card's session is locked.
     public static let pinAttempts = 5
-    /// How long a card's session stays locked after too many wrong PINs.
-    public static let lockSeconds: Int64 = 3600
+    /// How long the first lock lasts.
+    public static let firstLockSeconds: Int64 = 3600
+    /// The count is kept up to this (it fits the profile's byte; the lock has long outgrown any stay by then).
+    public static let maxCountedPINs = 255
+
+    /// How long the session is locked after `wrong` wrong PINs in a row: not before `pinAttempts`; then an hour,
+    /// doubling with each further wrong PIN (2 h, 4 h, … — 2^20 hours at most). A guesser gets 13 tries in 14 days
+    /// (5 at once, then one at 1, 3, 7, 15, 31, 63, 127 and 255 hours): 0.13 % of a 4-digit PIN's 10,000 values.
+    public static func lockSeconds(after wrong: Int) -> Int64? {
+        guard wrong >= pinAttempts else { return nil }
+        return firstLockSeconds << Int64(min(wrong - pinAttempts, 20))
+    }
     /// A PIN has 4 to 6 digits.
     public static let pinLengths = 4...6
 

@@ -64,8 +64,10 @@ extension CheckInDesk {
     }
 
     /// Checks `pin` against the card's PIN at `now` (UNIX seconds), counting wrong ones durably: after
-    /// `CardProfile.pinAttempts` wrong PINs in a row the card's session is locked for `CardProfile.lockSeconds`,
-    /// whatever is typed (a restart does not reset the count). The verifiers are compared in constant time.
+    /// `CardProfile.pinAttempts` wrong PINs in a row the card's session is locked (`CardProfile.lockSeconds(after:)`:
+    /// an hour, then twice as long after each further wrong PIN), whatever is typed; only the right PIN brings the
+    /// count back to zero (a restart does not). A count that cannot be saved refuses: no PIN is taken as right
+    /// unless its wrong ones can be counted. The verifiers are compared in constant time.
     public func checkPIN(_ pin: String, of card: CardSecret, now: Int64) throws(TapRefusal) -> PINCheck {
         let keys = try makeKeys(card)
         defer { keys.wipe() }
@@ -84,14 +86,11 @@ extension CheckInDesk {
             }
             return .accepted
         }
-        profile.wrongPINs += 1
-        if profile.wrongPINs >= CardProfile.pinAttempts {
-            profile.wrongPINs = 0
-            profile.lockedUntil = now + CardProfile.lockSeconds
-        }
+        profile.wrongPINs = min(profile.wrongPINs + 1, CardProfile.maxCountedPINs)
+        if let seconds = CardProfile.lockSeconds(after: profile.wrongPINs) { profile.lockedUntil = now + seconds }
         try save(profile, keys: keys)
         if let until = profile.lockedUntil, profile.isLocked(at: now) { return .locked(until: until) }
-        return .wrong(remaining: CardProfile.pinAttempts - profile.wrongPINs)
+        return .wrong(remaining: max(0, CardProfile.pinAttempts - profile.wrongPINs))
     }
 
     /// Sets (or with `nil` removes) the card's PIN; a PIN must have 4 to 6 digits.
@@ -122,7 +121,12 @@ extension CheckInDesk {
         let sealed: [UInt8]?
         do { sealed = try store.profile(handle: keys.handle) } catch { throw .storeUnavailable(error) }
         guard let sealed else { return .unanswered }
-        return CardProfileSealing.open(sealed, keys: keys, crypto: crypto) ?? .unanswered
+        // A profile that is there and does not open (a changed byte, another card's) is no unanswered one: it may
+        // hold a PIN and a lock. Refused, so nothing opens without them.
+        guard let opened = CardProfileSealing.open(sealed, keys: keys, crypto: crypto) else {
+            throw .profileUnreadable
+        }
+        return opened
     }
 
     private func save(_ profile: CardProfile, keys: CardKeys) throws(TapRefusal) {

@@ -31,6 +31,9 @@ public enum TapRefusal: Error, Sendable, Equatable {
     case storeUnavailable(StoreError)
     /// The crypto library failed (no randomness, internal error).
     case cryptoFailure
+    /// The card's stored profile (its PIN, its permissions) is there but cannot be opened (damaged or altered): its
+    /// session stays closed rather than open without its PIN.
+    case profileUnreadable
 }
 
 extension TapRefusal: CustomStringConvertible {
@@ -44,6 +47,7 @@ extension TapRefusal: CustomStringConvertible {
         case .cardBlocked: "This card was blocked on this kiosk by its holder. Ask staff for a new card."
         case .storeUnavailable(let error): "Check-ins are paused: \(error)"
         case .cryptoFailure: "Check-ins are paused: the kiosk's encryption failed. Restart the kiosk."
+        case .profileUnreadable: "This card's settings here cannot be read: its check-ins stay closed. Ask staff."
         }
     }
 }

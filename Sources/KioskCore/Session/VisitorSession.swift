@@ -2,8 +2,8 @@ public import Foundation
 
 /// A card holder's own session at the kiosk, as a pure value: what they see, and what their choices ask the station
 /// to do. It opens without checking in or out, shows only this card's data, and closes when the card leaves the reader
-/// (a tapped card), on "Done", after a time without activity (a printed card shown to the camera), or when another
-/// card or code is presented.
+/// (a tapped card), on "Done", after a time without activity (whatever opened it: a card left lying on the reader
+/// too), or when another card or code is presented.
 ///
 /// In it the holder can see every stay the kiosk holds for the card and how many (UI-2, UI-3), delete one or all
 /// (UI-4), block a lost card, decide whether the kiosk may match their stays against warnings (UI-5), read a warning
@@ -16,7 +16,7 @@ public import Foundation
 public struct VisitorSession: Sendable {
     /// How the session was opened.
     public enum Source: Sendable, Equatable {
-        /// The card lies on the reader: the session lasts while it stays there.
+        /// The card lies on the reader: the session ends when it leaves, on "Done" or after `inactivityLimit`.
         case reader
         /// A printed card code was shown to the camera: the session ends on "Done" or after `inactivityLimit`.
         case printedCode
@@ -116,7 +116,9 @@ public struct VisitorSession: Sendable {
     private var symptoms: SymptomIndication?
     private var output: ReportOutput?
     private var shareIDs: Set<String> = []
-    /// When the holder last did something (for the inactivity limit of a printed code's session).
+    /// Whether the card's stays may be shown: its PIN was accepted, or it has none.
+    private var unlocked = false
+    /// When the holder last did something (for the session's inactivity limit).
     public private(set) var lastActivity: Date
     /// The holder's language: the one their card remembers once its profile is read, else the one the session
     /// opened in.
@@ -125,7 +127,7 @@ public struct VisitorSession: Sendable {
     private let warningAdvice: String?
     var texts: SessionTexts { SessionTexts(language ?? openingLanguage, warningAdvice: warningAdvice) }
 
-    /// A printed code's session closes after this long without a choice; the screen warns `inactivityWarning` before.
+    /// A session closes after this long without a choice; the screen warns `inactivityWarning` before.
     public static let defaultInactivityLimit: TimeInterval = 90
     /// This session's limit (the station's `sessionInactivity`).
     public let inactivityLimit: TimeInterval
@@ -166,7 +168,8 @@ public struct VisitorSession: Sendable {
                 if fresh.contents.profile.isLocked(at: Self.seconds(now)) {
                     return .close(reason: texts.locked(until: fresh.contents.profile.lockedUntil ?? 0))
                 }
-                screenView = fresh.contents.profile.hasPIN ? .pin(typed: "", problem: nil) : .home(note: nil)
+                unlocked = !fresh.contents.profile.hasPIN
+                screenView = unlocked ? .home(note: nil) : .pin(typed: "", problem: nil)
                 return .none
             }
             switch current {
@@ -181,7 +184,9 @@ public struct VisitorSession: Sendable {
             return .none
         case (.pin(let check), _):
             switch check {
-            case .accepted: screenView = .home(note: nil)
+            case .accepted:
+                unlocked = true
+                screenView = .home(note: nil)
             case .wrong(let remaining): screenView = .pin(typed: "", problem: texts.wrongPIN(remaining: remaining))
             case .locked(let until): return .close(reason: texts.locked(until: until))
             }
@@ -198,6 +203,9 @@ public struct VisitorSession: Sendable {
             screenView = .failed(reason)
             return .none
         case (.failed(let reason), _):
+            // Before the PIN was accepted nothing of the card is shown: a PIN that could not be checked (and counted)
+            // closes the session.
+            guard unlocked else { return .close(reason: reason) }
             screenView = .home(note: reason)
             return .none
         case (.done, .warning):
@@ -525,13 +533,12 @@ public struct VisitorSession: Sendable {
         screen.isPrivate = true
         screen.language = texts.language.rawValue
         if screen.buttonHint.isEmpty { screen.buttonHint = texts.buttonHint }
-        // Never silently, consent included: the holder is told before the end and offered more time.
-        if source == .printedCode {
-            let left = inactivityLimit - now.timeIntervalSince(lastActivity)
-            if left <= Self.inactivityWarning {
-                screen.lines.append(texts.closingSoon(seconds: max(0, Int(left.rounded(.up)))))
-                screen.choices.append(.init(id: "more-time", label: texts.moreTime))
-            }
+        // Never silently, consent included, whatever opened it (a card left on the reader too): the holder is told
+        // before the end and offered more time.
+        let left = inactivityLimit - now.timeIntervalSince(lastActivity)
+        if left <= Self.inactivityWarning {
+            screen.lines.append(texts.closingSoon(seconds: max(0, Int(left.rounded(.up)))))
+            screen.choices.append(.init(id: "more-time", label: texts.moreTime))
         }
         return screen
     }

@@ -9,43 +9,53 @@ public enum SpeechCue: Sendable, Equatable {
     case stop
 }
 
+/// What speech remembers of the screen, apart from any person: the screen last considered and its selected choice,
+/// whether to say the screen again now, and whether anything may still be playing (a stop is sent only then).
+struct StationSpeech: Sendable {
+    var lastSpoken: (identity: String, selected: Int?)?
+    var speakNow = false
+    var mayBeSpeaking = false
+}
+
 /// Speech: no activation needed. Holding either button for two seconds (`.speakRequested`) says the current screen
-/// and keeps speaking each new screen for the person at the kiosk until it has been left alone for
-/// `visitorLanguageTime`; a card holder who chose "always speak" is spoken to from the moment their session opens.
-/// A new screen interrupts what is being said; moving the selection says the selected choice; holding again repeats.
+/// and keeps speaking each new screen for that person until they leave (`VisitorContext`); a card holder who chose
+/// "always speak" is spoken to from the moment their session opens. A new screen interrupts what is being said;
+/// moving the selection says the selected choice; holding again repeats. A PIN's digits are never said: on a PIN
+/// keypad a digit key is named by a word that is the same for every digit, and only how many digits were typed is
+/// said (EN 301 549 5.1.3.9: a loudspeaker is not private).
 extension CheckInMachine {
     /// How long a button is held to hear the screen.
     public static let speechHoldTime: TimeInterval = 2
 
-    /// Whether the kiosk speaks each screen now (for the person who asked, or a holder who chose "always speak").
+    /// Whether the kiosk speaks each screen now: for the person here who asked, or a holder who chose "always speak".
     public func isSpeaking(now: Date) -> Bool {
-        if session?.view?.contents.profile.alwaysSpeak == true { return true }
-        guard let since = speechRequested else { return false }
-        return now.timeIntervalSince(since) < Self.visitorLanguageTime
+        guard let person else { return false }
+        if person.session?.view?.contents.profile.alwaysSpeak == true { return true }
+        return person.speech.requested
     }
 
     /// What to say after the last event (the runner asks after each one and on every tick), if anything.
     public mutating func speech(now: ClockReading) -> SpeechCue? {
         // Nobody asked for speech and nothing may be playing: no screen to build (this runs after every tap).
         let speaking = isSpeaking(now: now.now)
-        guard speaking || mayBeSpeaking || speakNow else { return nil }
+        guard speaking || speech.mayBeSpeaking || speech.speakNow else { return nil }
         let screen = screen(now: now)
         let identity = Self.spokenIdentity(of: screen)
-        let previous = lastSpoken
-        lastSpoken = (identity, screen.selected)
-        let repeatNow = speakNow
-        speakNow = false
+        let previous = speech.lastSpoken
+        speech.lastSpoken = (identity, screen.selected)
+        let repeatNow = speech.speakNow
+        speech.speakNow = false
         guard speaking else {
             // Whatever was being said belongs to a screen that is gone (only when something was said at all).
-            guard mayBeSpeaking, previous.map({ $0.identity != identity }) == true else { return nil }
-            mayBeSpeaking = false
+            guard speech.mayBeSpeaking, previous.map({ $0.identity != identity }) == true else { return nil }
+            speech.mayBeSpeaking = false
             return .stop
         }
-        mayBeSpeaking = true
+        speech.mayBeSpeaking = true
         let language = screen.catalog.language
         let voice = self.voice
-        let announcement = speechAnnouncement
-        speechAnnouncement = nil
+        let announcement = person?.speech.announcement
+        person?.speech.announcement = nil
         if repeatNow || previous?.identity != identity {
             return .say(text: Self.spokenText(of: screen), language: language, voice: voice)
         }
@@ -59,12 +69,9 @@ extension CheckInMachine {
     }
 
     /// The voice the kiosk speaks with now: the one the person at the kiosk chose, else the venue's.
-    public var voice: SpeechVoice { visitorVoice ?? configuration.voice }
+    public var voice: SpeechVoice { person?.speech.voice ?? configuration.voice }
 
     // MARK: - The visitor's volume and speed
-
-    /// The choice every spoken screen with choices ends with: it opens the speech settings.
-    static let speechSettingsChoice = "speech-settings"
 
     /// `screen` as the person being spoken to sees it: with the choice that opens the speech settings last (only
     /// while the kiosk speaks for them, and not on the settings themselves).
@@ -73,13 +80,13 @@ extension CheckInMachine {
             return screen
         }
         var offered = screen
-        offered.choices.append(.init(id: Self.speechSettingsChoice, label: screen.catalog[.speechSettings]))
+        offered.choices.append(StationChoice.speechSettings.choice(screen.catalog[.speechSettings]))
         return offered
     }
 
     /// The speech settings' deadline, while they are open (they wait `answerTime`).
     func speechSettingsDeadline(now: Date) -> Date? {
-        guard let opened = speechSettingsOpened, now.timeIntervalSince(opened) < answerTime else { return nil }
+        guard let opened = person?.speech.settingsOpened, now.timeIntervalSince(opened) < answerTime else { return nil }
         return opened.addingTimeInterval(answerTime)
     }
 
@@ -90,11 +97,11 @@ extension CheckInMachine {
             kind: "prompt", title: catalog[.speechSettingsTitle],
             lines: [volumeLine(catalog), rateLine(catalog), catalog[.speechSettingsLast]],
             choices: [
-                .init(id: "speech-louder", label: catalog[.speechLouder]),
-                .init(id: "speech-quieter", label: catalog[.speechQuieter]),
-                .init(id: "speech-faster", label: catalog[.speechFaster]),
-                .init(id: "speech-slower", label: catalog[.speechSlower]),
-                .init(id: "speech-back", label: catalog[.sessionBack]),
+                StationChoice.speechLouder.choice(catalog[.speechLouder]),
+                StationChoice.speechQuieter.choice(catalog[.speechQuieter]),
+                StationChoice.speechFaster.choice(catalog[.speechFaster]),
+                StationChoice.speechSlower.choice(catalog[.speechSlower]),
+                StationChoice.speechBack.choice(catalog[.sessionBack]),
             ], language: language.rawValue, buttonHint: texts.buttonHint)
     }
 
@@ -108,52 +115,76 @@ extension CheckInMachine {
         catalog.text(.speechRateLevel, ["words": String(voice.rate)])
     }
 
-    /// A choice that belongs to speech (opening its settings, or one of them), handled whatever else is on; nil
+    /// A choice that belongs to speech (opening its settings, or one of them), handled whatever else is on; false
     /// for any other choice.
-    mutating func chosenForSpeech(_ id: String, now: ClockReading) -> [StationAction]? {
-        switch id {
-        case Self.speechSettingsChoice: speechSettingsOpened = now.now
-        case "speech-louder", "speech-quieter":
-            visitorVoice = id == "speech-louder" ? voice.louder() : voice.quieter()
-            speechSettingsOpened = now.now
-            speechAnnouncement = volumeLine(texts.catalog)
-        case "speech-faster", "speech-slower":
-            visitorVoice = id == "speech-faster" ? voice.faster() : voice.slower()
-            speechSettingsOpened = now.now
-            speechAnnouncement = rateLine(texts.catalog)
-        case "speech-back": speechSettingsOpened = nil
-        case "more-time" where speechSettingsOpened != nil: speechSettingsOpened = now.now
-        default: return nil
+    mutating func chosenForSpeech(_ choice: StationChoice, now: ClockReading) -> Bool {
+        guard var person else { return false }
+        switch choice {
+        case .speechSettings: person.speech.settingsOpened = now.now
+        case .speechLouder, .speechQuieter:
+            person.speech.voice = choice == .speechLouder ? voice.louder() : voice.quieter()
+            person.speech.settingsOpened = now.now
+        case .speechFaster, .speechSlower:
+            person.speech.voice = choice == .speechFaster ? voice.faster() : voice.slower()
+            person.speech.settingsOpened = now.now
+        case .speechBack: person.speech.settingsOpened = nil
+        case .moreTime where person.speech.settingsOpened != nil: person.speech.settingsOpened = now.now
+        default: return false
         }
         // Time spent on the settings is time spent at the kiosk: an open session waits.
-        session?.touched(now: now.now)
-        return []
+        person.session?.touched(now: now.now)
+        self.person = person
+        let announcement: String?
+        switch choice {
+        case .speechLouder, .speechQuieter: announcement = volumeLine(texts.catalog)
+        case .speechFaster, .speechSlower: announcement = rateLine(texts.catalog)
+        default: announcement = nil
+        }
+        if let announcement { self.person?.speech.announcement = announcement }
+        return true
     }
 
-    /// A button was held for `speechHoldTime`: say this screen now, and the next ones.
+    /// A button was held for `speechHoldTime`: say this screen now, and the next ones, for this person.
     mutating func speakRequested(now: ClockReading) {
-        speechRequested = now.now
-        speakNow = true
+        personActs(now: now)
+        person?.speech.requested = true
+        speech.speakNow = true
     }
 
     /// What a screen says: title, text, list, keypad, every choice, which one is selected, and how the buttons work —
-    /// in reading order, one sentence per part.
+    /// in reading order, one sentence per part. A PIN keypad's dots are not read and its selected digit not named.
     public static func spokenText(of screen: ScreenModel) -> String {
         var spoken = screen
         // A PIN's dots are not read out: its text already says how many digits were typed, never which.
         if spoken.keypad?.purpose == .pin { spoken.keypad?.shown = "" }
         var parts = spoken.readingOrder
         if let index = screen.selected, screen.choices.indices.contains(index) {
-            parts.append(spoken.catalog.text(.speechSelected, ["choice": screen.choices[index].label]))
+            parts.append(spoken.catalog.text(.speechSelected, ["choice": spokenLabel(of: screen, at: index)]))
         }
+        // How to type a PIN by ear when no digit is said: the selection is back on 0 after each digit.
+        if screen.keypad?.purpose == .pin { parts.append(spoken.catalog[.speechPINRule]) }
         return parts.map(sentence).joined(separator: " ")
     }
 
-    /// The selected choice alone, with where it is among the choices.
+    /// The selected choice alone, with where it is among the choices; on a PIN keypad a digit key is only "a digit
+    /// key", without its place (its place would tell the digit).
     public static func spokenChoice(of screen: ScreenModel, at index: Int) -> String {
+        if isSecretKey(screen, at: index) { return screen.catalog[.speechPINKey] }
         return screen.catalog.text(
             .speechChoiceCount,
             ["number": String(index + 1), "count": String(screen.choices.count), "choice": screen.choices[index].label])
+    }
+
+    /// A choice's label as speech may say it.
+    static func spokenLabel(of screen: ScreenModel, at index: Int) -> String {
+        isSecretKey(screen, at: index) ? screen.catalog[.speechPINKey] : screen.choices[index].label
+    }
+
+    /// Whether the choice at `index` is a digit key of a PIN keypad.
+    static func isSecretKey(_ screen: ScreenModel, at index: Int) -> Bool {
+        guard screen.keypad?.purpose == .pin, screen.choices.indices.contains(index) else { return false }
+        let id = screen.choices[index].id
+        return id.hasPrefix("key:") && id.dropFirst(4).allSatisfy(\.isNumber) && id.count > 4
     }
 
     /// A part of the screen as a sentence (a label without a full stop gets one, so the voice pauses after it).
@@ -163,7 +194,8 @@ extension CheckInMachine {
     }
 
     /// What makes a screen new for speech: everything it says except which choice is selected and the digits of
-    /// its text (a countdown — "closes in 19 seconds" — is said once, not every second).
+    /// its text (a countdown — "closes in 19 seconds" — is said once, not every second). A PIN keypad's dots do
+    /// count: after each digit typed the screen is said again, with how many digits there are.
     static func spokenIdentity(of screen: ScreenModel) -> String {
         var copy = screen
         copy.selected = nil

@@ -5,18 +5,24 @@ public import Foundation
 /// their results back as events. The crypto port is used only for deterministic operations: hashing venue codes,
 /// comparing the staff code in constant time, wiping a card secret.
 ///
+/// Composed of small machines: one `Foreground` owns the screen, the buttons and the deadline (nobody, a visitor
+/// with their `VisitorContext`, or `StaffMode`); `PrintQueue`, `Housekeeping` and `StationSpeech` are children the
+/// machine maps; a holder's `VisitorSession` and a new card's `EnrolmentQuestions` answer with effects of their own.
+///
 /// Rules:
 /// - a visitor card, or its printed `KC1-…` code, taps: recorded only when the kiosk is bound to a venue and the
-///   clock is synchronized; the outcome is shown with its light pattern, then any pending warning, until the visitor
-///   confirms it;
+///   clock is synchronized; the outcome is shown with its light pattern, then any news for the card (in words only:
+///   its light and sound are the tap's own, so bystanders learn nothing);
 /// - the staff code, or a staff card this kiosk enrolled (`StationState.staffCards`), opens staff mode, which
 ///   closes after `staffTimeout` without use, on `.leave` or when the staff card taps again; any other card whose
 ///   kind byte says "staff" (forged, or another kiosk's) and every printed card code of kind staff is refused;
 /// - a venue code binds the kiosk in staff mode and is only a hint otherwise; anything else is "not a check-in code";
-/// - a receipt is printed while the person it is for is there: one that fails is offered again for
-///   `answerTime` (confirm prints it now, cancel drops it) and never printed later on its own.
+/// - a receipt is printed while the person it is for is there: one that fails is offered again to staff for
+///   `answerTime` (confirm prints it now, cancel drops it), a warning slip only in its holder's session; nothing is
+///   ever printed later on its own;
+/// - everything of a person lives in their `VisitorContext` and goes when they leave.
 public struct CheckInMachine: Sendable {
-    /// What the kiosk is doing.
+    /// What the kiosk is doing, as the runner and the status report name it.
     public enum Mode: Sendable, Equatable {
         /// Serving visitors.
         case visitor
@@ -24,100 +30,72 @@ public struct CheckInMachine: Sendable {
         case staff(StaffStep, until: Date)
     }
 
-    /// Where staff are in the menu.
-    public enum StaffStep: Sendable, Equatable {
-        case menu
-        /// Waiting for a venue's poster to be scanned (any venue code binds in staff mode; this only prompts).
-        case awaitingVenueCode
-        /// Waiting for a blank card to enrol (a visitor card, or a staff card after `.enrolStaffCard`).
-        case awaitingBlankCard
-        /// A card is being enrolled (randomness, writing, printing).
-        case enrolling
-        /// Creating a venue (waiting for its seed).
-        case creatingVenue(CWAFields)
-        /// Rotating the venue code (waiting for its seed).
-        case rotating(CWAFields)
-        /// Asked "wipe the kiosk?".
-        case confirmingWipe(forgetVenue: Bool)
-        /// Wiping.
-        case wiping(forgetVenue: Bool)
-
-        var isBusy: Bool {
-            switch self {
-            case .enrolling, .creatingVenue, .rotating, .wiping: true
-            default: false
-            }
-        }
+    /// Who owns the screen, the buttons and the deadline.
+    enum Foreground: Sendable {
+        /// Nobody is using the kiosk (a message may still be shown for a while).
+        case idle
+        /// A visitor, with everything that is theirs.
+        case visitor(VisitorContext)
+        /// Staff.
+        case staff(StaffMode)
     }
 
     public private(set) var configuration: StationConfiguration
     /// The current state; the last one the runner saved is what a restart would see.
     public internal(set) var state: StationState
-    public private(set) var mode: Mode = .visitor
-
     let crypto: any CryptoProvider
     private let parser: VenueCodeParser
-    /// The state as last persisted (a failed persist reverts the venue binding to it).
-    private var persisted: StationState
-    private var needsPersist = false
-    /// The secret of the card being enrolled; wiped once it is printed or enrolment failed.
-    private var pendingCard: CardSecret?
-    /// The kind of card `.awaitingBlankCard` and `.enrolling` make.
-    private var enrolKind: CardKind = .visitor
-    /// Receipts handed to the printer and not answered yet, by kind: kept only to offer a failed one again.
-    private var printing: [PrintJob.Kind: PrintJob] = [:]
-    /// A receipt that did not print, offered to the person at the kiosk until `until`: confirm tries it again now,
-    /// cancel (or the time running out) drops it. Nothing is ever printed later on its own.
-    var reprintOffer: (job: PrintJob, until: Date)?
-    /// The hour (of the clock's lower bound) in which expiry last ran: it runs again as each hour begins.
-    private var lastExpiryHour: Int64?
-    private var clockWasSynchronized: Bool?
-
-    // The card holder's session (`CheckInMachine+Session.swift`).
-    /// The open session, if any.
-    var session: VisitorSession?
-    /// "My check-ins" was chosen: the next card or printed card code opens a session instead of tapping, until then.
-    var sessionRequestUntil: Date?
-    /// The visitor card tapped last, while it lies on the reader: its session can be offered without another tap.
-    var cardOnReader: CardSecret?
-    /// What the session asked the runner last.
-    var pendingRequest: VisitorSession.Request?
-    /// The questions asked after a visitor card was enrolled (permission to match, an optional PIN).
-    var enrolment: EnrolmentQuestions?
+    var foreground: Foreground = .idle
     /// The last message shown, and when: the screen shows it for a while (`screen(now:)`).
     var lastShown: (message: StationMessage, at: Date)?
-    /// Which choice the buttons would choose, for the screen it was made on (`ScreenModel` identity).
-    var selection: (key: String, index: Int?)?
-    /// The language a visitor chose on the idle screen, and when: it holds while they use the kiosk and returns to
-    /// the kiosk's own after `visitorLanguageTime` without activity.
-    var visitorLanguage: (language: Language, at: Date)?
-    /// "Language" was chosen on the idle screen, and when: the languages are offered until one is chosen.
-    var choosingLanguage: Date?
-    /// When a button was last held to hear the screen (`CheckInMachine+Speech.swift`), refreshed by every action
-    /// of the person at the kiosk.
-    var speechRequested: Date?
-    /// The screen last considered for speech, and its selected choice.
-    var lastSpoken: (identity: String, selected: Int?)?
-    /// Say the screen at the next `speech(now:)` even if it did not change (a button held again repeats it).
-    var speakNow = false
-    /// Something was said since the last stop (a stop is sent only then).
-    var mayBeSpeaking = false
-    /// The voice the person at the kiosk chose (louder, quieter, faster, slower): it lasts while the kiosk speaks
-    /// for them and goes back to the venue's when it stops (the next person starts from the venue's).
-    var visitorVoice: SpeechVoice?
-    /// The speech settings were opened (from the choice every spoken screen offers), and when.
-    var speechSettingsOpened: Date?
-    /// A short sentence to say next instead of the whole screen (the new volume or speed after a change).
-    var speechAnnouncement: String?
-    /// The last activity of the session whose coming timeout was announced with a tone (once per quiet spell).
-    var timeoutAnnounced: Date?
-    /// How long a language chosen on the idle screen lasts without activity.
+    var printing = PrintQueue()
+    var housekeeping: Housekeeping
+    var speech = StationSpeech()
+
+    /// How long a person's context lasts without any action of theirs while they are doing nothing in particular.
     public static let visitorLanguageTime: TimeInterval = 120
 
-    /// The language the station speaks now: the session holder's, else the one a visitor chose, else the kiosk's.
+    /// Visitor or staff mode.
+    public var mode: Mode {
+        if case .staff(let staff) = foreground { return .staff(staff.step, until: staff.until) }
+        return .visitor
+    }
+
+    /// The person at the kiosk (in staff mode, the one using it), if anyone.
+    var person: VisitorContext? {
+        get {
+            switch foreground {
+            case .idle: nil
+            case .visitor(let person): person
+            case .staff(let staff): staff.person
+            }
+        }
+        set {
+            switch foreground {
+            case .idle, .visitor: foreground = newValue.map { .visitor($0) } ?? .idle
+            case .staff(var staff):
+                staff.person = newValue ?? VisitorContext(now: staff.person.lastActivity)
+                foreground = .staff(staff)
+            }
+        }
+    }
+
+    /// Staff mode, while it is open.
+    var staff: StaffMode? {
+        get {
+            if case .staff(let staff) = foreground { return staff }
+            return nil
+        }
+        set {
+            guard case .staff = foreground else { return }
+            foreground = newValue.map { .staff($0) } ?? .idle
+        }
+    }
+
+    /// The language the station speaks now: the session holder's, else the one the person here chose, else the
+    /// kiosk's.
     public var language: Language {
-        if let session { return session.language ?? visitorLanguage?.language ?? configuration.language }
-        return visitorLanguage?.language ?? configuration.language
+        person?.session?.language ?? person?.language ?? configuration.language
     }
 
     /// The station's texts in the language it speaks now.
@@ -130,7 +108,7 @@ public struct CheckInMachine: Sendable {
     ) {
         self.configuration = configuration
         self.state = state
-        self.persisted = state
+        self.housekeeping = Housekeeping(persisted: state)
         self.crypto = crypto
         self.parser = parser
     }
@@ -142,35 +120,14 @@ public struct CheckInMachine: Sendable {
         for case .show(let message) in actions.reversed() {
             lastShown = (message, now.now)
             // A message shown again (a second tap's "Checked in") is news: it is said again, like a new screen.
-            if isSpeaking(now: now.now) { speakNow = true }
+            if isSpeaking(now: now.now) { speech.speakNow = true }
             break
         }
         return actions
     }
 
     private mutating func handling(_ event: StationEvent, now: ClockReading) -> [StationAction] {
-        prune(now: now)
-        if !isSpeaking(now: now.now) {
-            // Nobody is spoken to any more: the next person's actions do not bring speech back (they ask for it
-            // themselves), and they hear the venue's voice.
-            speechRequested = nil
-            visitorVoice = nil
-            speechSettingsOpened = nil
-        }
-        switch event {
-        case .cardRead, .codeScanned, .chosen, .navigated:
-            // Someone is using the kiosk: a language they chose, and speech they asked for, hold on.
-            if let chosen = visitorLanguage { visitorLanguage = (chosen.language, now.now) }
-            if speechRequested != nil { speechRequested = now.now }
-        case .tick:
-            if let chosen = visitorLanguage, session == nil,
-                now.now.timeIntervalSince(chosen.at) >= Self.visitorLanguageTime
-            {
-                visitorLanguage = nil
-            }
-        default:
-            break
-        }
+        housekeeping.prune(&state, now: now)
         var actions = [StationAction]()
         switch event {
         case .cardRead, .codeScanned, .buttonPressed, .staffCommand, .tick, .chosen, .navigated:
@@ -179,35 +136,32 @@ public struct CheckInMachine: Sendable {
             break
         }
         switch event {
-        case .cardRead(let read):
-            // Another card ends an open session (its card is wiped), then counts as usual.
-            if session != nil { actions += closeSession(message: nil) }
-            actions += cardRead(read, now: now)
+        case .cardRead(let read): actions += cardRead(read, now: now)
         case .cardRemoved: actions += cardRemoved()
         case .codeScanned(let text):
-            if var open = session {
-                // The verification code from the test centre, shown while the holder is asked for it.
-                if open.scannedVerificationCode(text, now: now.now) {
-                    session = open
-                    return actions
-                }
-                // Any other code ends the session, then counts as usual.
-                actions += closeSession(message: nil)
+            // The verification code from the test centre, shown while the holder is asked for it.
+            if var open = person?.session, open.scannedVerificationCode(text, now: now.now) {
+                person?.session = open
+                return actions
             }
             actions += codeScanned(text, now: now)
         case .buttonPressed(let button): actions += buttonPressed(button, now: now)
         case .clockChanged(let reading): actions += clockChanged(reading)
         case .tick: actions += tick(now: now)
-        case .tapDone(let outcome, let warning): actions += tapDone(outcome, warning: warning, now: now)
-        case .enrolDone(let result): actions += enrolDone(result)
+        case .tapDone(let outcome, let warning): actions += tapDone(outcome, warning: warning)
+        case .enrolDone(let result): actions += enrolDone(result, now: now)
         case .printDone(let kind, let result): actions += printDone(kind, result, now: now)
         case .persistDone(let result): actions += persistDone(result)
         case .wipeDone(let result): actions += wipeDone(result)
         case .expiryDone(let result): actions += expiryDone(result)
         case .randomGenerated(let purpose, let result): actions += randomGenerated(purpose, result, now: now)
         case .staffCommand(let command): actions += staffCommand(command, now: now)
-        case .chosen(let id): actions += chosen(id, now: now)
-        case .navigated(let button): actions += navigated(button, now: now)
+        case .chosen(let id):
+            personActs(now: now)
+            actions += chosen(id, now: now)
+        case .navigated(let button):
+            personActs(now: now)
+            actions += navigated(button, now: now)
         case .speakRequested: speakRequested(now: now)
         case .cardOpened(let result): actions += cardOpened(result, now: now)
         case .cardAnswered(let result): actions += cardAnswered(result, now: now)
@@ -215,45 +169,100 @@ public struct CheckInMachine: Sendable {
         return actions
     }
 
+    // MARK: - People
+
+    /// Someone acts at the kiosk: their context starts if nobody's is open, and their time starts again.
+    mutating func personActs(now: ClockReading) {
+        var person = self.person ?? VisitorContext(now: now.now)
+        person.lastActivity = now.now
+        self.person = person
+    }
+
+    /// A visitor card (or its printed code) is shown: a card other than the one the person here showed is another
+    /// person, and whatever was theirs goes first (their session closes); a session open on the same card closes
+    /// too, and the card counts as usual.
+    private mutating func cardArrives(_ secret: CardSecret, now: ClockReading) -> [StationAction] {
+        guard staff == nil else { return [] }
+        let fingerprint = try? VisitorContext.fingerprint(of: secret, crypto: crypto)
+        var actions = [StationAction]()
+        if let person {
+            let same = fingerprint.flatMap { mine in
+                person.cardFingerprint.map { crypto.constantTimeEquals($0, mine) }
+            }
+            if person.session != nil || same == false || (person.cardFingerprint != nil && fingerprint == nil) {
+                actions += personLeaves()
+            }
+        }
+        personActs(now: now)
+        if person?.cardFingerprint == nil { person?.cardFingerprint = fingerprint }
+        return actions
+    }
+
+    /// The person leaves (their card left the reader, “Done”, a deadline, another card): everything of theirs goes
+    /// at once, their session and its card included. `message` is shown after (a session's closing words);
+    /// without one, a session's screen leaves nothing behind.
+    mutating func personLeaves(message: StationMessage? = nil) -> [StationAction] {
+        let hadSession = person?.session != nil
+        switch foreground {
+        case .idle: break
+        case .visitor(var person):
+            person.wipe(using: crypto)
+            foreground = .idle
+        case .staff(var staff):
+            staff.person.wipe(using: crypto)
+            staff.person = VisitorContext(now: staff.person.lastActivity)
+            foreground = .staff(staff)
+        }
+        if let message { return [.show(message)] }
+        if hadSession { lastShown = nil }
+        return []
+    }
+
+    mutating func cardRemoved() -> [StationAction] {
+        guard let person else { return [] }
+        // The card left the reader: its holder has gone (a printed code's holder leaves by “Done” or time).
+        guard person.cardOnReader != nil || person.session?.source == .reader else { return [] }
+        return personLeaves()
+    }
+
     // MARK: - Cards and codes
 
     private mutating func cardRead(_ read: CardRead, now: ClockReading) -> [StationAction] {
-        if case .staff(.awaitingBlankCard, _) = mode {
+        if case .awaitingBlankCard = staff?.step {
             extendStaff(now: now)
             switch read {
             case .blank, .damaged:
-                mode = .staff(.enrolling, until: staffUntil(now))
+                setStaff(.enrolling, now: now)
                 return [
                     .show(texts.message(.staffEnrollingTitle, .staffEnrollingBody, .prompt)),
                     .requestRandom(.cardEntropy),
                 ]
             case .card(let secret) where secret.kind == .visitor:
-                return [
-                    .show(
-                        texts.message(.staffAlreadyEnrolledTitle, .staffAlreadyEnrolledBody, .error)),
-                    .indicate(.refused),
-                ]
+                return refuse(
+                    texts.message(.staffAlreadyEnrolledTitle, .staffAlreadyEnrolledBody, .error), .refused,
+                    .alreadyEnrolled)
             case .foreign(let reason):
-                return [
-                    .show(
-                        texts.message(
-                            .staffCannotEnrolTitle, .staffCannotEnrolBody, .error, ["reason": texts.foreignCard(reason)]
-                        )),
-                    .indicate(.refused),
-                ]
+                return refuse(
+                    texts.message(
+                        .staffCannotEnrolTitle, .staffCannotEnrolBody, .error, ["reason": texts.foreignCard(reason)]),
+                    .refused, .foreignCard)
             case .card:
                 break
             }
         }
+        if case .card(let secret) = read { return card(secret, printed: false, now: now) }
+        // Not a kiosk card: an open session closes (the card shown is not its holder's).
+        var actions = person?.session != nil ? personLeaves() : []
         switch read {
-        case .card(let secret): return card(secret, printed: false, now: now)
-        case .blank: return [.show(texts.blankCard), .indicate(.refused)]
-        case .damaged: return [.show(texts.damagedCard), .indicate(.refused)]
+        case .card: break
+        case .blank: actions += refuse(texts.blankCard, .refused, .blankCard)
+        case .damaged: actions += refuse(texts.damagedCard, .refused, .damagedCard)
         case .foreign(let reason):
             var message = texts.notAKioskCard
             message.body = texts.foreignCard(reason) + " " + message.body
-            return [.show(message), .indicate(.refused)]
+            actions += refuse(message, .refused, .foreignCard)
         }
+        return actions
     }
 
     /// A kiosk card (tapped, or its printed code scanned).
@@ -262,42 +271,38 @@ public struct CheckInMachine: Sendable {
         case .staff:
             // The kind byte is no proof: anyone can write it to a tag or into a printed code.
             if printed {
-                return [
-                    .show(
-                        texts.message(.staffCodeNotStaffTitle, .staffCodeNotStaffBody, .error)), .indicate(.refused),
-                ]
+                return refuse(
+                    texts.message(.staffCodeNotStaffTitle, .staffCodeNotStaffBody, .error), .refused, .codeRefused)
             }
             guard isEnrolledStaffCard(secret) else {
-                return [
-                    .show(
-                        texts.message(.staffNotStaffHereTitle, .staffNotStaffHereBody, .error)),
-                    .indicate(.refused),
-                ]
+                return refuse(
+                    texts.message(.staffNotStaffHereTitle, .staffNotStaffHereBody, .error), .refused,
+                    .unknownStaffCard)
             }
-            if case .staff(let step, _) = mode, !step.isBusy { return leaveStaffMode() }
+            if let step = staff?.step, !step.isBusy { return leaveStaffMode() }
             return openStaffMode(now: now)
         case .visitor:
-            var actions = [StationAction]()
-            if let until = sessionRequestUntil, now.now < until {
-                sessionRequestUntil = nil
-                return openSession(secret, source: printed ? .printedCode : .reader, now: now)
+            var actions = cardArrives(secret, now: now)
+            if case .awaitingCard(let until) = person?.activity, now.now < until {
+                return actions + openSession(secret, source: printed ? .printedCode : .reader, now: now)
             }
-            sessionRequestUntil = nil
+            if case .awaitingCard = person?.activity { person?.activity = .browsing }
             guard now.isSynchronized else {
-                return actions + [.show(texts.clockNotSet), .indicate(.clockNotSet)]
+                return actions + refuse(texts.clockNotSet, .clockNotSet, .clockNotSynchronized)
             }
             guard let venue = state.venue else {
-                return actions + [.show(texts.notSetUp), .indicate(.error)]
+                return actions + refuse(texts.notSetUp, .error, .venueNotSetUp)
             }
-            forgetCardOnReader()
-            if !printed { cardOnReader = secret }
-            return actions + [.recordTap(secret, venue.stayVenue)]
+            person?.cardOnReader?.wipe(using: crypto)
+            person?.cardOnReader = printed ? nil : secret
+            actions.append(.recordTap(secret, venue.stayVenue))
+            return actions
         }
     }
 
     private mutating func codeScanned(_ text: String, now: ClockReading) -> [StationAction] {
         if isStaffCode(text) {
-            if case .staff = mode {
+            if staff != nil {
                 extendStaff(now: now)
                 return []
             }
@@ -309,29 +314,34 @@ public struct CheckInMachine: Sendable {
         } catch .notACardCode {
             // Not a card code: maybe a venue code.
         } catch {
-            return [
-                .show(
-                    texts.message(.stationCardCodeInvalidTitle, .stationCardCodeInvalidBody, .error)),
-                .indicate(.refused),
-            ]
+            return refuse(
+                texts.message(.stationCardCodeInvalidTitle, .stationCardCodeInvalidBody, .error), .refused,
+                .codeRefused)
         }
+        // Any other code ends an open session, then counts as usual.
+        var actions = person?.session != nil ? personLeaves() : []
         let venue: VenueCode
         do {
             venue = try parser.parse(text, crypto: crypto)
         } catch .notAVenueCode, .tooLong {
-            return [.show(texts.notACheckInCode), .indicate(.error)]
+            return actions + refuse(texts.notACheckInCode, .error, .codeRefused)
         } catch {
-            return [
-                .show(
+            return actions
+                + refuse(
                     texts.message(
                         .staffVenueCodeUnusableTitle, .staffVenueCodeUnusableBody, .error,
-                        ["code": error.cwaErrorCode ?? "-"])),
-                .indicate(.error),
-            ]
+                        ["code": error.cwaErrorCode ?? "-"]), .error, .codeRefused)
         }
-        guard case .staff = mode else { return [.show(texts.venueCodeHint), .indicate(.refused)] }
+        guard staff != nil else { return actions + refuse(texts.venueCodeHint, .refused, .codeRefused) }
         extendStaff(now: now)
-        return bind(venue, posterURL: nil, now: now, created: false)
+        actions += bind(venue, posterURL: nil, now: now, created: false)
+        return actions
+    }
+
+    /// A refusal: its message, its light and sound, and its count by reason (decided here, never guessed from the
+    /// light).
+    func refuse(_ message: StationMessage, _ pattern: IndicatorPattern, _ reason: RefusalReason) -> [StationAction] {
+        [.show(message), .indicate(pattern), .countRefusal(reason)]
     }
 
     /// The staff code, compared as SHA-256 digests in constant time (the text's length does not show either).
@@ -356,8 +366,7 @@ public struct CheckInMachine: Sendable {
 
     // MARK: - Visitors
 
-    private mutating func tapDone(_ outcome: TapOutcome, warning: WarningNotice?, now: ClockReading) -> [StationAction]
-    {
+    private mutating func tapDone(_ outcome: TapOutcome, warning: WarningNotice?) -> [StationAction] {
         var actions = [StationAction]()
         var changed = false
         switch outcome {
@@ -378,28 +387,23 @@ public struct CheckInMachine: Sendable {
         case .alreadyRegistered:
             actions += [.show(texts.alreadyRegistered), .indicate(.accepted)]
         case .refused(let refusal):
-            actions += [
-                .show(texts.message(.stationNotRecordedTitle, body: texts.refusal(refusal), .error)),
-                .indicate(Self.pattern(for: refusal)),
-            ]
+            actions += refuse(
+                texts.message(.stationNotRecordedTitle, body: texts.refusal(refusal), .error),
+                Self.pattern(for: refusal),
+                RefusalReason(refusal))
         }
         if let warning, !warning.exposureDays.isEmpty {
             var index = state.warnings.firstIndex { crypto.constantTimeEquals($0.tag, warning.acknowledgementTag) }
             if index == nil {
-                state.warnings.append(
-                    WarningRecord(
-                        tag: warning.acknowledgementTag,
-                        expiryHour: warning.expiryHour))
+                state.warnings.append(WarningRecord(tag: warning.acknowledgementTag, expiryHour: warning.expiryHour))
                 index = state.warnings.count - 1
                 changed = true
             }
             if let index, !state.warnings[index].acknowledged {
                 // The warning belongs to the card: the public screen only says there is news for it (no day, no
-                // place) and offers its holder's session, where it is read, acknowledged and its slip printed.
-                actions += [
-                    .show(cardOnReader == nil ? texts.newsForCardShowCode : texts.newsForCard),
-                    .indicate(.warningPending),
-                ]
+                // place) and offers its holder's session, where it is read, acknowledged and its slip printed. No
+                // light or sound of its own: the tap's already played, and bystanders learn nothing more.
+                actions.append(.show(person?.cardOnReader == nil ? texts.newsForCardShowCode : texts.newsForCard))
             }
         }
         // Feedback first: the stay is already durable; this state only keeps the counter and the warnings.
@@ -410,443 +414,45 @@ public struct CheckInMachine: Sendable {
     static func pattern(for refusal: TapRefusal) -> IndicatorPattern {
         switch refusal {
         case .clockNotSynchronized: .clockNotSet
-        case .storeUnavailable, .cryptoFailure: .error
+        case .storeUnavailable, .cryptoFailure, .profileUnreadable: .error
         case .clockBehindLastTap, .dailyLimitReached, .staffCard, .eventEnded, .cardBlocked: .refused
         }
     }
 
-    mutating func buttonPressed(_ button: StationButton, now: ClockReading) -> [StationAction] {
-        if case .staff(let step, _) = mode {
-            extendStaff(now: now)
-            switch (step, button) {
-            case (.confirmingWipe(let forget), .confirm):
-                return startWipe(forgetVenue: forget, now: now)
-            case (.confirmingWipe, .cancel):
-                mode = .staff(.menu, until: staffUntil(now))
-                return [.show(texts.message(.staffNotWipedTitle, .staffNotWipedBody, .info))]
-            case (.awaitingVenueCode, .cancel), (.awaitingBlankCard, .cancel):
-                mode = .staff(.menu, until: staffUntil(now))
-                return [.show(staffMenu)]
-            default:
-                break
-            }
-        }
-        if let answered = answerReprintOffer(button, now: now) { return answered }
-        return []
-    }
+    // MARK: - Time
 
-    // MARK: - Staff mode
-
-    var staffMenu: StationMessage { texts.message(.staffMenuTitle, .staffMenuBody, .prompt) }
-
-    private func staffUntil(_ now: ClockReading) -> Date { now.now.addingTimeInterval(configuration.staffTimeout) }
-
-    mutating func extendStaff(now: ClockReading) {
-        if case .staff(let step, _) = mode { mode = .staff(step, until: staffUntil(now)) }
-    }
-
-    private mutating func openStaffMode(now: ClockReading) -> [StationAction] {
-        mode = .staff(.menu, until: staffUntil(now))
-        return [.show(staffMenu), .indicate(.accepted)]
-    }
-
-    private mutating func leaveStaffMode() -> [StationAction] {
-        mode = .visitor
-        enrolKind = .visitor
-        wipePendingCard()
-        dropEnrolmentQuestions()
-        dropReprintOffer()
-        return [.show(texts.message(.staffClosedTitle, .staffClosedBody, .info))]
-    }
-
-    private mutating func closeStaffModeIfIdle(now: ClockReading) -> [StationAction] {
-        guard case .staff(let step, let until) = mode, now.now >= until else { return [] }
-        if step.isBusy {
-            mode = .staff(step, until: staffUntil(now))
-            return []
-        }
-        return leaveStaffMode()
-    }
-
-    mutating func staffCommand(_ command: StaffCommand, now: ClockReading) -> [StationAction] {
-        guard case .staff(let step, _) = mode else {
-            return [
-                .show(
-                    texts.message(.staffNotOpenTitle, .staffNotOpenBody, .error)),
-                .indicate(.refused),
-            ]
-        }
-        if step.isBusy, command != .leave {
-            return [
-                .show(
-                    texts.message(.staffBusyTitle, .staffBusyBody, .info))
-            ]
-        }
-        extendStaff(now: now)
-        dropEnrolmentQuestions()
-        let until = staffUntil(now)
-        switch command {
-        case .bindVenue:
-            mode = .staff(.awaitingVenueCode, until: until)
-            return [
-                .show(
-                    texts.message(.staffBindVenueTitle, .staffBindVenueBody, .prompt))
-            ]
-        case .createVenue(let draft):
-            let fields: CWAVenueEncoder.Fields
-            do { fields = try draft.validated() } catch {
-                return [
-                    .show(
-                        texts.message(
-                            .staffVenueNotCreatedTitle, .staffVenueNotCreatedBody, .error, ["code": error.fieldNames])),
-                    .indicate(.refused),
-                ]
-            }
-            mode = .staff(.creatingVenue(CWAFields(fields)), until: until)
-            return [.requestRandom(.venueSeed)]
-        case .rotateVenueCode:
-            guard let venue = state.venue else {
-                return [
-                    .show(texts.message(.staffNoVenueTitle, .staffNoVenueBody, .error)),
-                    .indicate(.refused),
-                ]
-            }
-            guard let fields = venue.cwaFields else {
-                return [
-                    .show(
-                        texts.message(.staffNotRenewableTitle, .staffNotRenewableBody, .error)), .indicate(.refused),
-                ]
-            }
-            if let refusal = refusalWhileCheckedIn(now: now) { return refusal }
-            mode = .staff(.rotating(fields), until: until)
-            return [.requestRandom(.rotatedVenueSeed)]
-        case .reprintPoster:
-            guard let venue = state.venue, let url = venue.posterURL else {
-                return [
-                    .show(
-                        texts.message(.staffNoPosterTitle, .staffNoPosterBody, .error)), .indicate(.refused),
-                ]
-            }
-            return [
-                printAction(.venuePoster(VenuePoster(url: url, description: venue.description, address: venue.address)))
-            ]
-        case .enrolCard:
-            enrolKind = .visitor
-            mode = .staff(.awaitingBlankCard, until: until)
-            return [
-                .show(texts.message(.staffEnrolCardTitle, .staffEnrolCardBody, .prompt))
-            ]
-        case .enrolStaffCard:
-            enrolKind = .staff
-            mode = .staff(.awaitingBlankCard, until: until)
-            return [
-                .show(
-                    texts.message(.staffEnrolStaffCardTitle, .staffEnrolStaffCardBody, .prompt))
-            ]
-        case .forgetStaffCards:
-            guard configuration.staffCode?.isEmpty == false else {
-                return [
-                    .show(
-                        texts.message(.staffStaffCardsKeptTitle, .staffStaffCardsKeptBody, .error)),
-                    .indicate(.refused),
-                ]
-            }
-            let count = state.staffCards.count
-            state.staffCards = []
-            return [
-                .persist(state),
-                .show(
-                    texts.message(
-                        .staffStaffCardsForgottenTitle, body: texts.catalog.count(.staffStaffCardsForgottenBody, count),
-                        .success)),
-                .indicate(.accepted),
-            ]
-        case .printStatus:
-            let slip = StatusSlip(
-                venueFormat: state.venue?.formatName, venueFingerprint: state.venue?.fingerprint,
-                openCheckIns: state.openCheckIns(now: now), clockSynchronized: now.isSynchronized, printedAt: now.now,
-                staffCards: state.staffCards.count)
-            return [printAction(.statusSlip(slip))]
-        case .wipe(let confirmed, let forgetVenue):
-            if confirmed { return startWipe(forgetVenue: forgetVenue, now: now) }
-            mode = .staff(.confirmingWipe(forgetVenue: forgetVenue), until: until)
-            return [
-                .show(
-                    texts.message(
-                        .staffWipeAskTitle, forgetVenue ? .staffWipeAskForgetVenue : .staffWipeAskKeepVenue, .prompt))
-            ]
-        case .leave:
-            return leaveStaffMode()
+    private mutating func clockChanged(_ reading: ClockReading) -> [StationAction] {
+        switch housekeeping.clockChanged(reading) {
+        case .set: [.show(texts.clockSet)]
+        case .unset: [.show(texts.clockNotSet), .indicate(.clockNotSet)]
+        case .none: []
         }
     }
 
-    /// The one refusal of anything that would change the venue while visitors may be checked in at it: their
-    /// leaving tap would start a stay at the new venue. Nil when nobody may be.
-    private func refusalWhileCheckedIn(now: ClockReading) -> [StationAction]? {
-        let open = state.openCheckIns(now: now)
-        guard open > 0 else { return nil }
-        return [
-            .show(
-                texts.message(.staffNotNowTitle, body: texts.catalog.count(.staffNotNowBody, open), .error)),
-            .indicate(.refused),
-        ]
-    }
-
-    private mutating func startWipe(forgetVenue: Bool, now: ClockReading) -> [StationAction] {
-        mode = .staff(.wiping(forgetVenue: forgetVenue), until: staffUntil(now))
-        return [.wipeStore]
-    }
-
-    /// Binds the kiosk to `venue` (scanned in staff mode, or created here).
-    private mutating func bind(_ venue: VenueCode, posterURL: String?, now: ClockReading, created: Bool)
-        -> [StationAction]
-    {
-        let bound: BoundVenue
-        do { bound = try BoundVenue(venue, posterURL: posterURL, configuration: configuration, crypto: crypto) } catch {
-            return [
-                .show(
-                    texts.message(
-                        .staffVenueNotBoundTitle, .staffVenueNotBoundBody, .error, ["reason": error.description])),
-                .indicate(.error),
-            ]
-        }
-        if let end = bound.eventEnd, now.isSynchronized, end <= now.now {
-            return [
-                .show(
-                    texts.message(
-                        .staffVenueNotBoundTitle, .staffEventEndedBody, .error,
-                        ["date": TimeText.date(unixSeconds: Int64(end.timeIntervalSince1970))])),
-                .indicate(.error),
-            ]
-        }
-        if state.venue?.locationId != bound.locationId {
-            if state.venue != nil, let refusal = refusalWhileCheckedIn(now: now) { return refusal }
-            state.openCheckInEnds = []
-        }
-        state.venue = bound
-        if case .staff = mode { mode = .staff(.menu, until: staffUntil(now)) }
-        var actions: [StationAction] = [
-            .persist(state),
-            .show(
-                texts.message(
-                    created ? .staffVenueCreatedTitle : .staffVenueBoundTitle,
-                    created ? .staffVenueCreatedBody : .staffVenueBoundBody, .success,
-                    [
-                        "venue": bound.address.isEmpty ? bound.description : "\(bound.description), \(bound.address)",
-                        "format": bound.formatName,
-                    ])),
-            .indicate(.accepted),
-        ]
-        if let posterURL {
-            actions.append(
-                printAction(
-                    .venuePoster(
-                        VenuePoster(
-                            url: posterURL, description: bound.description,
-                            address: bound.address))))
-        }
+    private mutating func tick(now: ClockReading) -> [StationAction] {
+        var actions = personTick(now: now)
+        if let offer = staff?.reprint, now.now >= offer.until { dropReprintOffer() }
+        actions += housekeeping.tick(now: now, state: state)
         return actions
-    }
-
-    // MARK: - Results from the runner
-
-    private mutating func randomGenerated(
-        _ purpose: RandomPurpose, _ result: Result<[UInt8], StationFailure>,
-        now: ClockReading
-    ) -> [StationAction] {
-        guard case .staff(let step, _) = mode else { return [] }
-        var bytes: [UInt8]
-        switch result {
-        case .success(let value): bytes = value
-        case .failure(let failure):
-            mode = .staff(.menu, until: staffUntil(now))
-            return [
-                .show(texts.message(.staffNotDoneTitle, body: texts.failure(failure), .error)), .indicate(.error),
-            ]
-        }
-        defer { crypto.wipe(&bytes) }
-        switch (purpose, step) {
-        case (.venueSeed, .creatingVenue(let fields)), (.rotatedVenueSeed, .rotating(let fields)):
-            guard bytes.count == purpose.byteCount else { return [] }
-            let url = CWAVenueEncoder.url(
-                payload: CWAVenueEncoder.payload(fields.encoderFields, cryptographicSeed: bytes))
-            let venue: VenueCode
-            do {
-                venue = try VenueCodeParser(cwaDescriptors: CWAQRCodeDescriptor.production).parse(url, crypto: crypto)
-            } catch {
-                mode = .staff(.menu, until: staffUntil(now))
-                return [
-                    .show(
-                        texts.message(
-                            .staffVenueNotCreatedTitle, .staffVenueNotCreatedBody, .error,
-                            ["code": error.cwaErrorCode ?? "-"])),
-                    .indicate(.refused),
-                ]
-            }
-            return bind(venue, posterURL: url, now: now, created: true)
-        case (.cardEntropy, .enrolling):
-            guard pendingCard == nil, let secret = try? CardSecret(kind: enrolKind, entropy: bytes) else { return [] }
-            pendingCard = secret
-            return [.enrolCard(secret)]
-        default:
-            return []
-        }
-    }
-
-    private mutating func enrolDone(_ result: Result<Void, StationFailure>) -> [StationAction] {
-        guard case .staff(.enrolling, let until) = mode, let secret = pendingCard else { return [] }
-        defer { wipePendingCard() }
-        switch result {
-        case .success where secret.kind == .staff:
-            mode = .staff(.menu, until: until)
-            enrolKind = .visitor
-            guard let digest = try? StaffCardDigest.of(secret, crypto: crypto) else {
-                return [
-                    .show(
-                        texts.message(.staffStaffCardNotEnrolledTitle, body: texts.failure(.crypto), .error)),
-                    .indicate(.error),
-                ]
-            }
-            if !state.staffCards.contains(where: { crypto.constantTimeEquals($0, digest) }) {
-                state.staffCards.append(digest)
-            }
-            // Saved before it is announced: a staff card that is not saved does not open staff mode.
-            return [
-                .persist(state),
-                .show(
-                    texts.message(.staffStaffCardEnrolledTitle, .staffStaffCardEnrolledBody, .success)),
-                .indicate(.accepted),
-            ]
-        case .success:
-            mode = .staff(.menu, until: until)
-            // The new holder is asked, on the screen, whether the kiosk may match their stays and for a PIN.
-            enrolment = EnrolmentQuestions(card: secret)
-            return [
-                .show(
-                    texts.message(.staffCardEnrolledTitle, .staffCardEnrolledBody, .success)), .indicate(.accepted),
-                printAction(.personalCard(secret)),
-            ]
-        case .failure(let failure):
-            mode = .staff(.awaitingBlankCard, until: until)
-            return [
-                .show(
-                    texts.message(
-                        .staffCardNotEnrolledTitle, .staffCardNotEnrolledBody, .error,
-                        ["reason": texts.failure(failure)])), .indicate(.error),
-            ]
-        }
-    }
-
-    private mutating func wipePendingCard() {
-        pendingCard?.wipe(using: crypto)
-        pendingCard = nil
-    }
-
-    /// `.print(job)`, remembering the job until the printer answers (to offer it again if it fails).
-    mutating func printAction(_ job: PrintJob) -> StationAction {
-        if var earlier = printing.updateValue(job, forKey: job.kind) { earlier.wipe(using: crypto) }
-        return .print(job)
-    }
-
-    private mutating func printDone(
-        _ kind: PrintJob.Kind, _ result: Result<Void, StationFailure>,
-        now: ClockReading
-    ) -> [StationAction] {
-        var job = printing.removeValue(forKey: kind)
-        guard case .failure(let failure) = result else {
-            job?.wipe(using: crypto)
-            return []
-        }
-        dropReprintOffer()
-        guard let job else {
-            return [
-                .show(
-                    texts.message(
-                        .staffNotPrintedTitle, .staffNotPrintedLater, .error, ["reason": texts.failure(failure)])),
-                .indicate(.error),
-            ]
-        }
-        reprintOffer = (job, now.now.addingTimeInterval(answerTime))
-        return [
-            .show(
-                texts.message(
-                    .staffNotPrintedTitle, .staffNotPrintedOffer, .error,
-                    ["job": texts.printJob(job.kind), "reason": texts.failure(failure)])),
-            .indicate(.error),
-        ]
-    }
-
-    /// Confirm prints the offered receipt again now; cancel drops it. Nil when no offer is open.
-    private mutating func answerReprintOffer(_ button: StationButton, now: ClockReading) -> [StationAction]? {
-        guard let offer = reprintOffer else { return nil }
-        guard now.now < offer.until else {
-            dropReprintOffer()
-            return nil
-        }
-        reprintOffer = nil
-        switch button {
-        case .confirm:
-            return [
-                .show(
-                    texts.message(
-                        .staffPrintingTitle, .staffPrintingBody, .info, ["job": texts.printJob(offer.job.kind)])),
-                printAction(offer.job),
-            ]
-        case .cancel:
-            var job = offer.job
-            job.wipe(using: crypto)
-            return [
-                .show(
-                    texts.message(.staffNotPrintedTitle, .staffNotPrintedCancelled, .info))
-            ]
-        }
-    }
-
-    private mutating func dropReprintOffer() {
-        reprintOffer?.job.wipe(using: crypto)
-        reprintOffer = nil
     }
 
     private mutating func persistDone(_ result: Result<Void, StationFailure>) -> [StationAction] {
         switch result {
         case .success:
-            persisted = state
-            needsPersist = false
+            housekeeping.saved(state)
             return []
         case .failure(let failure):
             // A binding or a staff card that is not saved is not used (a staff card forgotten stays forgotten);
             // counters and warnings are kept in memory and saved later.
+            let persisted = housekeeping.persisted
             state.venue = persisted.venue
             let crypto = self.crypto
-            let saved = persisted.staffCards
-            state.staffCards.removeAll { card in !saved.contains { crypto.constantTimeEquals($0, card) } }
-            needsPersist = true
+            state.staffCards.removeAll { card in !persisted.staffCards.contains { crypto.constantTimeEquals($0, card) }
+            }
+            housekeeping.needsPersist = true
             return [
                 .show(texts.message(.staffSettingsNotSavedTitle, body: texts.failure(failure), .error)),
                 .indicate(.error),
-            ]
-        }
-    }
-
-    private mutating func wipeDone(_ result: Result<Void, StationFailure>) -> [StationAction] {
-        guard case .staff(.wiping(let forgetVenue), let until) = mode else { return [] }
-        mode = .staff(.menu, until: until)
-        switch result {
-        case .success:
-            state.openCheckInEnds = []
-            state.warnings = []
-            state.staffCards = []
-            if forgetVenue { state.venue = nil }
-            return [
-                .persist(state),
-                .show(
-                    texts.message(
-                        .staffWipedTitle, forgetVenue ? .staffWipedForgetVenue : .staffWipedKeepVenue, .success)),
-                .indicate(.accepted),
-            ]
-        case .failure(let failure):
-            return [
-                .show(texts.message(.staffNotWipedTitle, body: texts.failure(failure), .error)), .indicate(.error),
             ]
         }
     }
@@ -858,46 +464,16 @@ public struct CheckInMachine: Sendable {
             .indicate(.error),
         ]
     }
+}
 
-    // MARK: - Time
+extension VisitorContext {
+    static let fingerprintLabel = Array("CheckInKiosk person's card v1".utf8)
 
-    private mutating func clockChanged(_ reading: ClockReading) -> [StationAction] {
-        let was = clockWasSynchronized
-        clockWasSynchronized = reading.isSynchronized
-        if reading.isSynchronized {
-            guard was == false else { return [] }
-            lastExpiryHour = nil
-            return [.show(texts.clockSet)]
-        }
-        guard was != false else { return [] }
-        return [.show(texts.clockNotSet), .indicate(.clockNotSet)]
-    }
-
-    private mutating func tick(now: ClockReading) -> [StationAction] {
-        var actions = [StationAction]()
-        actions += sessionTick(now: now)
-        if let offer = reprintOffer, now.now >= offer.until { dropReprintOffer() }
-        // Expiry runs at the first tick whose clock knows a lower bound of the real time, then as each of its hours
-        // begins (rows expire by the hour), synchronized or not.
-        if let earliest = now.earliest, RetentionPolicy.hourNumber(earliest) != lastExpiryHour {
-            lastExpiryHour = RetentionPolicy.hourNumber(earliest)
-            actions.append(.expireNow)
-        }
-        if needsPersist {
-            needsPersist = false
-            actions.append(.persist(state))
-        }
-        return actions
-    }
-
-    /// Drops counter entries and warning records that have run out, by the clock's lower bound of the real time
-    /// (warning records by the hour, as the stays they concern), and has the state saved at the next tick so that
-    /// what went from memory goes from the disk too.
-    private mutating func prune(now: ClockReading) {
-        guard let earliest = now.earliest else { return }
-        let before = (state.openCheckInEnds.count, state.warnings.count)
-        state.openCheckInEnds.removeAll { $0 <= earliest }
-        state.warnings.removeAll { $0.expiryHour <= RetentionPolicy.hourNumber(earliest) }
-        if (state.openCheckInEnds.count, state.warnings.count) != before { needsPersist = true }
+    /// What tells two cards apart within one visit: SHA-256 over a label and the card's secret, never kept beyond
+    /// the person's context.
+    static func fingerprint(of card: CardSecret, crypto: any CryptoProvider) throws(CryptoError) -> [UInt8] {
+        var input = fingerprintLabel + [card.kind.rawValue] + card.entropy
+        defer { crypto.wipe(&input) }
+        return try crypto.sha256(input)
     }
 }

@@ -29,6 +29,46 @@ public enum StationAction: Sendable, Equatable {
     case openCard(CardSecret)
     /// Carry out a request of the card holder's session with the card's keys; answered with `.cardAnswered`.
     case cardRequest(CardSecret, VisitorSession.Request)
+    /// Count a refusal by its reason (the refusal counters and `kiosk_refusals_total`).
+    case countRefusal(RefusalReason)
+}
+
+/// Why a card or code was refused, as the refusal counters name it: a tap's own refusal, or what was wrong with the
+/// card or code shown. Decided by the machine where it refuses (never read back from a light pattern). Failed
+/// prints, enrolments and staff commands are counted by their own counters.
+public enum RefusalReason: String, Sendable, Equatable, CaseIterable {
+    case clockNotSynchronized, clockBehindLastTap, dailyLimitReached, eventEnded, cardBlocked, staffCard
+    case storeUnavailable, cryptoFailure, profileUnreadable
+    /// A blank card tapped outside enrolment.
+    case blankCard
+    /// A kiosk card whose enrolment did not finish, or that could not be read completely.
+    case damagedCard
+    /// Not a kiosk card (or another kiosk's).
+    case foreignCard
+    /// A card that says "staff" and was not enrolled as a staff card here.
+    case unknownStaffCard
+    /// A visitor card while the kiosk is bound to no venue.
+    case venueNotSetUp
+    /// A visitor card offered for enrolment.
+    case alreadyEnrolled
+    /// A code that is no check-in here (not a venue code, unusable, a venue code outside staff mode, a printed card
+    /// code that is invalid or says "staff").
+    case codeRefused
+
+    /// The reason of a tap's own refusal.
+    public init(_ refusal: TapRefusal) {
+        switch refusal {
+        case .clockNotSynchronized: self = .clockNotSynchronized
+        case .clockBehindLastTap: self = .clockBehindLastTap
+        case .dailyLimitReached: self = .dailyLimitReached
+        case .eventEnded: self = .eventEnded
+        case .cardBlocked: self = .cardBlocked
+        case .staffCard: self = .staffCard
+        case .storeUnavailable: self = .storeUnavailable
+        case .cryptoFailure: self = .cryptoFailure
+        case .profileUnreadable: self = .profileUnreadable
+        }
+    }
 }
 
 /// A message for the kiosk's screen: a short title, a body and a kind. Never carries personal data or venue

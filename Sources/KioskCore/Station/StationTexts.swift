@@ -73,6 +73,7 @@ public struct StationTexts: Sendable {
         case .cardBlocked: catalog[.refusalCardBlocked]
         case .storeUnavailable: catalog[.refusalStoreUnavailable]
         case .cryptoFailure: catalog[.refusalCryptoFailure]
+        case .profileUnreadable: catalog[.refusalProfileUnreadable]
         }
     }
 

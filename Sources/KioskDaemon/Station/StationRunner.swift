@@ -5,11 +5,6 @@ public import KioskExchange
 public import KioskPrinter
 public import Logging
 
-/// Shows messages on the kiosk's screen (the daemon's local UI); optional.
-public protocol StationDisplay: Sendable {
-    func show(_ message: StationMessage) async
-}
-
 /// Runs the kiosk: hands each event to `CheckInMachine` and carries out its actions in order, feeding each result
 /// back as an event, until nothing is left to do.
 ///
@@ -30,7 +25,6 @@ public actor StationRunner {
     private let warnings: any WarningSource
     private let clock: any ClockSource
     private let settings: any StationStateStore
-    private let display: (any StationDisplay)?
     private let devices: (any DeviceStatusSource)?
     private let paper: PaperWidth
     private let codePage: PrinterCodePage
@@ -46,8 +40,8 @@ public actor StationRunner {
     public init(
         configuration: StationConfiguration, desk: CheckInDesk, indicator: any Indicator, printer: any ReceiptPrinter,
         enroller: any CardEnroller, warnings: any WarningSource, clock: any ClockSource,
-        settings: any StationStateStore, display: (any StationDisplay)? = nil,
-        devices: (any DeviceStatusSource)? = nil, paper: PaperWidth = .mm58, codePage: PrinterCodePage = .cp1252,
+        settings: any StationStateStore, devices: (any DeviceStatusSource)? = nil, paper: PaperWidth = .mm58,
+        codePage: PrinterCodePage = .cp1252,
         reports: (any ReportDelivering)? = nil, speech: (@Sendable (SpeechCue) -> Void)? = nil, logger: Logger
     ) throws(StoreError) {
         let saved = try settings.loadStationState() ?? .initial
@@ -59,7 +53,6 @@ public actor StationRunner {
         self.warnings = warnings
         self.clock = clock
         self.settings = settings
-        self.display = display
         self.devices = devices
         self.paper = paper
         self.codePage = codePage
@@ -97,7 +90,7 @@ public actor StationRunner {
                     lights = together.compactMap { if case .indicate(let pattern) = $0 { pattern } else { nil } }
                     unlit = index + together.count
                 }
-                guard let followUp = await perform(action, cause: next, report: &report, lights: lights) else {
+                guard let followUp = await perform(action, report: &report, lights: lights) else {
                     continue
                 }
                 pending.append(followUp)
@@ -114,22 +107,21 @@ public actor StationRunner {
 
     // MARK: - Actions
 
-    private func perform(
-        _ action: StationAction, cause: StationEvent, report: inout StationReport,
-        lights: [IndicatorPattern]
-    ) async -> StationEvent? {
+    private func perform(_ action: StationAction, report: inout StationReport, lights: [IndicatorPattern]) async
+        -> StationEvent?
+    {
         switch action {
         case .recordTap(let card, let venue):
             return await recordTap(card, at: venue, report: &report)
         case .show(let message):
+            // The screen is drawn from the machine's screen model; the message is kept for the report.
             report.steps.append(.shown(message))
-            await display?.show(message)
+            return nil
+        case .countRefusal(let reason):
+            counters.refusals[reason.rawValue, default: 0] += 1
             return nil
         case .indicate(let pattern):
             report.steps.append(.indicated(pattern))
-            if let reason = Self.refusalReason(for: cause, pattern: pattern) {
-                counters.refusals[reason, default: 0] += 1
-            }
             // Starts the lights and goes on: they play on the indicator's own task, not inside this event.
             // Nothing sounds over speech: while the kiosk speaks for the person here, the buzzer is silent (the
             // screen's words are said instead).
@@ -252,7 +244,7 @@ public actor StationRunner {
             counters.alreadyRegistered += 1
             outcomeName = "alreadyRegistered"
         case .refused(let refusal):
-            outcomeName = "refused." + Self.name(of: refusal)
+            outcomeName = "refused." + RefusalReason(refusal).rawValue
         }
         // Debug only: at the default level a line per tap, with the journal's timestamp, would be a visit log.
         logger.debug("Tap served", metadata: ["checkin.outcome": "\(outcomeName)"])
@@ -269,7 +261,7 @@ public actor StationRunner {
             switch found {
             case .success(let value): notice = value
             case .failure(let error):
-                logger.warning("Warnings not checked", metadata: ["checkin.error": "\(Self.name(of: error))"])
+                logger.warning("Warnings not checked", metadata: ["checkin.error": "\(RefusalReason(error).rawValue)"])
             }
         }
         return .tapDone(outcome, warning: notice)
@@ -308,8 +300,8 @@ public actor StationRunner {
                 outputs: reports?.availableOutputs ?? []))
     }
 
-    /// Carries out a request of the holder's session with the card's keys (store calls off the actor); a change
-    /// answers with the card's contents as they stand after it.
+    /// Carries out a request of the holder's session with the card's keys (`CheckInDesk.serve`, off the actor); a
+    /// change answers with the card's contents as they stand after it, a consented report is delivered.
     private func serve(_ request: VisitorSession.Request, card: CardSecret) async -> Result<
         VisitorSession.Answer, StationFailure
     > {
@@ -318,7 +310,17 @@ public actor StationRunner {
         let desk = self.desk
         let held = card
         let now = Int64(clock.read().now.timeIntervalSince1970.rounded(.down))
-        if case .deliver(let preview) = request {
+        let served: Result<ServedRequest, TapRefusal> = await offload {
+            do throws(TapRefusal) { return .success(try desk.serve(request, of: held, now: now)) } catch {
+                return .failure(error)
+            }
+        }
+        switch served {
+        case .failure(let refusal): return .failure(.refused(refusal))
+        case .success(.pin(let check)): return .success(.pin(check))
+        case .success(.done): return .success(.done)
+        case .success(.changed): return await openCard(held).map { .contents($0) }
+        case .success(.deliver(let preview)):
             guard let reports else {
                 return .success(.failed(DeliveryError.notAvailable("printer, USB stick or upload").description))
             }
@@ -329,48 +331,6 @@ public actor StationRunner {
             } catch {
                 logger.debug("Report not delivered")
                 return .success(.failed(error.description))
-            }
-        }
-        let done: Result<Bool, TapRefusal> = await offload {
-            do throws(TapRefusal) {
-                switch request {
-                case .checkPIN, .deliver, .acknowledgeWarning, .printWarningSlip: return .success(false)
-                case .setPIN(let pin): try desk.setPIN(pin, of: held)
-                case .saveProfile(let profile): try desk.saveProfile(profile, of: held)
-                case .deleteStay(let id): try desk.deleteStay(id, of: held)
-                case .deleteAll: try desk.deleteAll(of: held)
-                case .block: try desk.block(held)
-                case .markReported(let ids): try desk.markReported(ids, of: held)
-                case .saveEnrolment(let matching, let pin):
-                    var profile = try desk.profile(of: held)
-                    profile.matchingAllowed = matching
-                    try desk.saveProfile(profile, of: held)
-                    if let pin { try desk.setPIN(pin, of: held) }
-                }
-                return .success(true)
-            } catch {
-                return .failure(error)
-            }
-        }
-        switch (request, done) {
-        case (_, .failure(let refusal)):
-            return .failure(.refused(refusal))
-        case (.checkPIN(let pin), _):
-            let checked: Result<CheckInDesk.PINCheck, TapRefusal> = await offload {
-                do throws(TapRefusal) { return .success(try desk.checkPIN(pin, of: held, now: now)) } catch {
-                    return .failure(error)
-                }
-            }
-            switch checked {
-            case .success(let check): return .success(.pin(check))
-            case .failure(let refusal): return .failure(.refused(refusal))
-            }
-        case (.block, _), (.saveEnrolment, _), (.acknowledgeWarning, _), (.printWarningSlip, _):
-            return .success(.done)
-        default:
-            switch await openCard(held) {
-            case .success(let view): return .success(.contents(view))
-            case .failure(let failure): return .failure(failure)
             }
         }
     }
@@ -454,47 +414,6 @@ public actor StationRunner {
         switch refusal {
         case .storeUnavailable(let error): .store(error)
         default: .crypto
-        }
-    }
-
-    /// Why a card or code was refused, as the refusal counters (and the `kiosk_refusals_total` metric) name it: a
-    /// tap's own refusal, or what was wrong with the card or code read. The only place refusals get a name, so every
-    /// key means a reason (never a light pattern). nil: nothing was refused, or the event was no card or code (failed
-    /// prints, enrolments and staff commands are counted by their own counters).
-    static func refusalReason(for event: StationEvent, pattern: IndicatorPattern) -> String? {
-        let refusalPatterns: Set<IndicatorPattern> = [.refused, .error, .clockNotSet]
-        switch event {
-        case .tapDone(.refused(let refusal), _):
-            return name(of: refusal)
-        case .cardRead(let read):
-            guard refusalPatterns.contains(pattern) else { return nil }
-            if pattern == .clockNotSet { return name(of: .clockNotSynchronized) }
-            switch read {
-            case .blank: return "blankCard"
-            case .damaged: return "damagedCard"
-            case .foreign: return "foreignCard"
-            case .card(let secret):
-                if secret.kind == .staff { return "unknownStaffCard" }
-                return pattern == .error ? "venueNotSetUp" : "alreadyEnrolled"
-            }
-        case .codeScanned:
-            guard refusalPatterns.contains(pattern) else { return nil }
-            return pattern == .clockNotSet ? name(of: .clockNotSynchronized) : "codeRefused"
-        default:
-            return nil
-        }
-    }
-
-    static func name(of refusal: TapRefusal) -> String {
-        switch refusal {
-        case .clockNotSynchronized: "clockNotSynchronized"
-        case .clockBehindLastTap: "clockBehindLastTap"
-        case .dailyLimitReached: "dailyLimitReached"
-        case .eventEnded: "eventEnded"
-        case .cardBlocked: "cardBlocked"
-        case .staffCard: "staffCard"
-        case .storeUnavailable: "storeUnavailable"
-        case .cryptoFailure: "cryptoFailure"
         }
     }
 

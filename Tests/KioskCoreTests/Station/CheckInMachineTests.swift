@@ -62,7 +62,7 @@ import Testing
         var harness = MachineHarness()
         for (_, code) in StationFixtures.codes {
             let actions = harness.run(.codeScanned(code))
-            #expect(actions == [.show(StationTexts().venueCodeHint), .indicate(.refused)])
+            #expect(actions == [.show(StationTexts().venueCodeHint), .indicate(.refused), .countRefusal(.codeRefused)])
         }
         #expect(harness.machine.state == .initial)
         #expect(harness.persisted == nil)
@@ -126,7 +126,10 @@ import Testing
         let card = StationFixtures.card()
         for event in [StationEvent.cardRead(.card(card)), .codeScanned(card.printedText)] {
             let actions = harness.run(event)
-            #expect(actions == [.show(StationTexts().clockNotSet), .indicate(.clockNotSet)])
+            #expect(
+                actions == [
+                    .show(StationTexts().clockNotSet), .indicate(.clockNotSet), .countRefusal(.clockNotSynchronized),
+                ])
         }
         #expect(harness.store.allRows.isEmpty)
         // No expiry on a clock that may be years off.
@@ -142,7 +145,7 @@ import Testing
     @Test func unboundKioskRefusesVisitors() {
         var harness = MachineHarness()
         let actions = harness.run(.cardRead(.card(StationFixtures.card())))
-        #expect(actions == [.show(StationTexts().notSetUp), .indicate(.error)])
+        #expect(actions == [.show(StationTexts().notSetUp), .indicate(.error), .countRefusal(.venueNotSetUp)])
         #expect(harness.store.allRows.isEmpty)
     }
 
@@ -151,7 +154,7 @@ import Testing
         var harness = MachineHarness()
         harness.bind()
         let result4 = harness.run(.codeScanned(text))
-        #expect(result4 == [.show(StationTexts().notACheckInCode), .indicate(.error)])
+        #expect(result4 == [.show(StationTexts().notACheckInCode), .indicate(.error), .countRefusal(.codeRefused)])
         #expect(harness.store.allRows.isEmpty)
     }
 
@@ -167,7 +170,7 @@ import Testing
                         title: "Venue code not usable",
                         body: "This code cannot be used for check-ins: ask for a new code (INVALID_URL).",
                         kind: .error)),
-                .indicate(.error),
+                .indicate(.error), .countRefusal(.codeRefused),
             ])
         #expect(!actions.messages[0].body.contains("Friseur"))
         #expect(harness.machine.state.venue == nil)
@@ -194,9 +197,9 @@ import Testing
             #expect(actions.messages.first?.body.hasPrefix(StationTexts().foreignCard(reason)) == true)
         }
         let result5 = harness.run(.cardRead(.blank))
-        #expect(result5 == [.show(StationTexts().blankCard), .indicate(.refused)])
+        #expect(result5 == [.show(StationTexts().blankCard), .indicate(.refused), .countRefusal(.blankCard)])
         let result6 = harness.run(.cardRead(.damaged))
-        #expect(result6 == [.show(StationTexts().damagedCard), .indicate(.refused)])
+        #expect(result6 == [.show(StationTexts().damagedCard), .indicate(.refused), .countRefusal(.damagedCard)])
         #expect(harness.store.allRows.isEmpty)
     }
 
@@ -215,7 +218,7 @@ import Testing
     @Test func staffCodeOpensStaffModeAndOtherCodesDoNot() {
         var harness = MachineHarness()
         let result7 = harness.run(.codeScanned("STAFF-2026-secreT"))
-        #expect(result7 == [.show(StationTexts().notACheckInCode), .indicate(.error)])
+        #expect(result7 == [.show(StationTexts().notACheckInCode), .indicate(.error), .countRefusal(.codeRefused)])
         #expect(harness.machine.mode == .visitor)
         harness.run(.codeScanned(" STAFF-2026-secret\n"))
         guard case .staff(.menu, _) = harness.machine.mode else {
@@ -565,7 +568,8 @@ import Testing
         let dayText = TimeText.date(unixSeconds: day * 86_400)
 
         let first = harness.run(.cardRead(.card(exposed)))
-        #expect(first.patterns == [.accepted, .warningPending])
+        // The news has no light or sound of its own: bystanders (and a camera) see an ordinary tap.
+        #expect(first.patterns == [.accepted])
         #expect(first.messages.map(\.title) == ["Checked in", StationTexts().newsForCard.title])
         #expect(!first.messages.contains { $0.body.contains(dayText) }, "no day on the public screen")
         #expect(first.printJobs.isEmpty, "no slip without its holder asking")
@@ -601,7 +605,7 @@ import Testing
         #expect(harness.run(.cardRead(.card(other))).patterns == [.accepted])
         harness.clock.advance(by: 600)
         let later = harness.run(.cardRead(.card(exposed)))
-        #expect(!later.patterns.contains(.warningPending))
+        #expect(!later.messages.contains { $0.title == StationTexts().newsForCard.title })
         #expect(later.printJobs.isEmpty)
     }
 

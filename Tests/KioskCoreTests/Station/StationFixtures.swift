@@ -108,7 +108,7 @@ struct MachineHarness {
                         .randomGenerated(purpose, .success([UInt8](repeating: randomByte, count: purpose.byteCount))))
                 case .openCard(let card): pending.append(.cardOpened(open(card)))
                 case .cardRequest(let card, let request): pending.append(.cardAnswered(serve(request, card: card)))
-                case .show, .indicate, .acknowledgeWarning: break
+                case .show, .indicate, .acknowledgeWarning, .countRefusal: break
                 }
             }
         }
@@ -133,39 +133,24 @@ struct MachineHarness {
         }
     }
 
-    /// What the runner does for `.cardRequest`, with the desk.
+    /// What the runner does for `.cardRequest`: the desk's own `serve`, then the contents again or the delivery.
     mutating func serve(_ request: VisitorSession.Request, card: CardSecret) -> Result<
         VisitorSession.Answer, StationFailure
     > {
+        let served: ServedRequest
         do throws(TapRefusal) {
-            switch request {
-            case .checkPIN(let pin):
-                return .success(
-                    .pin(try desk.checkPIN(pin, of: card, now: Int64(clock.read().now.timeIntervalSince1970))))
-            case .setPIN(let pin): try desk.setPIN(pin, of: card)
-            case .saveProfile(let profile): try desk.saveProfile(profile, of: card)
-            case .deleteStay(let id): try desk.deleteStay(id, of: card)
-            case .deleteAll: try desk.deleteAll(of: card)
-            case .block:
-                try desk.block(card)
-                return .success(.done)
-            case .markReported(let ids): try desk.markReported(ids, of: card)
-            case .saveEnrolment(let matching, let pin):
-                var profile = try desk.profile(of: card)
-                profile.matchingAllowed = matching
-                try desk.saveProfile(profile, of: card)
-                if let pin { try desk.setPIN(pin, of: card) }
-                return .success(.done)
-            case .deliver(let preview):
-                delivered.append(preview)
-                return .success(.delivered("Printed."))
-            case .acknowledgeWarning, .printWarningSlip:
-                return .success(.done)
-            }
+            served = try desk.serve(request, of: card, now: Int64(clock.read().now.timeIntervalSince1970))
         } catch {
             return .failure(.refused(error))
         }
-        return open(card).map { .contents($0) }
+        switch served {
+        case .pin(let check): return .success(.pin(check))
+        case .done: return .success(.done)
+        case .changed: return open(card).map { .contents($0) }
+        case .deliver(let preview):
+            delivered.append(preview)
+            return .success(.delivered("Printed."))
+        }
     }
 
     /// Opens staff mode with the staff code.

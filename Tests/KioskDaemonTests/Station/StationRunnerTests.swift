@@ -332,11 +332,13 @@ import Testing
             locationId: locationId, start: bench.clock.read().now.addingTimeInterval(-3600), minutes: 60)
         bench.clock.advance(by: 3 * 3600)
         let unrelated = await bench.runner.handle(.cardRead(.card(other)))
-        #expect(!unrelated.indicated.contains(.warningPending))
+        #expect(!unrelated.shown.contains { $0.title == StationTexts().newsForCard.title })
 
         bench.clock.advance(by: 86_400)
         let tap = await bench.runner.handle(.cardRead(.card(exposed)))
-        #expect(tap.indicated == [.accepted, .warningPending])
+        // News for the card in words only: its light and sound are an ordinary tap's (bystanders learn nothing).
+        #expect(tap.indicated == [.accepted])
+        #expect(tap.shown.map(\.title) == ["Checked in", StationTexts().newsForCard.title])
         // Nothing printed and no day on the public screen: only that there is news for this card.
         #expect(tap.printed.isEmpty)
         #expect(!(await bench.runner.screen()).readingOrder.joined().contains("2026-03-02"))
@@ -368,7 +370,7 @@ import Testing
         let bench = try StationBench(logLevel: .info)
         let card = try await Self.cardCheckedInWhereAWarningWasPublished(bench)
         let warned = await bench.runner.handle(.cardRead(.card(card)))
-        #expect(warned.indicated.contains(.warningPending))
+        #expect(warned.shown.contains { $0.title == StationTexts().newsForCard.title })
         // Its holder reads it and prints the slip in the session: no line says so either.
         _ = await bench.runner.handle(.chosen("session"))
         _ = await bench.runner.handle(.chosen("warning"))
@@ -400,7 +402,8 @@ import Testing
         let card = try await Self.cardCheckedInWhereAWarningWasPublished(bench)
         let reads = bench.store.readCount
         let tap = await bench.runner.handle(.cardRead(.card(card)))
-        #expect(tap.indicated == [.checkedOut, .warningPending])
+        #expect(tap.indicated == [.checkedOut])
+        #expect(tap.shown.last?.title == StationTexts().newsForCard.title)
         #expect(bench.store.readCount == reads + 1)
         #expect(bench.warnings.matchCalls.withLock { $0 } == 1)
     }
@@ -469,7 +472,7 @@ import Testing
 
     /// Nothing sounds over speech (EN 301 549 5.1.3.10): while the kiosk speaks for the person at it, a tap's
     /// pattern plays its lights without the buzzer, and the screen's words are said instead; without speech the
-    /// buzzer sounds as before.
+    /// buzzer sounds as before, for the next person too (speech was not theirs).
     @Test func theBuzzerIsSilentWhileTheKioskSpeaks() async throws {
         let bench = try StationBench()
         await bench.bind()
@@ -477,6 +480,8 @@ import Testing
         let beeped = try #require(await bench.indicator.history.played.last)
         #expect(beeped.pattern == .accepted && beeped.sound)
         #expect(await bench.indicator.states.contains { $0.contains(.buzzer) })
+        // That visitor leaves; the next one asks for speech, then taps.
+        _ = await bench.runner.handle(.cardRemoved)
         _ = await bench.runner.handle(.speakRequested)
         let report = await bench.runner.handle(.cardRead(.card(try bench.card())))
         let quiet = try #require(await bench.indicator.history.played.last)
@@ -489,5 +494,10 @@ import Testing
         #expect(!states.contains { $0.contains(.buzzer) }, "no beep over speech")
         let said = report.steps.compactMap { if case .spoke(.say(let text, _, _)) = $0 { text } else { nil } }
         #expect(said.first?.hasPrefix("Checked in") == true, "the result is said instead: \(report.steps)")
+        // Another card is another person: their tap beeps and is not said.
+        let next = await bench.runner.handle(.cardRead(.card(try bench.card())))
+        let loud = try #require(await bench.indicator.history.played.last)
+        #expect(loud.pattern == .accepted && loud.sound)
+        #expect(!next.steps.contains { if case .spoke(.say) = $0 { true } else { false } })
     }
 }
