@@ -21,6 +21,13 @@ public final class InMemoryCheckInStore: CheckInStore {
     /// Every following mutating call throws `error` until `heal()`.
     public func fail(with error: StoreError) { state.withLock { $0.injectedFailure = error } }
     public func heal() { state.withLock { $0.injectedFailure = nil } }
+    /// Changes the stored profiles' bytes in place (a damaged or altered store), for tests of what the kiosk does
+    /// with a profile it cannot open.
+    public func alterProfiles(_ change: (inout [UInt8]) -> Void) {
+        state.withLock { state in
+            for key in state.profiles.keys { change(&state.profiles[key]!) }
+        }
+    }
     /// Number of successful commits (`commit`, `deleteAll`, `expire`, `wipe`).
     public var commitCount: Int { state.withLock { $0.commits } }
     /// Number of reads of a card's stays (`stays(handle:)`).
