@@ -118,7 +118,9 @@ import Testing
         #expect(frenchSaid.kind == "fr")
         let speech = directory + "/simulation/speech"
         var files = [String]()
-        for _ in 0..<100 {
+        // Each recording is written on the speaker's own thread: a bound only a hang could miss.
+        let deadline = ContinuousClock.now + .seconds(120)
+        while ContinuousClock.now < deadline {
             files = ((try? FileManager.default.contentsOfDirectory(atPath: speech)) ?? []).sorted()
             if files.filter({ $0.hasSuffix(".txt") }).count >= 3 { break }
             try await Task.sleep(for: .milliseconds(100))
@@ -240,7 +242,10 @@ import Testing
         // The voice: French recordings by the real espeak-ng.
         let speech = directory + "/simulation/speech"
         var frenchFiles = 0
-        for _ in 0..<100 {
+        // espeak-ng writes each recording on the speaker's own thread: wait for them all (a bound only a hang could
+        // miss; a loaded machine synthesizes 40 utterances in far more than a quiet one's few seconds).
+        let deadline = ContinuousClock.now + .seconds(180)
+        while ContinuousClock.now < deadline {
             let names = ((try? FileManager.default.contentsOfDirectory(atPath: speech)) ?? []).filter {
                 $0.hasSuffix(".txt")
             }

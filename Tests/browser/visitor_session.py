@@ -592,8 +592,9 @@ def accessibility(kiosk, artefacts):
                 sharing(kiosk, page, axe, language)
                 kiosk.run("remove")
                 page.wait_for(lambda: "settings" not in page.choice_ids(), "the session closed")
-                # The PIN keypad of card 2, in this language.
+                # The PIN keypad of card 2, in this language (card 1's holder has left: card 2's chooses it).
                 page.wait_for(lambda: "session" in page.choice_ids(), "the idle screen")
+                choose_language(page, language)
                 page.choose("session")
                 page.wait_for(lambda: "cancel-session" in page.choice_ids(), "the prompt for a card")
                 kiosk.run("tap", "--card", "2")
@@ -642,6 +643,7 @@ def sharing(kiosk, page, axe, language):
 def warning(kiosk, page, axe, language):
     """Card 3's warning in `language`: the public line at its tap, then, in its session, the warning itself."""
     page.wait_for(lambda: "session" in page.choice_ids(), "the idle screen")
+    choose_language(page, language)
     kiosk.run("advance", "1m")
     kiosk.run("tap", "--card", "3")
     page.wait_for(lambda: page.kind() == "warning" and "session" in page.choice_ids(), "the news at the tap")
@@ -665,10 +667,21 @@ def warning(kiosk, page, axe, language):
 NEW_CARDS = itertools.count(11)
 
 
+def choose_language(page, language):
+    """A new person chooses their language on the idle screen: it lasts until they leave (their card leaves the
+    reader, "Done", time, another card), so each person here chooses it."""
+    page.wait_for(lambda: "language" in page.choice_ids(), "the idle screen")
+    page.choose("language")
+    page.wait_for(lambda: f"language:{language}" in page.choice_ids(), "the languages")
+    page.choose(f"language:{language}")
+    page.wait_for(lambda: page.lang() == language, f"the page in {language}")
+
+
 def staff(kiosk, page, axe, language):
     """Staff mode opened after a visitor chose `language`: the menu, the prompts to bind and to enrol, and a new
     card's questions to its holder."""
     page.wait_for(lambda: "session" in page.choice_ids(), "the idle screen")
+    choose_language(page, language)
     kiosk.run("staff")
     page.wait_for(lambda: "staff:bind" in page.choice_ids(), "the staff menu")
     check(page.lang() == language, f"{language}: staff mode in the language chosen last")
@@ -705,6 +718,7 @@ def speech_settings(kiosk, page, axe, language):
     """A button held: the screen is spoken and ends with the speech settings; they are audited in `language`, made
     louder and slower, and left; left alone, the kiosk stops speaking (the next person hears the venue's voice)."""
     page.wait_for(lambda: "session" in page.choice_ids(), "the idle screen")
+    choose_language(page, language)
     kiosk.run("button", "hold")
     page.wait_for(lambda: page.choice_ids()[-1:] == ["speech-settings"], "the speech settings offered last")
     page.choose("speech-settings")

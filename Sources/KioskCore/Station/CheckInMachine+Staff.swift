@@ -304,7 +304,7 @@ extension CheckInMachine {
             // answer as a person of their own (nothing of the staff member's speech or selection carries over).
             mode.questions = EnrolmentQuestions(card: secret)
             mode.person.wipe(using: crypto)
-            mode.person = VisitorContext(now: now.now)
+            mode.person = mode.person.successor(now: now.now)
             staff = mode
             return [
                 .show(texts.message(.staffCardEnrolledTitle, .staffCardEnrolledBody, .success)), .indicate(.accepted),
@@ -361,7 +361,7 @@ extension CheckInMachine {
         questions.card.wipe(using: crypto)
         mode.questions = nil
         mode.person.wipe(using: crypto)
-        mode.person = VisitorContext(now: mode.person.lastActivity)
+        mode.person = mode.person.successor(now: mode.person.lastActivity)
         staff = mode
     }
 

@@ -294,7 +294,9 @@ public struct CheckInMachine: Sendable {
                 return actions + refuse(texts.notSetUp, .error, .venueNotSetUp)
             }
             person?.cardOnReader?.wipe(using: crypto)
-            person?.cardOnReader = printed ? nil : secret
+            // The card on the reader can open its holder's session without another tap (not in staff mode).
+            let onReader = printed || staff != nil ? nil : secret
+            person?.cardOnReader = onReader
             actions.append(.recordTap(secret, venue.stayVenue))
             return actions
         }
@@ -308,18 +310,25 @@ public struct CheckInMachine: Sendable {
             }
             return openStaffMode(now: now)
         }
+        let secret: CardSecret
         do {
-            let secret = try CardSecret(printedText: text)
-            return card(secret, printed: true, now: now)
+            secret = try CardSecret(printedText: text)
         } catch .notACardCode {
-            // Not a card code: maybe a venue code.
+            // Not a card code: maybe a venue code. Any such code ends an open session, then counts as usual.
+            return venueCodeScanned(text, now: now, actions: person?.session != nil ? personLeaves() : [])
         } catch {
-            return refuse(
-                texts.message(.stationCardCodeInvalidTitle, .stationCardCodeInvalidBody, .error), .refused,
-                .codeRefused)
+            return (person?.session != nil ? personLeaves() : [])
+                + refuse(
+                    texts.message(.stationCardCodeInvalidTitle, .stationCardCodeInvalidBody, .error), .refused,
+                    .codeRefused)
         }
-        // Any other code ends an open session, then counts as usual.
-        var actions = person?.session != nil ? personLeaves() : []
+        return card(secret, printed: true, now: now)
+    }
+
+    private mutating func venueCodeScanned(_ text: String, now: ClockReading, actions: [StationAction])
+        -> [StationAction]
+    {
+        var actions = actions
         let venue: VenueCode
         do {
             venue = try parser.parse(text, crypto: crypto)

@@ -50,6 +50,14 @@ struct VisitorContext: Sendable {
         }
     }
 
+    /// The context of the next person at a kiosk a staff member is using (a new card's holder answering its
+    /// questions beside them, or staff again after): the language stays, nothing else.
+    func successor(now: Date) -> VisitorContext {
+        var next = VisitorContext(now: now)
+        next.language = language
+        return next
+    }
+
     /// Wipes every secret the person left (their card on the reader, their session's card).
     mutating func wipe(using crypto: some CryptoProvider) {
         cardOnReader?.wipe(using: crypto)
