@@ -176,6 +176,17 @@ if $changed || $dry_run; then
         --subsystem-match=gpio --subsystem-match=i2c-dev --subsystem-match=spidev --subsystem-match=video4linux
     run systemctl daemon-reload
 fi
+# No swap on the SD card: memory that held decrypted stays, card secrets or a typed PIN would stay on disk beyond the
+# 14 days (the unit also keeps the daemon's own memory out of any swap). Raspberry Pi OS swaps to a file through
+# dphys-swapfile: it is turned off and its file removed. zram (compressed memory, never on disk) may stay.
+if systemctl is-enabled --quiet dphys-swapfile.service 2>/dev/null || [ -e /var/swap ]; then
+    say "turning off the swap file on the SD card (dphys-swapfile)"
+    run systemctl disable --now dphys-swapfile.service
+    if command -v dphys-swapfile >/dev/null; then run dphys-swapfile uninstall; fi
+fi
+if swapon --noheadings --show=NAME 2>/dev/null | grep -qv '^/dev/zram'; then
+    say "warning: a swap area other than zram is on: $(swapon --noheadings --show=NAME | tr '\n' ' ')— turn it off (swapoff) or encrypt it"
+fi
 if ! systemctl is-enabled --quiet kiosk.service 2>/dev/null; then
     say "enabling kiosk.service"
     run systemctl enable kiosk.service

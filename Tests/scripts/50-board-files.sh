@@ -33,7 +33,7 @@ for directive in Type=notify NotifyAccess=main WatchdogSec= User=kiosk StateDire
     LoadCredential=staff-code: DevicePolicy=closed DeviceAllow=char-gpiochip DeviceAllow=char-video4linux \
     DeviceAllow=char-usb ProtectSystem=strict ProtectHome=yes PrivateTmp=yes NoNewPrivileges=yes \
     'RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6' CapabilityBoundingSet= SystemCallFilter=@system-service \
-    MemoryDenyWriteExecute=yes ReadWritePaths=-/media/kiosk-usb Restart=on-failure LogNamespace=kiosk; do
+    MemoryDenyWriteExecute=yes LimitCORE=0 MemorySwapMax=0 ReadWritePaths=-/media/kiosk-usb Restart=on-failure LogNamespace=kiosk; do
     grep -q "^$directive" "$unit" || fail "the unit lacks $directive"
 done
 # The exposure score systemd computes for the unit (0 = fully confined, 10 = unconfined).

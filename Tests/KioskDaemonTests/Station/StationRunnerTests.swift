@@ -379,7 +379,12 @@ import Testing
         _ = await bench.runner.handle(.cardRemoved)
         bench.clock.advance(by: 3600)
         _ = await bench.runner.handle(.cardRead(.card(try bench.card())))
+        // Expiry runs as the hour begins: no count of what it deleted stays in the journal either.
+        bench.clock.advance(by: 15 * 86_400)
+        let expired = await bench.runner.handle(.tick)
+        #expect(expired.steps.contains { if case .expired(let count) = $0 { count > 0 } else { false } })
         let text = bench.logLines.joined(separator: "\n").lowercased()
+        #expect(!text.contains("expir"), "\(bench.logLines)")
         #expect(!text.contains("tap"), "\(bench.logLines)")
         #expect(!text.contains("warning"), "\(bench.logLines)")
         #expect(!text.contains("receipt"), "\(bench.logLines)")
