@@ -10,6 +10,16 @@ public enum ServedRequest: Sendable, Equatable {
     case deliver(Preview)
 }
 
+extension VisitorSession.Request {
+    /// Whether the request deletes stays of the card (one, all, or all with the card blocked).
+    public var deletesStays: Bool {
+        switch self {
+        case .deleteStay, .deleteAll, .block: true
+        default: false
+        }
+    }
+}
+
 extension CheckInDesk {
     /// Carries out a request of the holder's session with the card's keys: the one place it is done, for the station's
     /// runner and the tests alike. Blocking store calls: run it off any actor. `now` is UNIX seconds.

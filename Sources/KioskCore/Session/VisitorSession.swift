@@ -59,15 +59,19 @@ public struct VisitorSession: Sendable {
         public var warning: WarningNotice?
         public var warningAcknowledged: Bool
         public var outputs: Set<OutputKind>
+        /// The acknowledgement tags of the station's warning records that belong to this card
+        /// (`CheckInDesk.warningRecords(ownedBy:among:)`): what a deletion by its holder takes with it.
+        public var ownedWarnings: [[UInt8]]
 
         public init(
             contents: CheckInDesk.CardContents, warning: WarningNotice?, warningAcknowledged: Bool,
-            outputs: Set<OutputKind>
+            outputs: Set<OutputKind>, ownedWarnings: [[UInt8]] = []
         ) {
             self.contents = contents
             self.warning = warning
             self.warningAcknowledged = warningAcknowledged
             self.outputs = outputs
+            self.ownedWarnings = ownedWarnings
         }
     }
 

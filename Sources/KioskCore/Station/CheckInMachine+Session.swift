@@ -92,8 +92,14 @@ extension CheckInMachine {
         guard var open = person?.session else { return [] }
         let request = person?.pendingRequest
         person?.pendingRequest = nil
+        // A deletion by the holder takes what the station derived from the card's stays with it: its warning
+        // records (their tags were found with the card's keys when the session opened).
+        var forgotten = [StationAction]()
+        if case .success = result, let request, request.deletesStays {
+            forgotten = forgetWarnings(open.view?.ownedWarnings ?? [])
+        }
         if request == .block, case .success = result {
-            return closeSession(message: SessionTexts(language).blockedMessage) + [.indicate(.accepted)]
+            return forgotten + closeSession(message: SessionTexts(language).blockedMessage) + [.indicate(.accepted)]
         }
         let answer: VisitorSession.Answer
         switch result {
@@ -107,7 +113,15 @@ extension CheckInMachine {
         }
         let effect = open.answered(answer, now: now.now)
         person?.session = open
-        return perform(effect, now: now)
+        return forgotten + perform(effect, now: now)
+    }
+
+    /// Drops the station's warning records with these tags, and has the state saved.
+    private mutating func forgetWarnings(_ tags: [[UInt8]]) -> [StationAction] {
+        let crypto = self.crypto
+        let before = state.warnings.count
+        state.warnings.removeAll { record in tags.contains { crypto.constantTimeEquals($0, record.tag) } }
+        return state.warnings.count == before ? [] : [.persist(state)]
     }
 
     private func isAcknowledged(_ warning: WarningNotice?) -> Bool {
@@ -131,10 +145,14 @@ extension CheckInMachine {
             case .acknowledgeWarning(let tag):
                 // Only the card's holder, in their session, acknowledges its warning.
                 let expiry = open.view?.warning?.expiryHour ?? 0
+                let owner = open.view?.warning?.ownerMark
                 if let index = state.warnings.firstIndex(where: { crypto.constantTimeEquals($0.tag, tag) }) {
                     state.warnings[index].acknowledged = true
                 } else {
-                    state.warnings.append(WarningRecord(tag: tag, expiryHour: expiry, acknowledged: true))
+                    state.warnings.append(
+                        WarningRecord(
+                            tag: tag, expiryHour: expiry, acknowledged: true,
+                            owner: owner?.isEmpty == false ? owner : nil))
                 }
                 _ = open.answered(.done, now: now.now)
                 person?.session = open

@@ -404,7 +404,10 @@ public struct CheckInMachine: Sendable {
         if let warning, !warning.exposureDays.isEmpty {
             var index = state.warnings.firstIndex { crypto.constantTimeEquals($0.tag, warning.acknowledgementTag) }
             if index == nil {
-                state.warnings.append(WarningRecord(tag: warning.acknowledgementTag, expiryHour: warning.expiryHour))
+                state.warnings.append(
+                    WarningRecord(
+                        tag: warning.acknowledgementTag, expiryHour: warning.expiryHour,
+                        owner: warning.ownerMark.isEmpty ? nil : warning.ownerMark))
                 index = state.warnings.count - 1
                 changed = true
             }

@@ -78,16 +78,22 @@ public struct WarningRecord: Sendable, Equatable, Codable {
     public var expiryHour: Int64
     public var slipPrinted: Bool
     public var acknowledged: Bool
+    /// The warning's owner mark (`WarningNotice.ownerMark`): lets the card's holder delete it with their stays; nil in
+    /// records saved before it was kept.
+    public var owner: [UInt8]?
 
-    public init(tag: [UInt8], expiryHour: Int64, slipPrinted: Bool = false, acknowledged: Bool = false) {
+    public init(
+        tag: [UInt8], expiryHour: Int64, slipPrinted: Bool = false, acknowledged: Bool = false, owner: [UInt8]? = nil
+    ) {
         self.tag = tag
         self.expiryHour = expiryHour
         self.slipPrinted = slipPrinted
         self.acknowledged = acknowledged
+        self.owner = owner
     }
 
     private enum CodingKeys: String, CodingKey {
-        case tag, expiryHour, expiryDay, slipPrinted, acknowledged
+        case tag, expiryHour, expiryDay, slipPrinted, acknowledged, owner
     }
 
     /// Reads a record; one saved with an expiry day keeps it, from that day's first hour.
@@ -101,6 +107,7 @@ public struct WarningRecord: Sendable, Equatable, Codable {
         }
         slipPrinted = try container.decode(Bool.self, forKey: .slipPrinted)
         acknowledged = try container.decode(Bool.self, forKey: .acknowledged)
+        owner = try container.decodeIfPresent([UInt8].self, forKey: .owner)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -109,6 +116,7 @@ public struct WarningRecord: Sendable, Equatable, Codable {
         try container.encode(expiryHour, forKey: .expiryHour)
         try container.encode(slipPrinted, forKey: .slipPrinted)
         try container.encode(acknowledged, forKey: .acknowledged)
+        try container.encodeIfPresent(owner, forKey: .owner)
     }
 }
 

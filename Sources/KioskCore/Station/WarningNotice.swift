@@ -13,15 +13,24 @@ public struct WarningNotice: Sendable, Equatable {
     /// The hour from which what the station remembers of this warning must go: the expiry hour of the latest stay it
     /// concerns (`RetentionPolicy.expiryHour`), so the record never outlives the stays.
     public var expiryHour: Int64
+    /// HMAC-SHA256 under the card's record key over a label and `expiryHour`: with the card, the kiosk recognises
+    /// the station's records of this card's warnings (to delete them with its stays); without it, two records are
+    /// not linkable to each other or to a card.
+    public var ownerMark: [UInt8]
 
-    public init(acknowledgementTag: [UInt8], exposureDays: [Int64], isHighRisk: Bool, expiryHour: Int64) {
+    public init(
+        acknowledgementTag: [UInt8], exposureDays: [Int64], isHighRisk: Bool, expiryHour: Int64,
+        ownerMark: [UInt8] = []
+    ) {
         self.acknowledgementTag = acknowledgementTag
         self.exposureDays = exposureDays
         self.isHighRisk = isHighRisk
         self.expiryHour = expiryHour
+        self.ownerMark = ownerMark
     }
 
     static let tagLabel = Array("CheckInKiosk warning acknowledgement v1".utf8)
+    static let ownerLabel = Array("CheckInKiosk warning owner v1".utf8)
 }
 
 extension CheckInDesk {
@@ -77,6 +86,32 @@ extension CheckInDesk {
         let tag: [UInt8]
         do { tag = try crypto.hmacSHA256(key: keys.recordKey, data: message) } catch { throw .cryptoFailure }
         return WarningNotice(
-            acknowledgementTag: tag, exposureDays: days, isHighRisk: result.isHighRisk, expiryHour: expiryHour)
+            acknowledgementTag: tag, exposureDays: days, isHighRisk: result.isHighRisk, expiryHour: expiryHour,
+            ownerMark: try ownerMark(keys: keys, expiryHour: expiryHour))
+    }
+
+    /// The acknowledgement tags of those of `records` that belong to `card` (their owner mark is the card's for their
+    /// expiry hour, compared in constant time): what its holder's deletion takes with it.
+    public func warningRecords(ownedBy card: CardSecret, among records: [WarningRecord]) throws(TapRefusal)
+        -> [[UInt8]]
+    {
+        let marked = records.filter { $0.owner != nil }
+        guard !marked.isEmpty else { return [] }
+        let keys = try self.keys(for: card)
+        defer { keys.wipe() }
+        var tags = [[UInt8]]()
+        for record in marked {
+            let mark = try ownerMark(keys: keys, expiryHour: record.expiryHour)
+            if let owner = record.owner, crypto.constantTimeEquals(owner, mark) { tags.append(record.tag) }
+        }
+        return tags
+    }
+
+    private func ownerMark(keys: CardKeys, expiryHour: Int64) throws(TapRefusal) -> [UInt8] {
+        var message = WarningNotice.ownerLabel
+        for shift in stride(from: 56, through: 0, by: -8) {
+            message.append(UInt8(truncatingIfNeeded: expiryHour >> Int64(shift)))
+        }
+        do { return try crypto.hmacSHA256(key: keys.recordKey, data: message) } catch { throw .cryptoFailure }
     }
 }

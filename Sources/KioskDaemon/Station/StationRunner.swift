@@ -295,10 +295,12 @@ public actor StationRunner {
             let matchable = contents.matchable
             notice = await offload { try? desk.warningNotice(for: opened, result: result, stays: matchable) } ?? nil
         }
+        let records = machine.state.warnings
+        let owned = (try? desk.warningRecords(ownedBy: opened, among: records)) ?? []
         return .success(
             VisitorSession.CardView(
                 contents: contents, warning: notice, warningAcknowledged: false,
-                outputs: reports?.availableOutputs ?? []))
+                outputs: reports?.availableOutputs ?? [], ownedWarnings: owned))
     }
 
     /// Carries out a request of the holder's session with the card's keys (`CheckInDesk.serve`, off the actor); a

@@ -125,9 +125,11 @@ struct MachineHarness {
         do throws(TapRefusal) {
             let contents = try desk.contents(of: card, clock: clock.read())
             let warning = contents.matchable.isEmpty ? nil : warnings[card.printedText]
+            let owned = try desk.warningRecords(ownedBy: card, among: machine.state.warnings)
             return .success(
                 VisitorSession.CardView(
-                    contents: contents, warning: warning, warningAcknowledged: false, outputs: outputs))
+                    contents: contents, warning: warning, warningAcknowledged: false, outputs: outputs,
+                    ownedWarnings: owned))
         } catch {
             return .failure(.refused(error))
         }

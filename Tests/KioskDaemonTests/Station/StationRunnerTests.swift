@@ -402,6 +402,23 @@ import Testing
         return card
     }
 
+    /// UI-4B: a holder's deletion takes what the station derived from their stays with it — the record of their
+    /// warning (its tag, expiry hour, acknowledgement) goes from memory and from the saved state.
+    @Test func deletingEverythingDeletesTheCardsWarningRecordToo() async throws {
+        let bench = try StationBench()
+        let card = try await Self.cardCheckedInWhereAWarningWasPublished(bench)
+        _ = await bench.runner.handle(.cardRead(.card(card)))
+        let records = await bench.runner.state.warnings
+        #expect(records.count == 1 && records.allSatisfy { $0.owner != nil }, "\(records)")
+        _ = await bench.runner.handle(.chosen("session"))
+        _ = await bench.runner.handle(.chosen("delete-all"))
+        _ = await bench.runner.handle(.chosen("delete"))
+        #expect(await bench.runner.state.warnings.isEmpty)
+        #expect(bench.settings.saved?.warnings.isEmpty == true, "gone from the saved state too")
+        let desk = CheckInDesk(store: bench.store, crypto: OpenSSLCrypto())
+        #expect(try desk.contents(of: card, clock: bench.clock.read()).stays.isEmpty)
+    }
+
     @Test func aTapWithWarningsHeldOpensTheCardsStaysOnce() async throws {
         let bench = try StationBench()
         let card = try await Self.cardCheckedInWhereAWarningWasPublished(bench)
