@@ -1,4 +1,6 @@
 import Foundation
+import KioskCore
+import Logging
 import Synchronization
 import Testing
 
@@ -168,5 +170,55 @@ import Testing
         #expect(throws: LocalHTTPServerError.notAnAddress("example.org")) {
             _ = try LocalHTTPServer(host: "example.org", port: 0) { _ in .text(200, "") }
         }
+    }
+
+    /// docs/daemon.md promises the screen page's security headers on every answer: the server's own refusals too.
+    @Test(arguments: [
+        ("GARBAGE\r\n\r\n", 400),
+        ("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n", 501),
+        ("POST / HTTP/1.1\r\nContent-Length: 999999\r\n\r\n", 413),
+        ("GET / HTTP/1.1\r\nX-Long: " + String(repeating: "a", count: LocalHTTPServer.maximumHead) + "\r\n\r\n", 431),
+    ])
+    func theScreensOwnRefusalsCarryItsSecurityHeaders(request: String, status: Int) async throws {
+        var configuration = KioskConfiguration()
+        configuration.web.listen = "127.0.0.1:0"
+        let settings = DaemonSettings(configuration, secrets: ConfigurationSecrets(), stateDirectory: "/tmp/unused")
+        let shown = StorageWait.view(.stateDirectory(path: "/x", reason: "test"), language: .en)
+        let opened = ScreenEndpoint.open(settings: settings, logger: Logger(label: "test"), view: { shown }, press: nil)
+        let server = try #require(opened)
+        defer { server.stop() }
+        let answer = try await Self.exchange(request, port: server.port)
+        #expect(answer.hasPrefix("HTTP/1.1 \(status) "), "\(answer)")
+        for header in [
+            "Cache-Control: no-store", "X-Frame-Options: DENY", "X-Content-Type-Options: nosniff",
+            "Referrer-Policy: no-referrer", "Content-Security-Policy: default-src 'none'",
+        ] {
+            #expect(answer.contains("\r\n" + header), "\(header) in \(status)")
+        }
+    }
+
+    @Test func aBusyAnswerCarriesTheServersHeaders() async throws {
+        let server = try LocalHTTPServer(
+            host: "127.0.0.1", port: 0, headers: [("X-Frame-Options", "DENY")], requestDeadline: .seconds(600)
+        ) { _ in .text(200, "served") }
+        server.start()
+        defer { server.stop() }
+        // Idle connections fill every slot of this address (held until the test closes them: no deadline passes).
+        let idle = try (0..<LocalHTTPServer.maximumConnectionsPerPeer).map { _ in
+            try SocketListenerTests.connect(port: server.port)
+        }
+        defer { for descriptor in idle { close(descriptor) } }
+        let busy = try await SocketListenerTests.onThread { () throws -> String? in
+            // The server has taken the idle ones once a request on another address is answered after them.
+            let probe = try SocketListenerTests.connect(port: server.port, from: "127.0.0.9")
+            defer { close(probe) }
+            SocketListenerTests.send("GET / HTTP/1.1\r\n\r\n", to: probe)
+            _ = SocketListenerTests.readToEnd(probe)
+            let descriptor = try SocketListenerTests.connect(port: server.port)
+            defer { close(descriptor) }
+            return SocketListenerTests.readToEnd(descriptor)
+        }
+        #expect(busy?.hasPrefix("HTTP/1.1 503") == true, "\(String(describing: busy))")
+        #expect(busy?.contains("\r\nX-Frame-Options: DENY\r\n") == true)
     }
 }
