@@ -77,8 +77,12 @@ public final class LocalHTTPServer: Sendable {
     public static let maximumBody = 16 * 1024
     /// Connections served at once; more are answered 503.
     public static let maximumConnections = 8
-    /// Connections served at once for one peer address: one client alone cannot take every slot.
+    /// Connections served at once for one peer (an address; on loopback, the user owning the connecting socket): one
+    /// client alone cannot take every slot.
     public static let maximumConnectionsPerPeer = 4
+    /// Connections a peer is served even when every slot is taken (`SocketListener`): the kiosk's own browser keeps
+    /// its page whatever other users' clients hold.
+    public static let reservedConnectionsPerPeer = 2
     /// The time a client has to send its whole request, from the moment it is accepted.
     public static let requestDeadline: Duration = .seconds(5)
 
@@ -144,7 +148,9 @@ public final class LocalHTTPServer: Sendable {
         self.port = Int(UInt16(bigEndian: networkPort))
         listener = SocketListener(
             listener: descriptor, name: "http",
-            limits: .init(connections: Self.maximumConnections, perPeer: Self.maximumConnectionsPerPeer),
+            limits: .init(
+                connections: Self.maximumConnections, perPeer: Self.maximumConnectionsPerPeer,
+                reserved: Self.reservedConnectionsPerPeer),
             trouble: trouble,
             refuse: {
                 Self.respond(LocalHTTPResponse.text(503, "Busy, try again.\n"), to: $0, head: false, headers: headers)
@@ -163,6 +169,9 @@ public final class LocalHTTPServer: Sendable {
 
     /// False while accepting has kept failing (`SocketListener.isAccepting`).
     public var isAccepting: Bool { listener.isAccepting }
+
+    /// Connections being served now (for tests: a slot is taken once this counts it).
+    var connectionsServed: Int { listener.served }
 
     private static func serve(
         _ connection: Int32, deadline: ContinuousClock.Instant, headers: [(name: String, value: String)],

@@ -67,9 +67,11 @@ import Testing
 
     @Test func slowClientsLoseTheirSlotAtTheDeadlineAndOneClientCannotTakeThemAll() async throws {
         let seen = try await Self.onThread { try Self.slowClients() }
-        // A fifth connection from the slow clients' address is turned away at once; another address is served.
+        // A fifth connection of the slow clients' user is turned away at once, from any loopback address (another
+        // user's are served: ScreenSlotTests).
         #expect(seen.fifth?.hasPrefix("HTTP/1.1 503") == true, "\(String(describing: seen.fifth))")
-        #expect(seen.other?.hasSuffix("served\n") == true, "\(String(describing: seen.other))")
+        // (It had sent its request: the refusal may arrive as a reset instead of the 503.)
+        #expect(seen.other?.hasSuffix("served\n") != true, "\(String(describing: seen.other))")
         // The trickling clients are closed once their deadline passes, though they keep sending (nil: still open
         // after 60 s).
         #expect(seen.slow == Array(repeating: "", count: LocalHTTPServer.maximumConnectionsPerPeer))
