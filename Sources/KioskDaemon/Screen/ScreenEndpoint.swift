@@ -26,10 +26,10 @@ enum ScreenEndpoint {
     }
 
     /// The page with what `view` shows; `press` takes the buttons (nil: there is no station to press them yet, and
-    /// a press is answered 503).
+    /// a press is answered 503). `requestDeadline` is for tests.
     static func open(
         settings: DaemonSettings, logger: Logger, view: @escaping @Sendable () async -> ScreenModel,
-        press: (@Sendable (StationEvent) async -> Void)?
+        press: (@Sendable (StationEvent) async -> Void)?, requestDeadline: Duration = LocalHTTPServer.requestDeadline
     ) -> LocalHTTPServer? {
         guard let listen = settings.webListen, let address = parse(listen) else { return nil }
         let crypto = OpenSSLCrypto()
@@ -43,7 +43,8 @@ enum ScreenEndpoint {
                 ("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "no-referrer"),
             ]
             server = try LocalHTTPServer(
-                host: address.host, port: address.port, headers: headers, trouble: KioskDaemon.socketTrouble(logger)
+                host: address.host, port: address.port, headers: headers, requestDeadline: requestDeadline,
+                trouble: KioskDaemon.socketTrouble(logger)
             ) { request in
                 let verdict = ScreenRequestGuard(listenHost: address.host, port: boundPort.withLock { $0 })
                     .check(

