@@ -146,4 +146,33 @@ import Testing
         #expect(report.recordsKept == 0, "the forged record was taken")
         #expect(await client.index.count == 0)
     }
+
+    @Test func aCWAHourRewrittenAfterItsSignatureWasCheckedIsReadAsVerified() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("rewrite-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try FileManager.default.createDirectory(atPath: root + "/kiosk", withIntermediateDirectories: true)
+        let base = day * 86_400
+        let key = try ECDSAPrivateKey()
+        // The authority's hour: a warning for someone else's venue.
+        let publisher = try CWAHourlyPublisher(
+            stateDirectory: root + "/authority", publishDirectory: root + "/stick", signer: key)
+        try await publisher.addHostWarning(
+            locationId: [UInt8](repeating: 0x11, count: 32), start: base + 10 * 3600, end: base + 11 * 3600)
+        let published = try #require(try await publisher.publish(now: base + 12 * 3600))
+        // The same hour forged by someone the kiosk does not trust, warning this kiosk's venue.
+        let forger = try CWAHourlyPublisher(
+            stateDirectory: root + "/forger", publishDirectory: root + "/forged", signer: try ECDSAPrivateKey())
+        try await forger.addHostWarning(locationId: venue, start: base + 10 * 3600, end: base + 11 * 3600)
+        let forgedHour = try #require(try await forger.publish(now: base + 12 * 3600))
+        let forged = [UInt8](try Data(contentsOf: URL(fileURLWithPath: forgedHour.path)))
+        let client = CWAWarningsClient(
+            baseURL: "http://unused.invalid", verifier: try key.publicKey(), stateDirectory: root + "/kiosk")
+        let stickFile = published.path
+        await client.setOnVerified { Self.rewrite(stickFile, with: forged) }
+        let report = try await client.sync(
+            interestingHashes: [try crypto.sha256(venue)], fromDirectory: root + "/stick/twp/country/DE")
+        #expect(report.hoursFetched == 1)
+        #expect(report.recordsKept == 0, "the forged warning was taken")
+        #expect(await client.warnings.count == 0)
+    }
 }
