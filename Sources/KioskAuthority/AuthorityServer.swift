@@ -9,9 +9,10 @@ import NIOCore
 /// serves the published packages and index (ETag and If-None-Match included) for kiosks and tests; in production
 /// any static web server or CDN can serve the publish directory instead.
 ///
-/// No middleware logs requests. The peer's address is read only to bound how fast codes can be guessed
-/// (`CodeGuessLimiter`: held in memory for a minute, never logged or written): the server keeps no trace of who
-/// uploaded.
+/// No middleware logs requests. The client's address (the peer's, or behind a trusted reverse proxy the one the
+/// proxy names) is read only to bound how fast codes can be guessed (`CodeGuessLimiter`: held in memory for a minute,
+/// never logged or written): the server keeps no trace of who uploaded. A valid, unused code is never refused by
+/// that bound.
 public enum AuthorityServer {
     /// The largest upload accepted: a batch of 4096 records, and as many CWA reports beside it.
     public static let maximumUploadSize = 2 * (8 + 4096 * CKPR.recordLength)
@@ -19,7 +20,7 @@ public enum AuthorityServer {
     public static func makeApplication(
         publisher: WarningPublisher, host: String = "127.0.0.1", port: Int = 8080, logger: Logger,
         now: @escaping @Sendable () -> Int64, cwaPublisher: CWAHourlyPublisher? = nil,
-        limiter: CodeGuessLimiter = CodeGuessLimiter(),
+        limiter: CodeGuessLimiter = CodeGuessLimiter(), trustedProxies: Set<String> = [],
         onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         let router = Router(context: AuthorityRequestContext.self)
@@ -33,7 +34,10 @@ public enum AuthorityServer {
             guard let code = request.headers[.init(ReportUploader.codeHeader)!] else {
                 return Response(status: .forbidden)
             }
-            let admitted = await limiter.admit(client: context.peer, now: now())
+            let client = CodeGuessLimiter.client(
+                peer: context.peer, realIP: request.headers[.init("X-Real-IP")!],
+                forwardedFor: request.headers[.init("X-Forwarded-For")!], trustedProxies: trustedProxies)
+            let admitted = await limiter.admit(client: client, now: now())
             if let summary = admitted.summary { context.logger.notice("\(summary)") }
             guard admitted.allowed else {
                 return Response(status: .tooManyRequests, headers: [.retryAfter: "\(CodeGuessLimiter.window)"])
@@ -42,6 +46,7 @@ public enum AuthorityServer {
             do {
                 body = try await request.body.collect(upTo: maximumUploadSize)
             } catch {
+                await limiter.valid(client: client, now: now())
                 return Response(status: .contentTooLarge)
             }
             // A submission carries the batch and the same reports in CWA's format; both are checked before the code
@@ -49,19 +54,25 @@ public enum AuthorityServer {
             guard
                 let upload = ReceivedUpload(
                     body: Array(body.readableBytesView), contentType: request.headers[.contentType])
-            else { return Response(status: .badRequest) }
+            else {
+                await limiter.valid(client: client, now: now())
+                return Response(status: .badRequest)
+            }
+            var matched = false
             do {
                 try await publisher.acceptUpload(upload.batch, code: code, now: now())
+                matched = true
+                await limiter.valid(client: client, now: now())
                 if let cwaReports = upload.cwaReports, let cwaPublisher {
                     try await cwaPublisher.acceptProtectedReports(cwaReports)
                 }
                 context.logger.notice("Upload accepted", metadata: ["upload.outcome": "accepted"])
                 return Response(status: .created)
             } catch let error as AcceptError where error == .wrongCode || error == .expiredCode {
-                // Counted, not logged one by one: the limiter says how many in a line per minute.
-                await limiter.wrongCode(client: context.peer, now: now())
+                // Stays counted, not logged one by one: the limiter says how many in a line per minute.
                 return Response(status: .forbidden)
             } catch {
+                if !matched { await limiter.valid(client: client, now: now()) }
                 context.logger.error("Upload failed", metadata: ["upload.outcome": "storage"])
                 return Response(status: .internalServerError)
             }

@@ -76,6 +76,33 @@ public final class DaemonWarnings: WarningSource {
         return tags
     }
 
+    /// Drops the kept records that can no longer concern a stay the kiosk holds, from memory and from
+    /// `warnings.json` and `cwa-warnings.json`: judged on the kiosk's lower bound of the real time
+    /// (`ClockReading.earliest`, as its stays' expiry is), so an unsynchronized clock set back keeps nothing longer than
+    /// the floor allows and one set ahead drops nothing early. CKPW/1 records go with the days whose tags no stay can
+    /// have any more (15 days back from the lower bound), CWA records 15 days after the window or hour they concern
+    /// (`CWAWarningsClient.retain`). Nothing is dropped while the clock knows no lower bound.
+    func prune(venues: [[UInt8]]) async {
+        let reading = clock.read()
+        guard let earliest = reading.earliest else { return }
+        let lower = Int64(earliest.timeIntervalSince1970)
+        let upper = max(lower, Int64(reading.now.timeIntervalSince1970))
+        if let client {
+            var tags = Set<[UInt8]>()
+            for venue in venues {
+                if let list = try? WarningMatcher.tags(
+                    locationId: venue, days: (lower / 86_400 - 15)...(upper / 86_400), crypto: crypto)
+                {
+                    tags.formUnion(list)
+                }
+            }
+            try? await client.retain(tags: tags)
+        }
+        if let cwaClient {
+            try? await cwaClient.retain(locationIdHashes: interestingHashes(venues: venues), now: lower)
+        }
+    }
+
     /// The CWA `locationIdHash`es of `venues` (SHA-256 of each `locationId`).
     func interestingHashes(venues: [[UInt8]]) -> Set<[UInt8]> {
         Set(venues.compactMap { try? crypto.sha256($0) })
@@ -84,6 +111,8 @@ public final class DaemonWarnings: WarningSource {
     /// Fetches what is new from every configured source; returns lines for a person, one or more per source (counts
     /// and reasons only, no record content).
     func sync(venues: [[UInt8]]) async -> (ok: Bool, lines: [String]) {
+        // Whether or not the authority can be reached: a kiosk that stays offline lets old records go too.
+        await prune(venues: venues)
         var ok = true
         var lines = [String]()
         if let client {
@@ -96,6 +125,8 @@ public final class DaemonWarnings: WarningSource {
             ok = ok && result.ok
             lines += result.lines
         }
+        // And what the fetch added or made obsolete.
+        await prune(venues: venues)
         let summary = lines.joined(separator: " ")
         lastSync.withLock { $0 = summary }
         return (ok, lines)
@@ -105,7 +136,6 @@ public final class DaemonWarnings: WarningSource {
         let tags = interestingTags(venues: venues)
         do {
             let report = try await client.sync(interestingTags: tags)
-            try await client.retain(tags: tags)
             var lines = [
                 report.indexUnchanged
                     ? "Warnings (CKPW/1): nothing new."
@@ -125,7 +155,6 @@ public final class DaemonWarnings: WarningSource {
         let hashes = interestingHashes(venues: venues)
         do {
             let report = try await client.sync(interestingHashes: hashes)
-            try await client.retain(locationIdHashes: hashes, now: Int64(clock.read().now.timeIntervalSince1970))
             var lines = [
                 report.indexUnchanged
                     ? "Warnings (CWA): nothing new."
@@ -146,6 +175,7 @@ public final class DaemonWarnings: WarningSource {
     /// `cwa/twp/country/<region>/hour/…`, `twp/country/<region>/hour/…` or `hour/…`; or loose `*.zip` files).
     /// Returns lines for a person: how many packages were loaded per format, and each refused one with the reason.
     func load(directory: String, venues: [[UInt8]]) async -> (ok: Bool, lines: [String]) {
+        let shown = OutsideText.neutralized(directory)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue,
             let names = try? FileManager.default.contentsOfDirectory(atPath: directory)
@@ -153,11 +183,11 @@ public final class DaemonWarnings: WarningSource {
             return (
                 false,
                 [
-                    "Warnings not loaded: \(directory) is not a folder that can be read (is the USB stick plugged in and mounted?)."
+                    "Warnings not loaded: \(shown) is not a folder that can be read (is the USB stick plugged in and mounted?)."
                 ]
             )
         }
-        guard !names.isEmpty else { return (false, ["Warnings not loaded: \(directory) is empty."]) }
+        guard !names.isEmpty else { return (false, ["Warnings not loaded: \(shown) is empty."]) }
         let ckpwIndexed = names.contains("index.json")
         let ckpwLoose = names.contains { $0.hasSuffix(".bin") }
         let cwaLayout = cwaDirectory(in: directory)
@@ -166,7 +196,7 @@ public final class DaemonWarnings: WarningSource {
             return (
                 false,
                 [
-                    "Warnings not loaded: \(directory) holds no warnings packages (a copy of the authority's published "
+                    "Warnings not loaded: \(shown) holds no warnings packages (a copy of the authority's published "
                         + "folder: index.json with CKPW/1 packages, or CWA hourly packages under cwa/twp/country/\(cwaRegion)/hour)."
                 ]
             )

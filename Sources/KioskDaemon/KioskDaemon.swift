@@ -19,6 +19,9 @@ internal import UnixSignals
 /// Why the kiosk cannot start. Each message names what to fix.
 public enum DaemonError: Error, Sendable, CustomStringConvertible {
     case stateDirectory(path: String, reason: String)
+    /// The state directory could be tampered with by others (world-writable, or a file of the kiosk's replaced by a
+    /// link): refused, not waited for.
+    case unsafeStateDirectory(path: String, reason: String)
     case store(StoreError)
     case cardKey(String)
     case crypto(String)
@@ -31,6 +34,7 @@ public enum DaemonError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .stateDirectory(let path, let reason): "the state directory \(path) cannot be used: \(reason)"
+        case .unsafeStateDirectory(let path, let reason): "the state directory \(path) is not safe: \(reason)"
         case .store(let error): "the check-in store cannot be opened: \(error)"
         case .cardKey(let reason): "the card key cannot be used: \(reason)"
         case .crypto(let reason): "the crypto library failed: \(reason)"
@@ -236,7 +240,15 @@ public final class KioskDaemon: Sendable {
 
     // MARK: Start-up helpers
 
-    /// Creates the state directory (mode 0700) if it is missing, and checks that the kiosk can write to it.
+    /// The kiosk's own files in the state directory, which must never be links (a planted link would make the kiosk
+    /// write its database or its key wherever it points).
+    static let stateFiles = [
+        "checkins.sqlite", "checkins.sqlite-wal", "checkins.sqlite-shm", "card-key", "warnings",
+    ]
+
+    /// Creates the state directory (mode 0700) if it is missing, and checks that the kiosk can write to it and that
+    /// nobody else can: a directory that others may write to (mode o+w) or one where a file of the kiosk's is a link
+    /// is refused with the fix in the message. The corresponding C function is `lstat`.
     public static func prepareStateDirectory(_ directory: String) throws(DaemonError) {
         do {
             try FileManager.default.createDirectory(
@@ -244,6 +256,23 @@ public final class KioskDaemon: Sendable {
                 attributes: [.posixPermissions: 0o700])
         } catch {
             throw .stateDirectory(path: directory, reason: "cannot create it (\(error.localizedDescription))")
+        }
+        var status = stat()
+        guard stat(directory, &status) == 0 else { throw .stateDirectory(path: directory, reason: "cannot be read") }
+        if status.st_mode & S_IWOTH != 0 {
+            throw .unsafeStateDirectory(
+                path: directory,
+                reason:
+                    "anyone may write to it (mode \(String(status.st_mode & 0o7777, radix: 8))); run chmod 700 \(directory)"
+            )
+        }
+        for name in stateFiles {
+            let path = (directory as NSString).appendingPathComponent(name)
+            var file = stat()
+            if lstat(path, &file) == 0, file.st_mode & S_IFMT == S_IFLNK {
+                throw .unsafeStateDirectory(
+                    path: directory, reason: "\(name) is a symbolic link; remove it (rm \(path)) or restore the file")
+            }
         }
         guard access(directory, W_OK) == 0 else { throw .stateDirectory(path: directory, reason: "not writable") }
     }

@@ -51,11 +51,12 @@ public enum CWAHourlyPackage {
     /// the file, `export.bin` is inflated in chunks (at most `maximumExportSize` bytes: a zip bomb stops there) and
     /// streamed through the verifier's SHA-256; only when a signature of `export.sig` verifies is it inflated again
     /// and read by `CWATraceWarningPackageReader`, keeping only records whose `locationIdHash` is in `hashes`.
-    /// Returns the package holding only those records.
+    /// Returns the package holding only those records. `path` must be a file only the kiosk writes (a download, or a
+    /// private copy of a stick's file): both passes read it. `onVerified` runs between them.
     public static func open(
         path: String, verifier: any StreamingSignatureVerifier, keepingLocationIdHashes hashes: Set<[UInt8]>,
         expectedHour: UInt32? = nil, maximumArchiveSize: Int = defaultMaximumArchiveSize,
-        maximumExportSize: Int = defaultMaximumExportSize
+        maximumExportSize: Int = defaultMaximumExportSize, onVerified: () -> Void = {}
     ) throws(CWAPackageError) -> CWATraceWarningPackage {
         do {
             let archive = try ZipFile(path: path, maximumSize: maximumArchiveSize)
@@ -78,6 +79,7 @@ public enum CWAHourlyPackage {
             guard signatures.contains(where: { verifier.isValidSignature($0, forSHA256: digest) }) else {
                 throw CWAPackageError.badSignature
             }
+            onVerified()
             // Second pass: the content, only now.
             var reader = CWATraceWarningPackageReader(keepingLocationIdHashes: hashes)
             var failure: CWAPackageError?

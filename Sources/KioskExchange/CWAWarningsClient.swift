@@ -24,17 +24,35 @@ public actor CWAWarningsClient {
     public private(set) var state: CWAWarningsState
     /// The kept records, filed by `locationIdHash` for matching at a tap.
     public private(set) var warnings: CWAWarningSet
+    /// Runs between an hour's signature check and its parse: tests rewrite the stick's file there.
+    package var onVerified: @Sendable () -> Void = {}
+
+    package func setOnVerified(_ hook: @escaping @Sendable () -> Void) { onVerified = hook }
 
     /// Hours listed beyond this many are ignored (the newest are taken): a hostile index cannot make the kiosk
     /// fetch forever. CWA keeps 14 days.
     public static let maximumHoursPerIndex = 24 * 21
+    /// What one sync may write at most, all hours together (each hour is bounded by `maximumArchiveSize` too): hours
+    /// left over are fetched by the next sync. The index is not signed, so a hostile server could otherwise list 504
+    /// hours of the largest allowed size and have one sync write gigabytes to the SD card.
+    public static let defaultMaximumBytesPerSync = 128 * 1024 * 1024
+    /// Free space the state directory keeps beyond a download (the check-in database must still be written).
+    public static let reservedFreeBytes = 32 * 1024 * 1024
+    let maximumBytesPerSync: Int
+    /// The time in seconds since the epoch (the kiosk's clock): hours after the next one are not fetched.
+    let now: @Sendable () -> Int64
+    /// Free bytes in a directory, or nil when unknown (`statvfs`); for tests.
+    let freeBytes: @Sendable (String) -> Int?
 
     /// `maximumArchiveSize` bounds each zip, downloaded or read from a stick (`warnings.maxPackageBytes`);
     /// `maximumExportSize` bounds its `export.bin` once inflated (`warnings.maxInflatedBytes`: a zip bomb stops there).
     public init(
         baseURL: String, verifier: any StreamingSignatureVerifier, stateDirectory: String,
         timeout: Duration = .seconds(30), maximumArchiveSize: Int = CWAHourlyPackage.defaultMaximumArchiveSize,
-        maximumExportSize: Int = CWAHourlyPackage.defaultMaximumExportSize
+        maximumExportSize: Int = CWAHourlyPackage.defaultMaximumExportSize,
+        maximumBytesPerSync: Int = CWAWarningsClient.defaultMaximumBytesPerSync,
+        now: @escaping @Sendable () -> Int64 = CWAWarningsClient.systemTime,
+        freeBytes: @escaping @Sendable (String) -> Int? = CWAWarningsClient.freeBytes(in:)
     ) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.verifier = verifier
@@ -42,6 +60,9 @@ public actor CWAWarningsClient {
         self.timeout = timeout
         self.maximumArchiveSize = maximumArchiveSize
         self.maximumExportSize = maximumExportSize
+        self.maximumBytesPerSync = maximumBytesPerSync
+        self.now = now
+        self.freeBytes = freeBytes
         let state = (try? CWAWarningsState.load(from: stateDirectory)) ?? CWAWarningsState()
         self.state = state
         self.warnings = state.makeSet()
@@ -86,15 +107,31 @@ public actor CWAWarningsClient {
             return report
         }
         guard status == 200 else { throw .server(status) }
-        guard let hours = Self.hours(inIndex: body) else { throw .malformedIndex }
-        for hour in hours.suffix(Self.maximumHoursPerIndex) where !state.seenHours.contains(hour) {
-            // The zip goes to a file (downloaded into the state directory, or where it lies in the folder) and is
-            // read from there in chunks, never held whole.
-            let path: String
+        // The index is not signed: hours after the next one cannot have been published yet and are not looked at
+        // (so listed future hours cannot push the real ones out of the bound), and the newest are fetched first.
+        let latest = UInt32(clamping: max(0, now() / 3600 + 1))
+        guard let hours = Self.hours(inIndex: body, notAfter: latest) else { throw .malformedIndex }
+        var written = 0
+        for hour in hours.suffix(Self.maximumHoursPerIndex).reversed() where !state.seenHours.contains(hour) {
+            // What one sync writes is bounded, and never eats the space the database needs: what is left waits for
+            // the next sync (the index's ETag is not kept, so it is asked for again).
+            guard written + maximumArchiveSize <= maximumBytesPerSync else {
+                report.rejected.append(
+                    "hour \(hour) and older: left for the next sync (one sync writes at most \(maximumBytesPerSync) bytes)"
+                )
+                break
+            }
+            if let free = freeBytes(statePath), free < maximumArchiveSize + Self.reservedFreeBytes {
+                report.rejected.append(
+                    "hour \(hour) and older: not fetched, only \(free / (1024 * 1024)) MiB free in the state directory")
+                break
+            }
+            // The zip goes to a file in the state directory (downloaded, or copied from the folder) and is read from
+            // there in chunks, never held whole.
+            let path = downloadPath
             let hourStatus: Int
             switch source {
             case .remote:
-                path = downloadPath
                 do {
                     hourStatus = try await StreamedPackageFile.download(
                         baseURL + "/hour/\(hour)", to: path, limit: maximumArchiveSize, timeout: timeout)
@@ -103,20 +140,24 @@ public actor CWAWarningsClient {
                     continue
                 }
             case .directory(let directory):
-                path = directory + "/hour/\(hour)/index"
-                switch LocalWarningsFiles.check(path, limit: maximumArchiveSize).refusal {
-                case nil: hourStatus = 200
-                case .oversized?:
+                // A private copy first: what is verified and parsed is what the kiosk alone can write.
+                do {
+                    try StreamedPackageFile.privateCopy(
+                        of: directory + "/hour/\(hour)/index", to: path, limit: maximumArchiveSize)
+                    hourStatus = 200
+                } catch .oversized {
                     report.rejected.append("hour \(hour): \(CWAPackageError.oversized)")
                     continue
-                default: hourStatus = 404
+                } catch {
+                    hourStatus = 404
                 }
             }
             guard hourStatus == 200 else {
                 report.rejected.append("hour \(hour): " + source.unavailable(hourStatus))
                 continue
             }
-            defer { if source.isRemote { unlink(path) } }
+            defer { unlink(path) }
+            written += LocalWarningsFiles.check(path, limit: maximumArchiveSize).size
             // CWA publishes an empty file for an hour without warnings.
             if LocalWarningsFiles.check(path, limit: maximumArchiveSize).size == 0 {
                 state.seenHours.insert(hour)
@@ -126,7 +167,8 @@ public actor CWAWarningsClient {
             do {
                 let package = try CWAHourlyPackage.open(
                     path: path, verifier: verifier, keepingLocationIdHashes: interestingHashes, expectedHour: hour,
-                    maximumArchiveSize: maximumArchiveSize, maximumExportSize: maximumExportSize)
+                    maximumArchiveSize: maximumArchiveSize, maximumExportSize: maximumExportSize,
+                    onVerified: onVerified)
                 report.recordsKept += keep(package, interestingHashes: interestingHashes)
                 state.seenHours.insert(hour)
                 report.hoursFetched += 1
@@ -149,23 +191,33 @@ public actor CWAWarningsClient {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { throw .noMedium }
         for name in names.sorted() where name.hasSuffix(".zip") {
             let path = directory + "/" + name
+            // A stick's file names are anyone's text: never echoed raw to a screen or a terminal.
+            let shown = OutsideText.neutralized(name)
             switch LocalWarningsFiles.check(path, limit: maximumArchiveSize).refusal {
             case nil: break
             case .oversized?:
-                report.rejected.append("\(name): \(CWAPackageError.oversized)")
+                report.rejected.append("\(shown): \(CWAPackageError.oversized)")
                 continue
             default:
-                report.rejected.append("\(name): not a readable file")
+                report.rejected.append("\(shown): not a readable file")
                 continue
             }
             do {
+                try StreamedPackageFile.privateCopy(of: path, to: downloadPath, limit: maximumArchiveSize)
+            } catch {
+                report.rejected.append("\(shown): \(error)")
+                continue
+            }
+            defer { unlink(downloadPath) }
+            do {
                 let package = try CWAHourlyPackage.open(
-                    path: path, verifier: verifier, keepingLocationIdHashes: interestingHashes,
-                    maximumArchiveSize: maximumArchiveSize, maximumExportSize: maximumExportSize)
+                    path: downloadPath, verifier: verifier, keepingLocationIdHashes: interestingHashes,
+                    maximumArchiveSize: maximumArchiveSize, maximumExportSize: maximumExportSize,
+                    onVerified: onVerified)
                 report.recordsKept += keep(package, interestingHashes: interestingHashes)
                 report.hoursFetched += 1
             } catch {
-                report.rejected.append("\(name): \(error)")
+                report.rejected.append("\(shown): \(error)")
             }
         }
         try persist()
@@ -197,16 +249,32 @@ public actor CWAWarningsClient {
         try persist()
     }
 
-    /// The hours an index lists, ascending: a JSON array of integers, or CWA's `{"oldest": h, "latest": h}`.
-    package static func hours(inIndex body: [UInt8]) -> [UInt32]? {
-        if let list = try? JSONDecoder().decode([UInt32].self, from: Data(body)) { return Array(Set(list)).sorted() }
+    /// The system's time in seconds since the epoch.
+    public static func systemTime() -> Int64 { Int64(Date().timeIntervalSince1970) }
+
+    /// Free bytes for an unprivileged writer in the file system of `directory`, or nil when it cannot be asked. The
+    /// corresponding C function is `statvfs`.
+    public static func freeBytes(in directory: String) -> Int? {
+        var info = statvfs()
+        guard statvfs(directory, &info) == 0 else { return nil }
+        return Int(clamping: UInt64(info.f_bavail) &* UInt64(info.f_frsize))
+    }
+
+    /// The hours an index lists, ascending: a JSON array of integers, or CWA's `{"oldest": h, "latest": h}`; hours
+    /// after `notAfter` are left out (a range ends there).
+    package static func hours(inIndex body: [UInt8], notAfter: UInt32 = .max) -> [UInt32]? {
+        if let list = try? JSONDecoder().decode([UInt32].self, from: Data(body)) {
+            return Array(Set(list.filter { $0 <= notAfter })).sorted()
+        }
         struct Range: Decodable {
             let oldest: UInt32?
             let latest: UInt32?
         }
         guard let range = try? JSONDecoder().decode(Range.self, from: Data(body)) else { return nil }
-        guard let oldest = range.oldest, let latest = range.latest else { return [] }
-        guard oldest <= latest else { return nil }
+        guard let oldest = range.oldest, let listed = range.latest else { return [] }
+        guard oldest <= listed else { return nil }
+        let latest = min(listed, notAfter)
+        guard oldest <= latest else { return [] }
         return Array(max(oldest, latest - min(latest, UInt32(maximumHoursPerIndex - 1)))...latest)
     }
 

@@ -22,6 +22,10 @@ public actor WarningsClient {
     public private(set) var state: WarningsState
     /// The kept records, indexed by tag, for matching at a tap: rebuilt when the records change, never per tap.
     public private(set) var index: WarningIndex
+    /// Runs between a package's signature check and its parse: tests rewrite the stick's file there.
+    package var onVerified: @Sendable () -> Void = {}
+
+    package func setOnVerified(_ hook: @escaping @Sendable () -> Void) { onVerified = hook }
 
     /// `baseURL` is where `index.json` lives (e.g. `https://warnings.example/warnings`). `maximumPackageSize` bounds
     /// each package, downloaded or read from a stick (`warnings.maxPackageBytes`).
@@ -105,10 +109,11 @@ public actor WarningsClient {
             let (sigStatus, packageSignature, _) = try await get(
                 "/" + entry.signature, ifNoneMatch: nil, limit: 1024, from: source)
             let packageStatus: Int
-            let path: String
+            // The package goes to a file in the state directory (downloaded, or copied from the folder) and is read
+            // from there: what is verified and parsed is what the kiosk alone can write.
+            let path = downloadPath
             switch source {
             case .remote:
-                path = downloadPath
                 do {
                     packageStatus =
                         sigStatus == 200
@@ -119,14 +124,15 @@ public actor WarningsClient {
                     continue
                 }
             case .directory(let directory):
-                path = directory + "/" + entry.file
-                switch LocalWarningsFiles.check(path, limit: maximumPackageSize).refusal {
-                case nil: packageStatus = 200
-                case .oversized?:
-                    report.rejected.append(
-                        "package \(entry.sequence): \(PackageFileFailure.oversized(limit: maximumPackageSize))")
+                do {
+                    try StreamedPackageFile.privateCopy(
+                        of: directory + "/" + entry.file, to: path, limit: maximumPackageSize)
+                    packageStatus = 200
+                } catch .oversized(let limit) {
+                    report.rejected.append("package \(entry.sequence): \(PackageFileFailure.oversized(limit: limit))")
                     continue
-                default: packageStatus = 404
+                } catch {
+                    packageStatus = 404
                 }
             }
             guard packageStatus == 200, sigStatus == 200 else {
@@ -135,11 +141,11 @@ public actor WarningsClient {
                     "package \(entry.sequence): " + source.unavailable(sigStatus == 200 ? packageStatus : sigStatus))
                 continue
             }
-            defer { if source.isRemote { unlink(path) } }
+            defer { unlink(path) }
             do throws(PackageFileFailure) {
                 let package = try StreamedPackageFile.readCKPW(
                     path, signature: packageSignature, verifier: verifier, limit: maximumPackageSize,
-                    keepingTags: interestingTags)
+                    keepingTags: interestingTags, onVerified: onVerified)
                 report.recordsKept += state.add(package.kept, keepingTags: interestingTags)
                 report.packagesFetched += 1
                 state.seenPackages.insert(entry.sequence)
@@ -162,31 +168,36 @@ public actor WarningsClient {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { throw .noMedium }
         for name in names.sorted() where name.hasSuffix(".bin") {
             let path = directory + "/" + name
+            // A stick's file names are anyone's text: never echoed raw to a screen or a terminal.
+            let shown = OutsideText.neutralized(name)
             switch LocalWarningsFiles.check(path, limit: maximumPackageSize).refusal {
             case nil: break
             case .oversized?:
-                report.rejected.append("\(name): larger than a package may be")
+                report.rejected.append("\(shown): larger than a package may be")
                 continue
             default:
-                report.rejected.append("\(name): not a readable file")
+                report.rejected.append("\(shown): not a readable file")
                 continue
             }
             guard case .bytes(let signature) = LocalWarningsFiles.read(path + ".sig", limit: 1024) else {
-                report.rejected.append("\(name): no signature beside it")
+                report.rejected.append("\(shown): no signature beside it")
                 continue
             }
+            defer { unlink(downloadPath) }
             do throws(PackageFileFailure) {
+                // Read from a private copy: what is verified and parsed is what the kiosk alone can write.
+                try StreamedPackageFile.privateCopy(of: path, to: downloadPath, limit: maximumPackageSize)
                 let package = try StreamedPackageFile.readCKPW(
-                    path, signature: signature, verifier: verifier, limit: maximumPackageSize,
-                    keepingTags: interestingTags)
+                    downloadPath, signature: signature, verifier: verifier, limit: maximumPackageSize,
+                    keepingTags: interestingTags, onVerified: onVerified)
                 report.recordsKept += state.add(package.kept, keepingTags: interestingTags)
                 report.packagesFetched += 1
             } catch .oversized {
-                report.rejected.append("\(name): larger than a package may be")
+                report.rejected.append("\(shown): larger than a package may be")
             } catch .unreadable {
-                report.rejected.append("\(name): not a readable file")
+                report.rejected.append("\(shown): not a readable file")
             } catch {
-                report.rejected.append("\(name): \(error)")
+                report.rejected.append("\(shown): \(error)")
             }
         }
         try persist()

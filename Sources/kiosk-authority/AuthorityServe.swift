@@ -3,14 +3,17 @@ import Hummingbird
 import KioskAuthority
 import Logging
 
-/// `kiosk-authority serve --dir DIR [--port N] [--bind 127.0.0.1]`: the upload endpoint and the published warnings.
+/// `kiosk-authority serve --dir DIR [--port N] [--bind 127.0.0.1] [--trusted-proxy ADDRESS …]`: the upload endpoint
+/// and the published warnings.
 struct AuthorityServe: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Serve POST /v1/reports (uploads with a verification code) and GET /warnings/… (published packages).",
         discussion: """
-            No request is logged and no peer address is read. Port 0 picks a free port; the address served is \
-            printed once the server listens. Stop it with Ctrl-C or SIGTERM.
+            No request is logged. A client's address is held in memory for a minute to bound how fast verification \
+            codes can be guessed, never logged or written; behind a reverse proxy, name it with --trusted-proxy so \
+            that its X-Real-IP (or X-Forwarded-For) header is taken as the client's address. Port 0 picks a free \
+            port; the address served is printed once the server listens. Stop it with Ctrl-C or SIGTERM.
             """
     )
 
@@ -23,7 +26,16 @@ struct AuthorityServe: AsyncParsableCommand {
     @Option(help: "The address to listen on.")
     var bind = "127.0.0.1"
 
+    @Option(
+        name: .customLong("trusted-proxy"),
+        help: "The address of a reverse proxy in front (e.g. 127.0.0.1 for nginx on this machine), repeatable.")
+    var trustedProxies: [String] = []
+
     func validate() throws {
+        for proxy in trustedProxies
+        where proxy.isEmpty || proxy.contains(where: { !($0.isHexDigit || $0 == "." || $0 == ":") }) {
+            throw ValidationError("--trusted-proxy takes an IP address, e.g. 127.0.0.1.")
+        }
         guard (0...65_535).contains(port) else { throw ValidationError("--port is between 0 and 65535.") }
         guard !bind.isEmpty else { throw ValidationError("--bind needs an address, e.g. 127.0.0.1.") }
     }
@@ -43,7 +55,7 @@ struct AuthorityServe: AsyncParsableCommand {
         let host = bind
         let app = AuthorityServer.makeApplication(
             publisher: publisher, host: bind, port: port, logger: logger, now: { AuthorityText.now() },
-            cwaPublisher: cwaPublisher,
+            cwaPublisher: cwaPublisher, trustedProxies: Set(trustedProxies),
             onServerRunning: { port in
                 AuthorityText.out(
                     "Serving on http://\(host.contains(":") ? "[\(host)]" : host):\(port)/ (uploads: /v1/reports, warnings: /warnings/index.json, CWA hourly packages: /cwa/twp/country/DE/hour)"

@@ -55,7 +55,7 @@ struct Decode: ParsableCommand {
         } else {
             let lower = input.lowercased()
             if [".png", ".pgm", ".pnm"].contains(where: { lower.hasSuffix($0) }) && !lower.contains("#") {
-                printError("There is no image file at \(input).")
+                printError("There is no image file at \(OutsideText.neutralized(input)).")
                 throw ExitCode(3)
             }
             texts = [input]

@@ -85,4 +85,28 @@ import Testing
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
     }
+
+    /// A state directory others can write to, or a kiosk's file there replaced by a link, is refused at start (not
+    /// waited for: waiting mends neither), and the message says how to fix it.
+    @Test func aWorldWritableStateDirectoryOrAPlantedLinkIsRefusedWithTheFix() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("state-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let state = root + "/kiosk"
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        try #require(chmod(state, 0o777) == 0)
+        let open = try #require(StorageWait.problem(stateDirectory: state))
+        #expect(!StorageWait.isPassing(open))
+        #expect(open.description.contains("chmod 700"))
+        #expect(!FileManager.default.fileExists(atPath: state + "/checkins.sqlite"), "nothing written there")
+
+        try #require(chmod(state, 0o700) == 0)
+        try #require(symlink(root + "/elsewhere.sqlite", state + "/checkins.sqlite") == 0)
+        let linked = try #require(StorageWait.problem(stateDirectory: state))
+        #expect(!StorageWait.isPassing(linked))
+        #expect(linked.description.contains("checkins.sqlite is a symbolic link"))
+        #expect(!FileManager.default.fileExists(atPath: root + "/elsewhere.sqlite"), "the link was not followed")
+
+        try #require(unlink(state + "/checkins.sqlite") == 0)
+        #expect(StorageWait.problem(stateDirectory: state) == nil)
+    }
 }

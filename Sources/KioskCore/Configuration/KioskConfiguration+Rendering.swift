@@ -41,7 +41,8 @@ extension KioskConfiguration {
             ]),
             "venue": .object(["code": text(venue.code.map { redacting ? Self.redacted : $0 })]),
             "reports": .object([
-                "exportDirectory": text(reports.exportDirectory), "uploadURL": text(reports.uploadURL),
+                "exportDirectory": text(reports.exportDirectory),
+                "uploadURL": text(reports.uploadURL.map { redacting ? Self.maskingUserInfo($0) : $0 }),
                 "uploadTimeoutSeconds": int(reports.uploadTimeoutSeconds),
                 "uploadTokenCredential": text(reports.uploadTokenCredential),
             ]),
@@ -110,6 +111,19 @@ extension KioskConfiguration {
             "source", "listen", "allowNonLoopback",
             "volume", "rate",
         ]
+
+    /// `url` with the user name and password of an `scheme://user:password@host/…` URL replaced by `redacted`; other
+    /// URLs unchanged. A password belongs in a credential, but one written into the URL is still never shown.
+    public static func maskingUserInfo(_ url: String) -> String {
+        let characters = Array(url)
+        var index = 0
+        while index + 2 < characters.count, characters[index...index + 2] != [":", "/", "/"] { index += 1 }
+        guard index + 2 < characters.count else { return url }
+        let start = index + 3
+        let end = characters[start...].firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? characters.count
+        guard let at = characters[start..<end].lastIndex(of: "@") else { return url }
+        return String(characters[..<start]) + redacted + String(characters[at...])
+    }
 
     /// `jsonValue(redacting:)` as pretty-printed text in the documented key order.
     public func renderedJSON(redacting: Bool = true) -> String {

@@ -80,15 +80,16 @@ public struct VenueCode: Sendable, Equatable {
         self.format = format
         self.urlVersion = urlVersion
         self.payloadVersion = payloadVersion
-        self.name = name
-        self.address = address
+        // Shown, printed, said and written to terminals: no control or direction character gets through.
+        self.name = name.map(OutsideText.neutralized)
+        self.address = address.map(OutsideText.neutralized)
         self.startTimestamp = startTimestamp
         self.endTimestamp = endTimestamp
         self.cwa = cwa
         self.swissCovid = swissCovid
         self.notifyMe = notifyMe
         self.clea = clea
-        self.vendorHost = vendorHost
+        self.vendorHost = vendorHost.map(OutsideText.neutralized)
         self.cryptographicSeed = cryptographicSeed
         self.publicKey = publicKey
         self.canonicalPayload = canonicalPayload
@@ -158,7 +159,7 @@ public struct SwissCovidVenueData: Sendable, Equatable {
     ) {
         self.version = version
         self.venueType = venueType
-        self.room = room
+        self.room = room.map(OutsideText.neutralized)
         self.checkoutWarningDelayMs = checkoutWarningDelayMs
         self.automaticCheckoutDelayMs = automaticCheckoutDelayMs
         self.reminderDelayOptionsMs = reminderDelayOptionsMs
@@ -190,7 +191,7 @@ public struct NotifyMeVenueData: Sendable, Equatable {
 
     public init(venueType: Int, room: String?) {
         self.venueType = venueType
-        self.room = room
+        self.room = room.map(OutsideText.neutralized)
     }
 
     /// English label for `venueType`, or `nil` for an unknown number.

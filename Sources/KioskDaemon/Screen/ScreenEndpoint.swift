@@ -26,10 +26,10 @@ enum ScreenEndpoint {
     }
 
     /// The page with what `view` shows; `press` takes the buttons (nil: there is no station to press them yet, and
-    /// a press is answered 503).
+    /// a press is answered 503). `requestDeadline` is for tests.
     static func open(
         settings: DaemonSettings, logger: Logger, view: @escaping @Sendable () async -> ScreenModel,
-        press: (@Sendable (StationEvent) async -> Void)?
+        press: (@Sendable (StationEvent) async -> Void)?, requestDeadline: Duration = LocalHTTPServer.requestDeadline
     ) -> LocalHTTPServer? {
         guard let listen = settings.webListen, let address = parse(listen) else { return nil }
         let crypto = OpenSSLCrypto()
@@ -37,25 +37,24 @@ enum ScreenEndpoint {
         let boundPort = Mutex(address.port)
         let server: LocalHTTPServer
         do {
+            // On every answer, the server's own refusals included.
+            let headers: [(name: String, value: String)] = [
+                ("Cache-Control", "no-store"), ("Content-Security-Policy", policy), ("X-Frame-Options", "DENY"),
+                ("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "no-referrer"),
+            ]
             server = try LocalHTTPServer(
-                host: address.host, port: address.port, trouble: KioskDaemon.socketTrouble(logger)
+                host: address.host, port: address.port, headers: headers, requestDeadline: requestDeadline,
+                trouble: KioskDaemon.socketTrouble(logger)
             ) { request in
                 let verdict = ScreenRequestGuard(listenHost: address.host, port: boundPort.withLock { $0 })
                     .check(
                         host: request.header("Host"), origin: request.header("Origin"), isPost: request.method == "POST"
                     )
-                var response: LocalHTTPResponse
                 switch verdict {
-                case .allowed: response = await answer(request, view: view, press: press)
-                case .wrongHost: response = .text(421, "This page is served for the kiosk's own screen only.\n")
-                case .crossOrigin: response = .text(403, "Buttons can be pressed from the kiosk's own page only.\n")
+                case .allowed: return await answer(request, view: view, press: press)
+                case .wrongHost: return .text(421, "This page is served for the kiosk's own screen only.\n")
+                case .crossOrigin: return .text(403, "Buttons can be pressed from the kiosk's own page only.\n")
                 }
-                response.headers += [
-                    ("Cache-Control", "no-store"), ("Content-Security-Policy", policy),
-                    ("X-Frame-Options", "DENY"), ("X-Content-Type-Options", "nosniff"),
-                    ("Referrer-Policy", "no-referrer"),
-                ]
-                return response
             }
         } catch {
             logger.error("Screen page unavailable", metadata: ["web.listen": "\(listen)", "error": "\(error)"])

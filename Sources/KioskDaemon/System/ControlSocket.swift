@@ -107,6 +107,9 @@ public final class ControlSocketServer: Sendable {
     /// False while accepting has kept failing (`SocketListener.isAccepting`).
     public var isAccepting: Bool { listener.isAccepting }
 
+    /// Connections being served now (for tests: a slot is taken once this counts it).
+    var connectionsServed: Int { listener.served }
+
     private static func serve(_ connection: Int32, deadline: ContinuousClock.Instant, handler: @escaping Handler) {
         setTimeout(connection, seconds: 10)
         guard let request = try? Self.readLine(connection, limit: Self.maximumMessage, before: deadline) else { return }

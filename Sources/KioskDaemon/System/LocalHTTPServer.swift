@@ -77,8 +77,12 @@ public final class LocalHTTPServer: Sendable {
     public static let maximumBody = 16 * 1024
     /// Connections served at once; more are answered 503.
     public static let maximumConnections = 8
-    /// Connections served at once for one peer address: one client alone cannot take every slot.
+    /// Connections served at once for one peer (an address; on loopback, the user owning the connecting socket): one
+    /// client alone cannot take every slot.
     public static let maximumConnectionsPerPeer = 4
+    /// Connections a peer is served even when every slot is taken (`SocketListener`): the kiosk's own browser keeps
+    /// its page whatever other users' clients hold.
+    public static let reservedConnectionsPerPeer = 2
     /// The time a client has to send its whole request, from the moment it is accepted.
     public static let requestDeadline: Duration = .seconds(5)
 
@@ -88,10 +92,12 @@ public final class LocalHTTPServer: Sendable {
     public let port: Int
     private let listener: SocketListener
 
-    /// Binds and listens on `host:port` (IPv4, IPv6 or `localhost`; port 0: any free port). `trouble` hears when
-    /// accepting fails and when it works again (for the log); `requestDeadline` is for tests.
+    /// Binds and listens on `host:port` (IPv4, IPv6 or `localhost`; port 0: any free port). `headers` go on every
+    /// answer, the server's own (400, 413, 431, 501, 503) as much as the handler's. `trouble` hears when accepting
+    /// fails and when it works again (for the log); `requestDeadline` is for tests.
     public init(
-        host: String, port: Int, requestDeadline: Duration = LocalHTTPServer.requestDeadline,
+        host: String, port: Int, headers: [(name: String, value: String)] = [],
+        requestDeadline: Duration = LocalHTTPServer.requestDeadline,
         trouble: @escaping @Sendable (String) -> Void = { _ in }, handler: @escaping Handler
     ) throws(LocalHTTPServerError) {
         self.host = host
@@ -142,10 +148,14 @@ public final class LocalHTTPServer: Sendable {
         self.port = Int(UInt16(bigEndian: networkPort))
         listener = SocketListener(
             listener: descriptor, name: "http",
-            limits: .init(connections: Self.maximumConnections, perPeer: Self.maximumConnectionsPerPeer),
+            limits: .init(
+                connections: Self.maximumConnections, perPeer: Self.maximumConnectionsPerPeer,
+                reserved: Self.reservedConnectionsPerPeer),
             trouble: trouble,
-            refuse: { Self.respond(LocalHTTPResponse.text(503, "Busy, try again.\n"), to: $0, head: false) },
-            serve: { Self.serve($0, deadline: .now + requestDeadline, handler: handler) })
+            refuse: {
+                Self.respond(LocalHTTPResponse.text(503, "Busy, try again.\n"), to: $0, head: false, headers: headers)
+            },
+            serve: { Self.serve($0, deadline: .now + requestDeadline, headers: headers, handler: handler) })
     }
 
     /// `host:port` as a URL authority (`127.0.0.1:9464`, `[::1]:8080`).
@@ -160,14 +170,20 @@ public final class LocalHTTPServer: Sendable {
     /// False while accepting has kept failing (`SocketListener.isAccepting`).
     public var isAccepting: Bool { listener.isAccepting }
 
-    private static func serve(_ connection: Int32, deadline: ContinuousClock.Instant, handler: @escaping Handler) {
+    /// Connections being served now (for tests: a slot is taken once this counts it).
+    var connectionsServed: Int { listener.served }
+
+    private static func serve(
+        _ connection: Int32, deadline: ContinuousClock.Instant, headers: [(name: String, value: String)],
+        handler: @escaping Handler
+    ) {
         SocketIO.setTimeout(connection, seconds: 5)
         let request: LocalHTTPRequest
         switch Self.readRequest(connection, deadline: deadline) {
         case .success(let read): request = read
         case .failure(let refusal):
             guard let response = refusal.response else { return }
-            Self.respond(response, to: connection, head: false)
+            Self.respond(response, to: connection, head: false, headers: headers)
             // Closing with unread bytes would reset the connection and could lose the answer: read to the end first.
             shutdown(connection, Int32(SHUT_WR))
             var drained = 0
@@ -185,7 +201,7 @@ public final class LocalHTTPServer: Sendable {
         }
         done.wait()
         let response = answer.withLock { $0 } ?? LocalHTTPResponse.text(500, "No answer.\n")
-        Self.respond(response, to: connection, head: request.method == "HEAD")
+        Self.respond(response, to: connection, head: request.method == "HEAD", headers: headers)
     }
 
     // MARK: - Parsing
@@ -268,9 +284,11 @@ public final class LocalHTTPServer: Sendable {
 
     // MARK: - Answering
 
-    static func respond(_ response: LocalHTTPResponse, to connection: Int32, head: Bool) {
+    static func respond(
+        _ response: LocalHTTPResponse, to connection: Int32, head: Bool, headers: [(name: String, value: String)] = []
+    ) {
         var text = "HTTP/1.1 \(response.status) \(reason(response.status))\r\n"
-        for (name, value) in response.headers where !value.contains("\r") && !value.contains("\n") {
+        for (name, value) in response.headers + headers where !value.contains("\r") && !value.contains("\n") {
             text += "\(name): \(value)\r\n"
         }
         text += "Content-Length: \(response.body.count)\r\nConnection: close\r\n\r\n"

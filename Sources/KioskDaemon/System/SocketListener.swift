@@ -8,8 +8,15 @@ internal import Synchronization
 #endif
 
 /// The accept loop of the control socket and the local HTTP server: accepts on a listening socket on a thread of its
-/// own, serves each connection on a thread of its own, and bounds how many are served at once, overall and per peer
-/// address. Beyond a bound, `refuse` answers the connection at once (the HTTP server says 503).
+/// own, serves each connection on a thread of its own, and bounds how many are served at once, overall and per peer.
+/// Beyond a bound, `refuse` answers the connection at once (the HTTP server says 503).
+///
+/// A peer is its IP address, except on loopback, where every local client has the same address (and may pick any of
+/// 127.0.0.0/8): there a peer is the user that owns the connecting socket, as the kernel's table of TCP sockets says
+/// (`loopbackOwner`). So slow clients of one user cannot take the kiosk's own browser's slots (it runs as the desktop
+/// user), however often they reconnect. And a peer with fewer than `Limits.reserved` connections is served even when
+/// every slot is taken, up to three times the bound: several users' clients filling the slots still leave the page
+/// its own.
 ///
 /// An accept that fails does not end the loop: running out of file descriptors or memory (`EMFILE`, `ENFILE`,
 /// `ENOBUFS`, `ENOMEM`) passes when connections close, so the loop says so once through `trouble`, waits (50 ms,
@@ -23,8 +30,11 @@ final class SocketListener: Sendable {
     struct Limits: Sendable {
         /// Connections served at once.
         var connections: Int
-        /// Connections served at once for one peer address (IP); nil: no such bound (a Unix socket's peers have none).
+        /// Connections served at once for one peer (an IP address, or a local user on loopback); nil: no such bound
+        /// (a Unix socket's peers have none).
         var perPeer: Int?
+        /// Connections a peer is always served, past `connections` (up to three times it): nil, none.
+        var reserved: Int? = nil
     }
 
     /// How long accept may keep failing before `isAccepting` says no.
@@ -131,10 +141,12 @@ final class SocketListener: Sendable {
 
     private func admit(_ peer: String?) -> Bool {
         state.withLock { state in
-            guard state.served < limits.connections else { return false }
+            let held = peer.map { state.byPeer[$0, default: 0] } ?? 0
+            let inReserve = peer != nil && held < (limits.reserved ?? 0) && state.served < 3 * limits.connections
+            guard state.served < limits.connections || inReserve else { return false }
             if let peer, let perPeer = limits.perPeer {
-                guard state.byPeer[peer, default: 0] < perPeer else { return false }
-                state.byPeer[peer, default: 0] += 1
+                guard held < perPeer else { return false }
+                state.byPeer[peer] = held + 1
             }
             state.served += 1
             return true
@@ -161,7 +173,81 @@ final class SocketListener: Sendable {
             }
         }
         guard descriptor >= 0 else { return (descriptor, nil) }
+        var local = sockaddr_storage()
+        var localLength = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let named = withUnsafeMutablePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &localLength) }
+        }
+        if named == 0, let owner = loopbackOwner(peer: storage, local: local) { return (descriptor, "uid \(owner)") }
         return (descriptor, peerAddress(storage))
+    }
+
+    /// The user owning the socket that connected from `peer` to `local`, when both are on loopback: the `uid` of the
+    /// row of `/proc/net/tcp` (or `tcp6`) whose local address is `peer` and remote address `local`. Nil for other
+    /// addresses, or when the table cannot be read.
+    static func loopbackOwner(peer: sockaddr_storage, local: sockaddr_storage) -> UInt32? {
+        guard let peerKey = tableAddress(peer), let localKey = tableAddress(local) else { return nil }
+        guard let table = readProcFile(peerKey.table) else { return nil }
+        for line in table.split(separator: "\n").dropFirst() {
+            let fields = line.split(separator: " ")
+            // sl, local_address, rem_address, st, tx_queue:rx_queue, tr:tm->when, retrnsmt, uid, …
+            guard fields.count > 7, fields[1] == peerKey.text, fields[2] == localKey.text else { continue }
+            return UInt32(fields[7])
+        }
+        return nil
+    }
+
+    /// A file of /proc, read to its end (its size says 0; the kernel hands it out a page at a time). The
+    /// corresponding C functions are `open` and `read`.
+    private static func readProcFile(_ path: String) -> String? {
+        let descriptor = SystemCall.retrying { open(path, O_RDONLY | O_CLOEXEC) }
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var bytes = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        while bytes.count < 16 * 1024 * 1024 {
+            let count = buffer.withUnsafeMutableBytes { chunk in
+                SystemCall.retrying { Glibc.read(descriptor, chunk.baseAddress, chunk.count) }
+            }
+            guard count >= 0 else { return nil }
+            if count == 0 { break }
+            bytes += buffer[0..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// An address as the kernel's socket table writes it (`0100007F:1F90`: each 32-bit word of the address as it
+    /// lies in memory, in hex, then the port), and the table it is in; nil unless it is a loopback address.
+    private static func tableAddress(_ storage: sockaddr_storage) -> (text: String, table: String)? {
+        var storage = storage
+        func hex(_ value: UInt32, _ width: Int) -> String {
+            let digits = String(value, radix: 16, uppercase: true)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        switch Int32(storage.ss_family) {
+        case AF_INET:
+            let address = withUnsafeBytes(of: &storage) { $0.load(as: sockaddr_in.self) }
+            guard UInt32(bigEndian: address.sin_addr.s_addr) >> 24 == 127 else { return nil }
+            return (
+                hex(address.sin_addr.s_addr, 8) + ":" + hex(UInt32(UInt16(bigEndian: address.sin_port)), 4),
+                "/proc/net/tcp"
+            )
+        case AF_INET6:
+            let address = withUnsafeBytes(of: &storage) { $0.load(as: sockaddr_in6.self) }
+            let bytes = withUnsafeBytes(of: address.sin6_addr) { Array($0) }
+            let isLoopback = bytes[0..<15].allSatisfy { $0 == 0 } && bytes[15] == 1
+            let isMappedLoopback =
+                bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF && bytes[12] == 127
+            guard isLoopback || isMappedLoopback else { return nil }
+            let words = stride(from: 0, to: 16, by: 4).map { index in
+                bytes[index..<index + 4].withUnsafeBytes { hex($0.loadUnaligned(as: UInt32.self), 8) }
+            }
+            return (
+                words.joined() + ":" + hex(UInt32(UInt16(bigEndian: address.sin6_port)), 4), "/proc/net/tcp6"
+            )
+        default:
+            return nil
+        }
     }
 
     static func peerAddress(_ storage: sockaddr_storage) -> String? {

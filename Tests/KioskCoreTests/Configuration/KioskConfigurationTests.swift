@@ -631,6 +631,19 @@ import Testing
             shown.hasPrefix("{\n  \"stateDirectory\": \"/var/lib/kiosk\",\n  \"logLevel\": \"info\",\n  \"nfc\": {"))
     }
 
+    @Test func shownConfigurationHidesAPasswordInTheUploadURL() throws {
+        var configuration = KioskConfiguration()
+        configuration.reports.uploadURL = "https://tc:s3cret-pass@authority.example/v1/reports?x=a@b"
+        let shown = configuration.renderedJSON()
+        #expect(!shown.contains("s3cret"))
+        #expect(!shown.contains("tc:"))
+        #expect(shown.contains(#""uploadURL": "https://<set, not shown>@authority.example/v1/reports?x=a@b""#))
+        #expect(
+            KioskConfiguration.maskingUserInfo("https://authority.example/v1/reports?x=a@b")
+                == "https://authority.example/v1/reports?x=a@b")
+        #expect(configuration.renderedJSON(redacting: false).contains("s3cret-pass"))
+    }
+
     // MARK: Listen addresses
 
     @Test func listenAddressesAndLoopback() throws {

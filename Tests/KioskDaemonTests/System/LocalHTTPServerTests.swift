@@ -1,4 +1,6 @@
 import Foundation
+import KioskCore
+import Logging
 import Synchronization
 import Testing
 
@@ -24,8 +26,9 @@ import Testing
         let descriptor = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #expect(descriptor >= 0)
         defer { close(descriptor) }
-        // Generous: the server answers from a task of the cooperative pool, which other tests may keep busy a while.
-        var timeout = timeval(tv_sec: 60, tv_usec: 0)
+        // Not an assertion: only keeps a server that never answers from holding the test forever (on a machine busy
+        // with other work, an answer may take many seconds).
+        var timeout = timeval(tv_sec: 600, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         let connected: Int32
         if ipv6 {
@@ -65,9 +68,13 @@ import Testing
         try await exchange(Array(request.utf8), port: port, host: host)
     }
 
+    /// A deadline for a client's request that only a hang could miss: the tests that are not about the deadline must
+    /// not fail because this test's own client thread was not scheduled for a few seconds on a busy machine.
+    static let patientDeadline: Duration = .seconds(600)
+
     /// A server that echoes what it was handed, on a free port.
     static func echoServer(host: String = "127.0.0.1") throws -> LocalHTTPServer {
-        let server = try LocalHTTPServer(host: host, port: 0) { request in
+        let server = try LocalHTTPServer(host: host, port: 0, requestDeadline: patientDeadline) { request in
             let text =
                 "\(request.method) \(request.path) host=\(request.header("Host") ?? "-") body=\(String(decoding: request.body, as: UTF8.self))"
             return LocalHTTPResponse(
@@ -124,7 +131,7 @@ import Testing
     ])
     func malformedRequestsAreRefusedWithoutReachingTheHandler(request: String, status: Int) async throws {
         let reached = Atomic<Int>(0)
-        let server = try LocalHTTPServer(host: "127.0.0.1", port: 0) { _ in
+        let server = try LocalHTTPServer(host: "127.0.0.1", port: 0, requestDeadline: Self.patientDeadline) { _ in
             reached.add(1, ordering: .relaxed)
             return .text(200, "handled")
         }
@@ -144,7 +151,7 @@ import Testing
     }
 
     @Test func headerValuesCannotSplitTheResponse() async throws {
-        let server = try LocalHTTPServer(host: "127.0.0.1", port: 0) { _ in
+        let server = try LocalHTTPServer(host: "127.0.0.1", port: 0, requestDeadline: Self.patientDeadline) { _ in
             LocalHTTPResponse(status: 200, headers: [("X-Bad", "a\r\nSet-Cookie: x=1"), ("X-Good", "b")])
         }
         server.start()
@@ -158,7 +165,9 @@ import Testing
         let server = try Self.echoServer()
         let port = server.port
         server.stop()
-        let again = try LocalHTTPServer(host: "127.0.0.1", port: port) { _ in .text(200, "again") }
+        let again = try LocalHTTPServer(host: "127.0.0.1", port: port, requestDeadline: Self.patientDeadline) { _ in
+            .text(200, "again")
+        }
         again.start()
         defer { again.stop() }
         #expect(try await Self.exchange("GET / HTTP/1.1\r\n\r\n", port: port).hasSuffix("again"))
@@ -168,5 +177,57 @@ import Testing
         #expect(throws: LocalHTTPServerError.notAnAddress("example.org")) {
             _ = try LocalHTTPServer(host: "example.org", port: 0) { _ in .text(200, "") }
         }
+    }
+
+    /// docs/daemon.md promises the screen page's security headers on every answer: the server's own refusals too.
+    @Test(arguments: [
+        ("GARBAGE\r\n\r\n", 400),
+        ("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n", 501),
+        ("POST / HTTP/1.1\r\nContent-Length: 999999\r\n\r\n", 413),
+        ("GET / HTTP/1.1\r\nX-Long: " + String(repeating: "a", count: LocalHTTPServer.maximumHead) + "\r\n\r\n", 431),
+    ])
+    func theScreensOwnRefusalsCarryItsSecurityHeaders(request: String, status: Int) async throws {
+        var configuration = KioskConfiguration()
+        configuration.web.listen = "127.0.0.1:0"
+        let settings = DaemonSettings(configuration, secrets: ConfigurationSecrets(), stateDirectory: "/tmp/unused")
+        let shown = StorageWait.view(.stateDirectory(path: "/x", reason: "test"), language: .en)
+        let opened = ScreenEndpoint.open(
+            settings: settings, logger: Logger(label: "test"), view: { shown }, press: nil,
+            requestDeadline: Self.patientDeadline)
+        let server = try #require(opened)
+        defer { server.stop() }
+        let answer = try await Self.exchange(request, port: server.port)
+        #expect(answer.hasPrefix("HTTP/1.1 \(status) "), "\(answer)")
+        for header in [
+            "Cache-Control: no-store", "X-Frame-Options: DENY", "X-Content-Type-Options: nosniff",
+            "Referrer-Policy: no-referrer", "Content-Security-Policy: default-src 'none'",
+        ] {
+            #expect(answer.contains("\r\n" + header), "\(header) in \(status)")
+        }
+    }
+
+    @Test func aBusyAnswerCarriesTheServersHeaders() async throws {
+        let server = try LocalHTTPServer(
+            host: "127.0.0.1", port: 0, headers: [("X-Frame-Options", "DENY")], requestDeadline: Self.patientDeadline
+        ) { _ in .text(200, "served") }
+        server.start()
+        defer { server.stop() }
+        // Idle connections fill every slot of this address (held until the test closes them: no deadline passes).
+        let idle = try (0..<LocalHTTPServer.maximumConnectionsPerPeer).map { _ in
+            try SocketListenerTests.connect(port: server.port)
+        }
+        defer { for descriptor in idle { close(descriptor) } }
+        let busy = try await SocketListenerTests.onThread { () throws -> String? in
+            // The server has taken the idle ones once a request on another address is answered after them.
+            let probe = try SocketListenerTests.connect(port: server.port, from: "127.0.0.9")
+            defer { close(probe) }
+            SocketListenerTests.send("GET / HTTP/1.1\r\n\r\n", to: probe)
+            _ = SocketListenerTests.readToEnd(probe)
+            let descriptor = try SocketListenerTests.connect(port: server.port)
+            defer { close(descriptor) }
+            return SocketListenerTests.readToEnd(descriptor)
+        }
+        #expect(busy?.hasPrefix("HTTP/1.1 503") == true, "\(String(describing: busy))")
+        #expect(busy?.contains("\r\nX-Frame-Options: DENY\r\n") == true)
     }
 }
