@@ -24,8 +24,9 @@ public enum CrowdNotifierMatcher {
         guard index.count > 0 else { return ExposureResult(matches: [], riskLevelByDay: [:]) }
         var matches = [ExposureMatch]()
         for stay in stays where stay.end > stay.start {
-            guard var keys = stay.crowdNotifier else { continue }
-            defer { keys.wipe(crypto: crypto) }
+            // The keys live in the stays handed in (opened for this tap, dropped after it); what is derived from them
+            // here (identities, opened event data) is wiped as soon as it is used.
+            guard let keys = stay.crowdNotifier else { continue }
             var overlaps = [(start: Int64, end: Int64)]()
             for hour in CrowdNotifierVenueKeys.hours(from: stay.start, to: stay.end) {
                 guard var identity = try? keys.identity(hour: hour, crypto: crypto) else { continue }
