@@ -217,7 +217,7 @@ public final class DaemonWarnings: WarningSource {
         }
         guard !names.isEmpty else { return (false, ["Warnings not loaded: \(directory) is empty."]) }
         let ckpwIndexed = names.contains("index.json")
-        let ckpwLoose = names.contains { $0.hasSuffix(".bin") }
+        let ckpwLoose = names.contains { $0.hasSuffix(".bin") && !WarningsClient.isCrowdNotifierFile($0) }
         let cwaLayout = cwaDirectory(in: directory)
         let cwaLoose = names.contains { $0.hasSuffix(".zip") }
         let crowdNotifierEvents = CrowdNotifierWarningsClient.holdsEvents(directory)
