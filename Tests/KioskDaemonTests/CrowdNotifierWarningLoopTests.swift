@@ -19,25 +19,16 @@ import Testing
         return "https://qr.swisscovid.ch?v=4#" + file.payloadBase64Url
     }
 
-    @Test func aSwissCovidVenuesProblematicEventReachesOnlyTheCardThatWasThereThen() async throws {
-        let root = try SimulatedKiosk.makeStateDirectory()
-        defer { try? FileManager.default.removeItem(atPath: root) }
-        let authority = root + "/authority"
-        let publicKey = try CWAWarningLoopTests.authority(authority)
-        let (server, port) = try await Loop.serve(authority)
-        defer {
-            server.terminate()
-            server.waitUntilExit()
-        }
+    /// A simulated kiosk with `warnings` configured, bound to the SwissCovid venue, cards 1 and 2 enrolled; card 1
+    /// stayed from the kiosk's start + 10 minutes for an hour, card 2 five hours later.
+    static func visitedKiosk(root: String, warnings: [String: Any]) async throws -> SimulatedKiosk {
         let configPath = root + "/kiosk.json"
         let configuration: [String: Any] = [
-            "warnings": ["baseURL": "http://127.0.0.1:\(port)/warnings", "publicKey": publicKey],
-            "reports": ["exportDirectory": NSNull()], "metrics": ["listen": NSNull()],
+            "warnings": warnings, "reports": ["exportDirectory": NSNull()], "metrics": ["listen": NSNull()],
         ]
         try JSONSerialization.data(withJSONObject: configuration).write(to: URL(fileURLWithPath: configPath))
-        let start = Date()
         let kiosk = try await SimulatedKiosk(stateDirectory: root + "/k", extraArguments: ["--config", configPath])
-        let code = try Self.swissCovidCode()
+        let code = try swissCovidCode()
         _ = try await kiosk.send(ControlRequest(command: "staff"))
         let bound = try await kiosk.send(ControlRequest(command: "show-code", text: code))
         #expect(bound.ok, "\(bound.lines)")
@@ -57,6 +48,24 @@ import Testing
         _ = try await kiosk.send(ControlRequest(command: "advance", seconds: 3600))
         #expect(try await kiosk.send(ControlRequest(command: "tap", card: 2)).tapOutcome == "checkedOut")
         _ = try await kiosk.send(ControlRequest(command: "remove"))
+
+        return kiosk
+    }
+
+    @Test func aSwissCovidVenuesProblematicEventReachesOnlyTheCardThatWasThereThen() async throws {
+        let root = try SimulatedKiosk.makeStateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let authority = root + "/authority"
+        let publicKey = try CWAWarningLoopTests.authority(authority)
+        let (server, port) = try await Loop.serve(authority)
+        defer {
+            server.terminate()
+            server.waitUntilExit()
+        }
+        let start = Date()
+        let kiosk = try await Self.visitedKiosk(
+            root: root, warnings: ["baseURL": "http://127.0.0.1:\(port)/warnings", "publicKey": publicKey])
+        let code = try Self.swissCovidCode()
 
         let empty = try await kiosk.send(ControlRequest(command: "sync"))
         #expect(empty.ok, "\(empty.lines)")
@@ -114,6 +123,42 @@ import Testing
         _ = try await kiosk.send(ControlRequest(command: "advance", seconds: 60))
         let tap2Again = try await kiosk.send(ControlRequest(command: "tap", card: 2))
         #expect(!tap2Again.patterns.contains("warningPending"), "\(tap2Again.lines)")
+        #expect(kiosk.stop() == 0)
+    }
+
+    /// Without a network: the authority's published folder copied to a stick and loaded, with the same checks.
+    @Test func theSameEventsFromAStick() async throws {
+        let root = try SimulatedKiosk.makeStateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let authority = root + "/authority"
+        let publicKey = try CWAWarningLoopTests.authority(authority)
+        let start = Date()
+        // The base address is never reached: the events come from the stick only.
+        let kiosk = try await Self.visitedKiosk(
+            root: root, warnings: ["baseURL": "http://127.0.0.1:9/warnings", "publicKey": publicKey])
+        let warned = try Loop.authority([
+            "warn-venue", "--dir", authority, "--code", try Self.swissCovidCode(),
+            "--from", Loop.text(start.addingTimeInterval(-600)), "--to", Loop.text(start.addingTimeInterval(7200)),
+        ])
+        #expect(warned.status == 0, "\(warned.output)")
+        #expect(try Loop.authority(["publish", "--dir", authority]).status == 0)
+        let stick = root + "/stick"
+        try FileManager.default.createDirectory(atPath: stick, withIntermediateDirectories: true)
+        for name in ["crowdnotifier-v3.bin", "crowdnotifier-v3.bin.sig"] {
+            try FileManager.default.copyItem(atPath: authority + "/www/" + name, toPath: stick + "/" + name)
+        }
+        let loaded = try await kiosk.send(ControlRequest(command: "load-warnings", path: stick))
+        #expect(loaded.ok, "\(loaded.lines)")
+        #expect(
+            loaded.lines.contains { $0.hasPrefix("Warnings (CrowdNotifier) from the folder: 1 new list(s), ") },
+            "\(loaded.lines)")
+        _ = try await kiosk.send(ControlRequest(command: "advance", seconds: 60))
+        let tap1 = try await kiosk.send(ControlRequest(command: "tap", card: 1))
+        #expect(tap1.patterns.contains("warningPending"), "\(tap1.lines)")
+        _ = try await kiosk.send(ControlRequest(command: "remove"))
+        _ = try await kiosk.send(ControlRequest(command: "advance", seconds: 60))
+        let tap2 = try await kiosk.send(ControlRequest(command: "tap", card: 2))
+        #expect(tap2.tapOutcome != nil && !tap2.patterns.contains("warningPending"), "\(tap2.lines)")
         #expect(kiosk.stop() == 0)
     }
 }
