@@ -86,11 +86,22 @@ public struct CrowdNotifierVenueKeys: Sendable, Equatable {
         guard scheme == .v3 else {
             return try identity(hour: Self.floorDivide(intervalStart, Self.intervalLength), crypto: crypto)
         }
+        let time = Self.timeBytes(intervalStart: intervalStart)
+        return try crypto.sha256(
+            Array("CN-ID".utf8) + preId + time + (try timeKey(intervalStart: intervalStart, crypto: crypto)))
+    }
+
+    /// v3: `timeKey = SHA-256("CN-TIMEKEY" ‖ be32(3600) ‖ be64(intervalStart) ‖ nonceTimekey)`.
+    public func timeKey(intervalStart: Int64, crypto: some CryptoProvider) throws(CryptoError) -> [UInt8] {
+        try crypto.sha256(Array("CN-TIMEKEY".utf8) + Self.timeBytes(intervalStart: intervalStart) + timeNonce)
+    }
+
+    /// `be32(3600) ‖ be64(intervalStart)`.
+    static func timeBytes(intervalStart: Int64) -> [UInt8] {
         var time = [UInt8]()
-        time.appendBigEndian(UInt32(Self.intervalLength))
+        time.appendBigEndian(UInt32(intervalLength))
         time.appendBigEndian(UInt64(bitPattern: intervalStart))
-        let timeKey = try crypto.sha256(Array("CN-TIMEKEY".utf8) + time + timeNonce)
-        return try crypto.sha256(Array("CN-ID".utf8) + preId + time + timeKey)
+        return time
     }
 
     /// The hours (numbers since the epoch) a stay from `start` to `end` (UNIX seconds) touches, both ends included,

@@ -74,6 +74,16 @@ public struct CrowdNotifierEvent: Sendable, Hashable, Codable {
         keys: CrowdNotifierVenueKeys, hour: Int64, start: Int64, end: Int64, message: String = "", nonce: [UInt8],
         crypto: some CryptoProvider, box: some SecretBox
     ) throws(CryptoError) -> CrowdNotifierEvent {
+        try sealV3(
+            identity: try keys.identity(hour: hour, crypto: crypto), notificationKey: keys.notificationKey, hour: hour,
+            start: start, end: end, message: message, nonce: nonce, box: box)
+    }
+
+    /// The same, for an identity already derived (server-based CrowdNotifier: from a visitor's upload).
+    public static func sealV3(
+        identity: [UInt8], notificationKey: [UInt8], hour: Int64, start: Int64, end: Int64, message: String = "",
+        nonce: [UInt8], box: some SecretBox
+    ) throws(CryptoError) -> CrowdNotifierEvent {
         var data = SwissCovid_AssociatedData()
         data.version = 1
         data.message = message
@@ -83,8 +93,8 @@ public struct CrowdNotifierEvent: Sendable, Hashable, Codable {
         do { plaintext = try data.serializedBytes() } catch { throw .libraryFailure("protobuf") }
         defer { wipe(&plaintext) }
         return CrowdNotifierEvent(
-            form: .v3, identity: try keys.identity(hour: hour, crypto: crypto), nonce: nonce,
-            sealed: try box.seal(plaintext, nonce: nonce, key: keys.notificationKey),
+            form: .v3, identity: identity, nonce: nonce,
+            sealed: try box.seal(plaintext, nonce: nonce, key: notificationKey),
             day: CrowdNotifierVenueKeys.floorDivide(hour * 3600, 86_400) * 86_400)
     }
 
