@@ -57,6 +57,7 @@ let package = Package(
         .systemLibrary(name: "CKioskCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CKioskEspeak", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
         .systemLibrary(name: "CKioskALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        .systemLibrary(name: "CKioskSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         // libc calls the Glibc module lacks (pseudo-terminals, the kernel's clock state).
         .systemLibrary(name: "CKioskLinux"),
 
@@ -84,6 +85,8 @@ let package = Package(
         // The one place that retries a system call interrupted by a signal (EINTR); Glibc only, no domain logic.
         .target(name: "KioskPOSIX", swiftSettings: strictness),
         .target(name: "KioskOpenSSL", dependencies: ["CKioskOpenSSL", "KioskCore"], swiftSettings: strictness),
+        // libsodium, the one owner: XSalsa20-Poly1305 (`crypto_secretbox`) for CrowdNotifier's problematic events.
+        .target(name: "KioskSodium", dependencies: ["CKioskSodium", "KioskCore"], swiftSettings: strictness),
         .target(
             name: "KioskNFC",
             dependencies: ["CKioskNFC", "KioskCore", "KioskPOSIX", logging],
@@ -136,8 +139,8 @@ let package = Package(
         .target(
             name: "KioskDaemon",
             dependencies: [
-                "KioskCore", "CKioskLinux", "KioskOpenSSL", "KioskNFC", "KioskGPIO", "KioskStore", "KioskCamera",
-                "KioskPrinter", "KioskSpeech", "KioskExchange", "KioskPOSIX", logging, systemPackage,
+                "KioskCore", "CKioskLinux", "KioskOpenSSL", "KioskSodium", "KioskNFC", "KioskGPIO", "KioskStore",
+                "KioskCamera", "KioskPrinter", "KioskSpeech", "KioskExchange", "KioskPOSIX", logging, systemPackage,
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictness
@@ -161,7 +164,7 @@ let package = Package(
         .target(
             name: "KioskAuthority",
             dependencies: [
-                "KioskCore", "KioskOpenSSL", "KioskExchange", logging,
+                "KioskCore", "KioskOpenSSL", "KioskSodium", "KioskExchange", logging,
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
@@ -180,7 +183,7 @@ let package = Package(
         .executableTarget(
             name: "kiosk-authority",
             dependencies: [
-                "KioskAuthority", "KioskCore", "KioskOpenSSL", "KioskExchange", argumentParser, logging,
+                "KioskAuthority", "KioskCore", "KioskOpenSSL", "KioskSodium", "KioskExchange", argumentParser, logging,
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: strictness
@@ -196,7 +199,8 @@ let package = Package(
         .executableTarget(
             name: "kiosk-bench",
             dependencies: [
-                "KioskCore", "KioskOpenSSL", "KioskStore", "KioskSimulation", "KioskExchange", argumentParser,
+                "KioskCore", "KioskOpenSSL", "KioskSodium", "KioskStore", "KioskSimulation", "KioskExchange",
+                argumentParser,
             ],
             path: "Tools/kiosk-bench",
             swiftSettings: strictness
@@ -276,13 +280,14 @@ let package = Package(
         .testTarget(
             name: "KioskCoreTests",
             dependencies: [
-                "KioskCore", "KioskSimulation", "KioskOpenSSL", "KioskProto",
+                "KioskCore", "KioskSimulation", "KioskOpenSSL", "KioskSodium", "KioskProto",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             swiftSettings: strictness
         ),
         .testTarget(name: "KioskPOSIXTests", dependencies: ["KioskPOSIX"], swiftSettings: strictness),
         .testTarget(name: "KioskOpenSSLTests", dependencies: ["KioskOpenSSL", "KioskCore"], swiftSettings: strictness),
+        .testTarget(name: "KioskSodiumTests", dependencies: ["KioskSodium", "KioskCore"], swiftSettings: strictness),
         .testTarget(
             name: "KioskNFCTests",
             dependencies: ["KioskNFC", "KioskSimulation", "KioskCore", "KioskOpenSSL", logging],
@@ -322,7 +327,9 @@ let package = Package(
         ),
         .testTarget(
             name: "KioskExchangeTests",
-            dependencies: ["KioskExchange", "KioskCore", "KioskOpenSSL", "KioskSimulation", "KioskPrinter"],
+            dependencies: [
+                "KioskExchange", "KioskCore", "KioskOpenSSL", "KioskSodium", "KioskSimulation", "KioskPrinter",
+            ],
             swiftSettings: strictness
         ),
         .testTarget(
@@ -346,8 +353,8 @@ let package = Package(
         .testTarget(
             name: "KioskAuthorityTests",
             dependencies: [
-                "KioskAuthority", "KioskCore", "KioskOpenSSL", "KioskExchange", "KioskSimulation", "KioskZip",
-                "KioskLogTesting", .product(name: "HummingbirdTesting", package: "hummingbird"),
+                "KioskAuthority", "KioskCore", "KioskOpenSSL", "KioskSodium", "KioskExchange", "KioskSimulation",
+                "KioskZip", "KioskLogTesting", .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: strictness
         ),

@@ -2,6 +2,7 @@ internal import Foundation
 public import KioskCore
 internal import KioskExchange
 internal import KioskOpenSSL
+internal import KioskSodium
 internal import Logging
 internal import ServiceLifecycle
 internal import Synchronization
@@ -13,7 +14,10 @@ internal import Synchronization
 public final class DaemonWarnings: WarningSource {
     let client: WarningsClient?
     let cwaClient: CWAWarningsClient?
+    /// CrowdNotifier problematic events (SwissCovid, NotifyMe), published beside the CKPW/1 index under its key.
+    let crowdNotifierClient: CrowdNotifierWarningsClient?
     let crypto: OpenSSLCrypto
+    let box = SodiumSecretBox()
     let clock: any ClockSource
     let parameters: PresenceTracingParameters
     /// The region of the CWA packages (`DE`), for finding them in a copy of the distribution layout.
@@ -21,11 +25,13 @@ public final class DaemonWarnings: WarningSource {
     private let lastSync = Mutex<String>("never")
 
     init(
-        client: WarningsClient?, cwaClient: CWAWarningsClient? = nil, crypto: OpenSSLCrypto, clock: any ClockSource,
+        client: WarningsClient?, cwaClient: CWAWarningsClient? = nil,
+        crowdNotifierClient: CrowdNotifierWarningsClient? = nil, crypto: OpenSSLCrypto, clock: any ClockSource,
         parameters: PresenceTracingParameters = .cwaProduction, cwaRegion: String = "DE"
     ) {
         self.client = client
         self.cwaClient = cwaClient
+        self.crowdNotifierClient = crowdNotifierClient
         self.crypto = crypto
         self.clock = clock
         self.parameters = parameters
@@ -36,6 +42,7 @@ public final class DaemonWarnings: WarningSource {
         get async {
             if let client, await client.index.count > 0 { return true }
             if let cwaClient, await cwaClient.warnings.count > 0 { return true }
+            if let crowdNotifierClient, await crowdNotifierClient.index.count > 0 { return true }
             return false
         }
     }
@@ -60,8 +67,27 @@ public final class DaemonWarnings: WarningSource {
                     WarningMatcher.match(stays: stays, cwa: kept, now: now, parameters: parameters, crypto: crypto))
             }
         }
-        let result = WarningMatcher.combined(results, parameters: parameters)
+        var result = WarningMatcher.combined(results, parameters: parameters)
+        if let crowdNotifierClient {
+            let index = await crowdNotifierClient.index
+            if index.count > 0 {
+                // Problematic events carry their own level (CrowdNotifierMatcher): joined, not weighed as CWA risk.
+                result = result.merging(
+                    CrowdNotifierMatcher.match(stays: stays, index: index, crypto: crypto, box: box))
+            }
+        }
         return result.matches.isEmpty ? nil : result
+    }
+
+    /// The identities of a CrowdNotifier venue for every hour a stay there could still be held.
+    func interestingIdentities(crowdNotifier keys: [CrowdNotifierVenueKeys]) -> Set<[UInt8]> {
+        let hour = Int64(clock.read().now.timeIntervalSince1970) / 3600
+        var identities = Set<[UInt8]>()
+        for venue in keys {
+            identities.formUnion(
+                CrowdNotifierMatcher.identities(keys: venue, hours: (hour - 16 * 24)...(hour + 1), crypto: crypto))
+        }
+        return identities
     }
 
     /// The CKPR/1 tags of `venues` on every day a stay there could still be held.
@@ -110,11 +136,16 @@ public final class DaemonWarnings: WarningSource {
 
     /// Fetches what is new from every configured source; returns lines for a person, one or more per source (counts
     /// and reasons only, no record content).
-    func sync(venues: [[UInt8]]) async -> (ok: Bool, lines: [String]) {
+    func sync(venues: [[UInt8]], crowdNotifier: [CrowdNotifierVenueKeys] = []) async -> (ok: Bool, lines: [String]) {
         // Whether or not the authority can be reached: a kiosk that stays offline lets old records go too.
         await prune(venues: venues)
         var ok = true
         var lines = [String]()
+        if let crowdNotifierClient, !crowdNotifier.isEmpty {
+            let result = await syncCrowdNotifier(crowdNotifierClient, venues: crowdNotifier, directory: nil)
+            ok = ok && result.ok
+            lines += result.lines
+        }
         if let client {
             let result = await syncCKPW(client, venues: venues)
             ok = ok && result.ok
@@ -151,6 +182,31 @@ public final class DaemonWarnings: WarningSource {
         }
     }
 
+    private func syncCrowdNotifier(
+        _ client: CrowdNotifierWarningsClient, venues: [CrowdNotifierVenueKeys], directory: String?
+    ) async -> (ok: Bool, lines: [String]) {
+        let identities = interestingIdentities(crowdNotifier: venues)
+        let from = directory == nil ? "" : " from the folder"
+        do {
+            let report: CrowdNotifierWarningsClient.SyncReport
+            if let directory {
+                report = try await client.sync(interestingIdentities: identities, fromDirectory: directory)
+            } else {
+                report = try await client.sync(interestingIdentities: identities)
+            }
+            try await client.retain(identities: identities)
+            var lines = [
+                report.filesTaken == 0
+                    ? "Warnings (CrowdNotifier)\(from): nothing new."
+                    : "Warnings (CrowdNotifier)\(from): \(report.filesTaken) new list(s), \(report.eventsKept) event(s) kept for this venue."
+            ]
+            lines += report.rejected.map { "Warnings (CrowdNotifier): refused \($0)" }
+            return (report.rejected.isEmpty, lines)
+        } catch {
+            return (false, ["Warnings (CrowdNotifier) not updated: \(error)"])
+        }
+    }
+
     private func syncCWA(_ client: CWAWarningsClient, venues: [[UInt8]]) async -> (ok: Bool, lines: [String]) {
         let hashes = interestingHashes(venues: venues)
         do {
@@ -174,7 +230,9 @@ public final class DaemonWarnings: WarningSource {
     /// with a `*.bin.sig` beside each) and/or CWA hourly packages (a copy of the distribution layout, as
     /// `cwa/twp/country/<region>/hour/…`, `twp/country/<region>/hour/…` or `hour/…`; or loose `*.zip` files).
     /// Returns lines for a person: how many packages were loaded per format, and each refused one with the reason.
-    func load(directory: String, venues: [[UInt8]]) async -> (ok: Bool, lines: [String]) {
+    func load(directory: String, venues: [[UInt8]], crowdNotifier: [CrowdNotifierVenueKeys] = []) async -> (
+        ok: Bool, lines: [String]
+    ) {
         let shown = OutsideText.neutralized(directory)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue,
@@ -189,10 +247,11 @@ public final class DaemonWarnings: WarningSource {
         }
         guard !names.isEmpty else { return (false, ["Warnings not loaded: \(shown) is empty."]) }
         let ckpwIndexed = names.contains("index.json")
-        let ckpwLoose = names.contains { $0.hasSuffix(".bin") }
+        let ckpwLoose = names.contains { $0.hasSuffix(".bin") && !WarningsClient.isCrowdNotifierFile($0) }
         let cwaLayout = cwaDirectory(in: directory)
         let cwaLoose = names.contains { $0.hasSuffix(".zip") }
-        guard ckpwIndexed || ckpwLoose || cwaLayout != nil || cwaLoose else {
+        let crowdNotifierEvents = CrowdNotifierWarningsClient.holdsEvents(directory)
+        guard ckpwIndexed || ckpwLoose || cwaLayout != nil || cwaLoose || crowdNotifierEvents else {
             return (
                 false,
                 [
@@ -203,6 +262,24 @@ public final class DaemonWarnings: WarningSource {
         }
         var ok = true
         var lines = [String]()
+        if crowdNotifierEvents {
+            if let crowdNotifierClient {
+                if !crowdNotifier.isEmpty {
+                    let result = await syncCrowdNotifier(
+                        crowdNotifierClient, venues: crowdNotifier, directory: directory)
+                    ok = ok && result.ok
+                    lines += result.lines
+                } else {
+                    lines.append(
+                        "Warnings (CrowdNotifier): events found, but this kiosk's venue is not a CrowdNotifier venue.")
+                }
+            } else {
+                lines.append(
+                    "Warnings (CrowdNotifier): events found but not read: no key is configured to verify them (warnings.baseURL with warnings.publicKey)."
+                )
+                ok = false
+            }
+        }
         if ckpwIndexed || ckpwLoose {
             if let client {
                 let tags = interestingTags(venues: venues)
@@ -325,8 +402,13 @@ public final class DaemonWarnings: WarningSource {
                 maximumArchiveSize: settings.warningsMaxPackageBytes,
                 maximumExportSize: settings.warningsMaxInflatedBytes)
         }
+        // CrowdNotifier events are published beside the CKPW/1 index and signed with the same key.
+        let crowdNotifierClient = both(settings.warningsBaseURL, ckpwKey).map {
+            CrowdNotifierWarningsClient(baseURL: $0, verifier: $1, stateDirectory: directory)
+        }
         return DaemonWarnings(
-            client: client, cwaClient: cwaClient, crypto: crypto, clock: clock,
+            client: client, cwaClient: cwaClient, crowdNotifierClient: crowdNotifierClient, crypto: crypto,
+            clock: clock,
             cwaRegion: settings.warningsCWABaseURL.map(Self.region(ofCWABaseURL:)) ?? "DE")
     }
 
@@ -371,7 +453,7 @@ extension KioskDaemon {
         let state = await runner.state
         let venues = [state.venue?.locationId].compactMap { $0 }
         guard !venues.isEmpty else { return (true, ["Warnings: the kiosk has no venue yet, nothing to fetch."]) }
-        return await warnings.sync(venues: venues)
+        return await warnings.sync(venues: venues, crowdNotifier: [state.venue?.crowdNotifier].compactMap { $0 })
     }
 }
 
@@ -391,7 +473,8 @@ extension KioskDaemon {
         let state = await runner.state
         let venues = [state.venue?.locationId].compactMap { $0 }
         guard !venues.isEmpty else { return (false, ["Warnings not loaded: the kiosk has no venue yet."]) }
-        let result = await warnings.load(directory: directory, venues: venues)
+        let result = await warnings.load(
+            directory: directory, venues: venues, crowdNotifier: [state.venue?.crowdNotifier].compactMap { $0 })
         logger.info("Warnings loaded from a folder", metadata: ["ok": "\(result.ok)"])
         return result
     }

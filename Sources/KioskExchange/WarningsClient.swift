@@ -166,7 +166,8 @@ public actor WarningsClient {
     {
         var report = SyncReport()
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { throw .noMedium }
-        for name in names.sorted() where name.hasSuffix(".bin") {
+        // CrowdNotifier event files (`crowdnotifier-v3.bin`, …) lie beside the packages; their own client reads them.
+        for name in names.sorted() where name.hasSuffix(".bin") && !Self.isCrowdNotifierFile(name) {
             let path = directory + "/" + name
             // A stick's file names are anyone's text: never echoed raw to a screen or a terminal.
             let shown = OutsideText.neutralized(name)
@@ -202,6 +203,11 @@ public actor WarningsClient {
         }
         try persist()
         return report
+    }
+
+    /// Whether `name` is one of the CrowdNotifier event files published beside the packages.
+    public static func isCrowdNotifierFile(_ name: String) -> Bool {
+        [CrowdNotifierEvent.Form.v2, .v3].contains { name == CrowdNotifierEventPackage.fileName($0) }
     }
 
     /// The presence-tracing parameters matching uses: those the authority published with its signed index, CWA's

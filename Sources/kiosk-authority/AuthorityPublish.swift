@@ -61,6 +61,18 @@ struct AuthorityPublish: AsyncParsableCommand {
                     throw AuthorityToolError.cannotWrite(dir, "\(error)")
                 }
             }
+            // CrowdNotifier problematic events: one signed file per form, every event of the last 15 days.
+            do {
+                let events = try await publisher.publishCrowdNotifier(now: AuthorityText.now())
+                for (form, count) in events.sorted(by: { $0.key.rawValue > $1.key.rawValue }) {
+                    let name = CrowdNotifierEventPackage.fileName(form)
+                    AuthorityText.out(
+                        "Published \(count) CrowdNotifier problematic event(s) in www/\(name) (signature www/\(name).sig)."
+                    )
+                }
+            } catch {
+                throw AuthorityToolError.cannotWrite(dir, "\(error)")
+            }
             let published: PublishedPackage?
             do { published = try await publisher.publish(now: AuthorityText.now()) } catch {
                 throw AuthorityToolError.cannotWrite(dir, "\(error)")

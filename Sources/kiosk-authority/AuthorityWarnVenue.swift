@@ -14,7 +14,9 @@ struct AuthorityWarnVenue: AsyncParsableCommand {
             `kiosk decode --json` prints it). Times are UTC: "YYYY-MM-DD HH:MM", YYYY-MM-DDTHH:MM[:SS]Z, or UNIX \
             seconds; they are widened to whole 10-minute intervals, and a window over midnight UTC becomes one \
             record per day. The risk level is 1–8 (default 5, as Corona-Warn-App's warnings by hosts and tracers). \
-            Publish to send it out.
+            A SwissCovid or NotifyMe code (--code) also gives CrowdNotifier problematic events, one per hour of the \
+            window, which the apps of those systems and the kiosks read (docs/PROTOCOL.md §7). Publish to send it \
+            out.
             """
     )
 
@@ -41,6 +43,17 @@ struct AuthorityWarnVenue: AsyncParsableCommand {
             AuthorityText.out(
                 "Added a warning of \(count) record\(count == 1 ? "" : "s") (one per UTC day), risk level \(risk); publish to send it out."
             )
+            if let code = venue.code, let keys = try? VenueCodeParser.parse(code, crypto: OpenSSLCrypto()).crowdNotifier
+            {
+                let events: Int
+                do { events = try await publisher.addCrowdNotifierWarning(keys: keys, start: start, end: end) } catch {
+                    throw AuthorityToolError.cannotWrite(dir, "\(error)")
+                }
+                AuthorityText.out(
+                    "Added \(events) CrowdNotifier problematic event\(events == 1 ? "" : "s") (one per hour, "
+                        + (keys.scheme == .v3 ? "SwissCovid/NotifyMe v3 form" : "NotifyMe v2 form")
+                        + "); publish to send them out.")
+            }
         } catch let error as AuthorityToolError {
             throw AuthorityText.fail(error.description)
         }

@@ -19,6 +19,7 @@ CORE = {"KioskCore", "KioskProto"}
 DEVICE_OWNERS = {
     # owner: its own C modules
     "KioskOpenSSL": {"CKioskOpenSSL"},
+    "KioskSodium": {"CKioskSodium"},
     "KioskNFC": {"CKioskNFC"},
     "KioskGPIO": {"CKioskGPIOD"},
     "KioskStore": set(),  # SQLite through GRDB

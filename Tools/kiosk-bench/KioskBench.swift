@@ -11,7 +11,7 @@ struct KioskBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "kiosk-bench",
         abstract: "Measure the kiosk's hot paths on this machine.",
-        subcommands: [StoreBench.self, MatchBench.self, SealBench.self, CWABench.self]
+        subcommands: [StoreBench.self, MatchBench.self, SealBench.self, CWABench.self, CrowdNotifierBench.self]
     )
 }
 

@@ -63,10 +63,11 @@ public enum CheckInLifecycle {
         if let end = venue.autoCheckout.eventEnd, now >= end {
             return Decision(outcome: .refused(.eventEnded), upserts: endedElsewhere, deletions: deletions)
         }
-        let stay = Stay(
+        var stay = Stay(
             id: newStayID, locationId: venue.locationId, venueDescription: venue.description,
             venueAddress: venue.address, start: now,
             latestEnd: venue.autoCheckout.latestEnd(forStayStartingAt: now))
+        stay.crowdNotifier = venue.crowdNotifier
         return Decision(
             outcome: .checkedIn(
                 stay.id, automaticCheckout: stay.latestEnd,

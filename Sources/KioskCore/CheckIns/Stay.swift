@@ -16,6 +16,9 @@ public struct Stay: Sendable, Equatable, Identifiable {
     /// The holder shared this stay in a report after a positive test: warnings about it are their own and never
     /// shown to them.
     public var reported = false
+    /// What matching CrowdNotifier problematic events about the venue needs (SwissCovid and NotifyMe venues); sealed
+    /// with the stay, never stored or logged in clear.
+    public var crowdNotifier: CrowdNotifierVenueKeys?
 
     public init(
         id: StayID, locationId: [UInt8], venueDescription: String, venueAddress: String,

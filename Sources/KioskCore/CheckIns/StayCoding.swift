@@ -6,11 +6,17 @@ import Foundation
 /// optionally one more byte: 1 when the holder reported the stay (absent in stays never reported, so stays sealed
 /// before this field existed read the same).
 /// The stay id is not inside: it is the row's key and bound to the ciphertext as associated data.
+///
+/// Version 2, for stays at CrowdNotifier venues only (other stays are still written as version 1, byte for byte):
+/// `02` · the same fields as version 1 up to the checkout · reported (u8 0/1, always present) · the CrowdNotifier
+/// scheme (u8 2 or 3) · preId (u16 length + bytes) · time nonce (u16 length + bytes) · notification key (u16
+/// length + bytes). Both versions are read.
 enum StayCoding {
     static let version: UInt8 = 1
+    static let crowdNotifierVersion: UInt8 = 2
 
     static func encode(_ stay: Stay) -> [UInt8] {
-        var out: [UInt8] = [version]
+        var out: [UInt8] = [stay.crowdNotifier == nil ? version : crowdNotifierVersion]
         appendBlob(stay.locationId, to: &out)
         appendBlob(Array(stay.venueDescription.utf8), to: &out)
         appendBlob(Array(stay.venueAddress.utf8), to: &out)
@@ -22,13 +28,22 @@ enum StayCoding {
         } else {
             out.append(0)
         }
-        if stay.reported { out.append(1) }
+        if let keys = stay.crowdNotifier {
+            out.append(stay.reported ? 1 : 0)
+            out.append(keys.scheme.rawValue)
+            appendBlob(keys.preId, to: &out)
+            appendBlob(keys.timeNonce, to: &out)
+            appendBlob(keys.notificationKey, to: &out)
+        } else if stay.reported {
+            out.append(1)
+        }
         return out
     }
 
     static func decode(_ bytes: [UInt8], id: StayID) -> Stay? {
         var reader = Reader(bytes: bytes)
-        guard reader.byte() == version,
+        let encodedVersion = reader.byte()
+        guard encodedVersion == version || encodedVersion == crowdNotifierVersion,
             let locationId = reader.blob(),
             let description = reader.blob(),
             let address = reader.blob(),
@@ -44,7 +59,17 @@ enum StayCoding {
             return nil
         }
         var reported = false
-        if !reader.isAtEnd {
+        var keys: CrowdNotifierVenueKeys?
+        if encodedVersion == crowdNotifierVersion {
+            guard let flag = reader.byte(), flag <= 1,
+                let scheme = reader.byte().flatMap(CrowdNotifierVenueKeys.Scheme.init),
+                let preId = reader.blob(), let timeNonce = reader.blob(), let notificationKey = reader.blob(),
+                let decoded = CrowdNotifierVenueKeys(
+                    scheme: scheme, preId: preId, timeNonce: timeNonce, notificationKey: notificationKey)
+            else { return nil }
+            reported = flag == 1
+            keys = decoded
+        } else if !reader.isAtEnd {
             guard reader.byte() == 1 else { return nil }
             reported = true
         }
@@ -55,6 +80,7 @@ enum StayCoding {
             venueAddress: String(decoding: address, as: UTF8.self),
             start: start, latestEnd: latestEnd, checkedOut: checkedOut)
         stay.reported = reported
+        stay.crowdNotifier = keys
         return stay
     }
 

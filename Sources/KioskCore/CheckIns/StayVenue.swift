@@ -8,11 +8,17 @@ public struct StayVenue: Sendable, Equatable {
     public var address: String
     /// When an open stay here ends on its own.
     public var autoCheckout: AutoCheckoutRule
+    /// For CrowdNotifier venues (SwissCovid, NotifyMe): what each stay keeps to match the venue's problematic events.
+    public var crowdNotifier: CrowdNotifierVenueKeys?
 
-    public init(locationId: [UInt8], description: String, address: String, autoCheckout: AutoCheckoutRule) {
+    public init(
+        locationId: [UInt8], description: String, address: String, autoCheckout: AutoCheckoutRule,
+        crowdNotifier: CrowdNotifierVenueKeys? = nil
+    ) {
         self.locationId = locationId
         self.description = description
         self.address = address
         self.autoCheckout = autoCheckout
+        self.crowdNotifier = crowdNotifier
     }
 }

@@ -40,5 +40,6 @@ extension BoundVenue {
             format: code.format.rawValue, locationId: locationId, description: name, address: code.address ?? "",
             maximumStay: rule.maximumStay, eventEnd: rule.eventEnd, fingerprint: "\(hex.prefix(4))-\(hex.dropFirst(4))",
             cwaFields: cwaFields, posterURL: posterURL)
+        crowdNotifier = code.crowdNotifier
     }
 }

@@ -138,6 +138,8 @@ public struct BoundVenue: Sendable, Equatable, Codable {
     public var cwaFields: CWAFields?
     /// The code's URL for venues created on this kiosk (to reprint the poster); `nil` for scanned posters.
     public var posterURL: String?
+    /// CrowdNotifier venues (SwissCovid, NotifyMe): what stays keep to match the venue's problematic events.
+    public var crowdNotifier: CrowdNotifierVenueKeys?
 
     public init(
         format: String, locationId: [UInt8], description: String, address: String, maximumStay: TimeInterval,
@@ -158,7 +160,7 @@ public struct BoundVenue: Sendable, Equatable, Codable {
     public var stayVenue: StayVenue {
         StayVenue(
             locationId: locationId, description: description, address: address,
-            autoCheckout: AutoCheckoutRule(maximumStay: maximumStay, eventEnd: eventEnd))
+            autoCheckout: AutoCheckoutRule(maximumStay: maximumStay, eventEnd: eventEnd), crowdNotifier: crowdNotifier)
     }
 
     /// The format's display name ("Corona-Warn-App", …).

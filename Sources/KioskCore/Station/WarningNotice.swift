@@ -60,7 +60,8 @@ extension CheckInDesk {
             return MatchableStay(
                 id: stay.id.hex, locationId: stay.locationId,
                 start: Int64(stay.start.timeIntervalSince1970.rounded(.down)),
-                end: Int64(max(end, stay.start).timeIntervalSince1970.rounded(.down)))
+                end: Int64(max(end, stay.start).timeIntervalSince1970.rounded(.down)),
+                crowdNotifier: stay.crowdNotifier)
         }
     }
 

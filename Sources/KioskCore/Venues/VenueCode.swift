@@ -68,6 +68,9 @@ public struct VenueCode: Sendable, Equatable {
     public var locationId: [UInt8]?
     /// `SHA-256(locationId)`; `nil` where `locationId` is.
     public var locationIdHash: [UInt8]?
+    /// What matching CrowdNotifier problematic events about this venue needs (SwissCovid and NotifyMe codes);
+    /// `nil` for other formats.
+    public var crowdNotifier: CrowdNotifierVenueKeys?
 
     public init(
         format: VenueCodeFormat, urlVersion: UInt32, payloadVersion: UInt32, name: String? = nil,

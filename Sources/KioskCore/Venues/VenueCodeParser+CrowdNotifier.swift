@@ -79,6 +79,11 @@ extension VenueCodeParser {
         }
         venue.canonicalPayload = try canonicalBytes(payload, format: format)
         (venue.locationId, venue.locationIdHash) = try identifiers(venue.canonicalPayload, crypto: crypto)
+        do {
+            venue.crowdNotifier = try CrowdNotifierVenueKeys.v3(payload: venue.canonicalPayload, crypto: crypto)
+        } catch {
+            throw .cryptoFailure(error)
+        }
         return venue
     }
 
@@ -99,7 +104,24 @@ extension VenueCodeParser {
         if end != 0 && start > end { throw .invalidTimestamps(.notifyMe) }
         let canonical = try canonicalBytes(entry, format: .notifyMe)
         let (locationId, locationIdHash) = try identifiers(canonical, crypto: crypto)
-        return VenueCode(
+        // The identities hash the content re-serialised canonically (the bytes a proto3 generator writes); a code
+        // without both nonces or with a key of another length cannot be matched, but is still a venue.
+        let keys: CrowdNotifierVenueKeys?
+        if content.notificationKey.count == SecretBoxSize.key, !entry.entryProof.nonce1.isEmpty,
+            !entry.entryProof.nonce2.isEmpty
+        {
+            do {
+                keys = try CrowdNotifierVenueKeys.v2(
+                    content: try canonicalBytes(content, format: .notifyMe),
+                    nonce1: [UInt8](entry.entryProof.nonce1), nonce2: [UInt8](entry.entryProof.nonce2),
+                    notificationKey: [UInt8](content.notificationKey), crypto: crypto)
+            } catch {
+                keys = nil
+            }
+        } else {
+            keys = nil
+        }
+        var venue = VenueCode(
             format: .notifyMe, urlVersion: 2, payloadVersion: entry.version, name: content.name,
             address: content.location,
             startTimestamp: start == 0 ? nil : start, endTimestamp: end == 0 ? nil : end,
@@ -107,6 +129,8 @@ extension VenueCodeParser {
                 venueType: content.venueType.rawValue, room: content.room.isEmpty ? nil : content.room),
             publicKey: [UInt8](entry.masterPublicKey),
             canonicalPayload: canonical, locationId: locationId, locationIdHash: locationIdHash)
+        venue.crowdNotifier = keys
+        return venue
     }
 
     /// `[http[s]://]<host>[/]?<query with v=N>#<payload>`; version `nil` when `v` is missing or not a number.

@@ -68,13 +68,19 @@ public struct MatchableStay: Equatable, Sendable {
     public let end: Int64
     /// Reports this holder sent from this stay: a visitor's own reports never warn themselves.
     public let ownReports: Set<[UInt8]>
+    /// The venue's CrowdNotifier keys, for stays at SwissCovid and NotifyMe venues (`CrowdNotifierMatcher`).
+    public let crowdNotifier: CrowdNotifierVenueKeys?
 
-    public init(id: String, locationId: [UInt8], start: Int64, end: Int64, ownReports: Set<[UInt8]> = []) {
+    public init(
+        id: String, locationId: [UInt8], start: Int64, end: Int64, ownReports: Set<[UInt8]> = [],
+        crowdNotifier: CrowdNotifierVenueKeys? = nil
+    ) {
         self.id = id
         self.locationId = locationId
         self.start = start
         self.end = end
         self.ownReports = ownReports
+        self.crowdNotifier = crowdNotifier
     }
 
     /// The UTC days the stay touches.

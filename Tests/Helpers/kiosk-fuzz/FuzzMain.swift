@@ -19,6 +19,9 @@ let fuzzTargets: [FuzzTarget] = [
     FuzzTarget(name: "ckpr", summary: "a CKPR/1 record's plaintext, sealed and tampered", check: checkRecord),
     FuzzTarget(name: "upload", summary: "an upload request to the authority: code, type, body", check: checkUpload),
     FuzzTarget(name: "ckpw", summary: "a CKPW/1 warnings package (past its signature)", check: checkWarningPackage),
+    FuzzTarget(
+        name: "crowdnotifier", summary: "a CKCN/1 file of CrowdNotifier problematic events (past its signature)",
+        check: checkCrowdNotifierPackage),
     FuzzTarget(name: "warnings-index", summary: "the CKPW/1 index.json and the CWA hour index", check: checkIndexes),
     FuzzTarget(name: "zip", summary: "a zip archive (KioskZip's reader)", check: checkZip),
     FuzzTarget(name: "cwa", summary: "a CWA hourly package zip (past its signature)", check: checkCWAPackage),

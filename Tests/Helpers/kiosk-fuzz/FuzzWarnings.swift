@@ -97,3 +97,25 @@ func checkCWAPackage(_ bytes: [UInt8]) {
         }
     }
 }
+
+/// A CKCN/1 file of CrowdNotifier problematic events past its signature: a parsed file keeps only events of the sizes
+/// matching needs, all of its own form, and writes back to bytes that read as the same events.
+func checkCrowdNotifierPackage(_ bytes: [UInt8]) {
+    do {
+        let package = try CrowdNotifierEventPackage.verified(
+            bytes: bytes, signature: [0x30], verifier: AcceptingVerifier())
+        require(
+            package.events.allSatisfy {
+                $0.form == package.form && $0.identity.count == 32 && $0.nonce.count == SecretBoxSize.nonce
+                    && $0.sealed.count >= SecretBoxSize.tag
+            }, "an event of a wrong size or form was kept")
+        let again = try CrowdNotifierEventPackage(unverifiedBytes: try package.bytes())
+        require(again == package, "a file does not write back to the same events")
+        _ = CrowdNotifierEventIndex(package.events)
+    } catch {
+        requireNoEcho("\(error)", of: bytes)
+    }
+    require(
+        (try? CrowdNotifierEventPackage.verified(bytes: bytes, signature: [], verifier: AcceptingVerifier())) == nil,
+        "an unsigned file was read")
+}

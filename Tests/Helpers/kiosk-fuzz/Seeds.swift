@@ -79,6 +79,26 @@ func writeSeeds(to directory: String) {
         }
         add("ckpw", package.bytes)
     }
+    // CKCN/1 files of both forms: none, one and three events under fixed keys.
+    guard let venue = try? CrowdNotifierVenueKeys.v3(payload: bytes(120, 3), crypto: OpenSSLCrypto()) else {
+        fatalError("keys")
+    }
+    for form in [CrowdNotifierEvent.Form.v3, .v2] {
+        for count in [0, 1, 3] {
+            let events = (0..<count).map { index in
+                CrowdNotifierEvent(
+                    form: form,
+                    identity: (try? venue.identity(hour: 497_222 + Int64(index), crypto: OpenSSLCrypto()))
+                        ?? bytes(32, 1),
+                    nonce: bytes(24, UInt8(index)), sealed: bytes(40, 5), startMs: form == .v2 ? 1_790_000_000_000 : 0,
+                    endMs: form == .v2 ? 1_790_003_600_000 : 0, day: form == .v3 ? 1_789_948_800 : 0)
+            }
+            guard
+                let file = try? CrowdNotifierEventPackage(form: form, createdAt: 1_790_000_000, events: events).bytes()
+            else { fatalError("crowdnotifier") }
+            add("crowdnotifier", file)
+        }
+    }
     add(
         "warnings-index",
         Array(
