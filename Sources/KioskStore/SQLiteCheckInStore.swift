@@ -365,6 +365,8 @@ public final class SQLiteCheckInStore: CheckInStore {
         guard let databaseError = error as? DatabaseError else { return .ioFailure(code: -1) }
         switch databaseError.resultCode {
         case .SQLITE_FULL: return .storageFull
+        // Another process holds a lock past the busy timeout: not an I/O error of the SD card.
+        case .SQLITE_BUSY, .SQLITE_LOCKED: return .busy
         case .SQLITE_READONLY: return .readOnly
         case .SQLITE_CORRUPT, .SQLITE_NOTADB: return .corrupt
         case .SQLITE_CANTOPEN:

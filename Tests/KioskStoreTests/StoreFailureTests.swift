@@ -183,12 +183,54 @@ import Testing
         #expect(Array(try Data(contentsOf: URL(fileURLWithPath: path))) == bytes)
     }
 
+    /// A database another program holds locked is said to be locked, not an SD card I/O error; once the other
+    /// program lets go, check-ins resume. The lock is taken by the sqlite3 shell, and the test waits for it to say
+    /// so.
+    @Test func aDatabaseLockedByAnotherProgramIsSaidToBeLocked() throws {
+        let directory = TemporaryDirectory("locked")
+        defer { directory.remove() }
+        let store = try SQLiteCheckInStore(directory: directory.path)
+        let desk = CheckInDesk(store: store, crypto: crypto)
+        let clock = ClockReading(now: start, isSynchronized: true)
+        #expect(
+            desk.tap(try CardSecret.generate(kind: .visitor, crypto: crypto), at: testVenue, clock: clock).isCheckIn)
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        shell.arguments = [directory.path + "/checkins.sqlite"]
+        let input = Pipe()
+        let output = Pipe()
+        shell.standardInput = input
+        shell.standardOutput = output
+        try shell.run()
+        input.fileHandleForWriting.write(Data("BEGIN EXCLUSIVE;\nSELECT 'locked';\n".utf8))
+        var said = ""
+        while !said.contains("locked") {
+            let chunk = output.fileHandleForReading.availableData
+            guard !chunk.isEmpty else { break }
+            said += String(decoding: chunk, as: UTF8.self)
+        }
+        #expect(said.contains("locked"), "the shell took the lock")
+        let refused = desk.tap(try CardSecret.generate(kind: .visitor, crypto: crypto), at: testVenue, clock: clock)
+        #expect(refused == .refused(.storeUnavailable(.busy)))
+        #expect(StoreError.busy.description.contains("locked by another program"))
+        input.fileHandleForWriting.write(Data("COMMIT;\n.quit\n".utf8))
+        shell.waitUntilExit()
+        #expect(
+            desk.tap(try CardSecret.generate(kind: .visitor, crypto: crypto), at: testVenue, clock: clock).isCheckIn)
+    }
+
     @Test func errorsCarryNoPersonalData() {
-        let all: [StoreError] = [.storageFull, .readOnly, .corrupt, .cannotOpen, .ioFailure(code: 778), .newerSchema]
+        let all: [StoreError] = [
+            .storageFull, .readOnly, .corrupt, .cannotOpen, .ioFailure(code: 778), .newerSchema, .busy,
+        ]
         for error in all {
             let text = error.description
             #expect(!text.contains("Town Hall") && !text.contains("Market Square"))
             #expect(text.count > 20)
         }
     }
+}
+
+extension TapOutcome {
+    fileprivate var isCheckIn: Bool { if case .checkedIn = self { true } else { false } }
 }

@@ -76,6 +76,8 @@ public enum StoreError: Error, Sendable, Equatable {
     case ioFailure(code: Int32)
     /// The database was written by a newer kiosk version.
     case newerSchema
+    /// Another process holds the database locked (busy past the store's wait): nothing is wrong with the storage.
+    case busy
 }
 
 extension StoreError: CustomStringConvertible {
@@ -93,6 +95,8 @@ extension StoreError: CustomStringConvertible {
             "the storage reported an input/output error (code \(code)). Check the SD card."
         case .newerSchema:
             "the check-in database was written by a newer kiosk version. Install that version again."
+        case .busy:
+            "the check-in database is locked by another program. Stop any other program using the kiosk's state directory (a copy, a backup, sqlite3); stored check-ins are safe."
         }
     }
 }
