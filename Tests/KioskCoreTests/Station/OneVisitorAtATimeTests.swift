@@ -226,7 +226,7 @@ import Testing
     /// venue, their PIN, their language, their speech or voice.
     @Test(arguments: 0..<60)
     func nothingOfOnePersonReachesTheNext(seed: Int) throws {
-        var random = SplitMix(seed: UInt64(seed) &+ 0x5EED)
+        var random = SplitMix64(seed: UInt64(seed) &+ 0x5EED)
         var harness = MachineHarness()
         harness.bind()
         let names = ["Zebra Bar", "Quokka Cafe", "Yak Inn"]
@@ -352,18 +352,5 @@ import Testing
             gone.append(visitor)
             previousLeaving = leaving
         }
-    }
-}
-
-/// A small seeded generator (SplitMix64), so a failing seed plays again the same way.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import KioskCore
 import KioskOpenSSL
+import KioskSimulation
 import Testing
 
 /// Vendor-integrated codes, the specification's example, garbage of every kind, and the encoder's own venues.
@@ -171,18 +172,5 @@ import Testing
         #expect(PayloadEncoding.decodeBase32(Array("mfrgg".utf8)) == Array("abc".utf8))
         #expect(PayloadEncoding.decodeBase32(Array("MFRG1".utf8)) == nil)
         #expect(PayloadEncoding.encodeBase64URL([0xfb, 0xff, 0xbf, 0x61]) == "-_-_YQ")
-    }
-}
-
-/// A small deterministic generator, so that the random-input test is reproducible.
-struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9e37_79b9_7f4a_7c15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-        return z ^ (z >> 31)
     }
 }
