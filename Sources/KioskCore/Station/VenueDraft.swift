@@ -81,9 +81,12 @@ public struct VenueDraft: Sendable, Equatable {
         return fields
     }
 
+    /// One line of 1 to `maximumTextLength` UTF-16 units, without the control and bidi characters a venue code may
+    /// not carry (`OutsideText`): a venue made here reads back as typed.
     static func isValidText(_ text: String) -> Bool {
         let count = text.utf16.count
         return count >= 1 && count <= maximumTextLength && !text.contains(where: \.isNewline)
+            && !OutsideText.containsUnsafe(text)
     }
 
     static func isBlank(_ text: String?) -> Bool { text == nil || text == "" }

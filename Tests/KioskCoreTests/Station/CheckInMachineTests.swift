@@ -379,6 +379,20 @@ import Testing
         #expect(harness.persisted?.venue == venue)
     }
 
+    /// A venue made on the staff terminal reads back as typed: a name or address with a control or bidi character
+    /// (which a venue code may not carry) is refused by its field, never made and then altered.
+    @Test func aVenueFormWithControlCharactersIsRefusedByItsField() throws {
+        for text in ["Bar\u{1B}[31m", "Caf\u{7F}e", "Hall\u{202E}", "Inn\u{0}", "Ba\u{9B}r"] {
+            #expect(throws: VenueDraftError.self) {
+                try VenueDraft(description: text, address: "Main St 1", type: "7").validated()
+            }
+            do {
+                _ = try VenueDraft(description: "Library", address: text, type: "7").validated()
+                Issue.record("accepted \(text.unicodeScalars.map(\.value))")
+            } catch { #expect(error.fields.contains(.address) && !error.fields.contains(.description)) }
+        }
+    }
+
     /// Staff are told when the code they scan is of an event that has ended; the kiosk stays as it was.
     @Test func anEndedEventIsNotBound() throws {
         var harness = MachineHarness()
