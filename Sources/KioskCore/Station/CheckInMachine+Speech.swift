@@ -12,7 +12,9 @@ public enum SpeechCue: Sendable, Equatable {
 /// What speech remembers of the screen, apart from any person: the screen last considered and its selected choice,
 /// whether to say the screen again now, and whether anything may still be playing (a stop is sent only then).
 struct StationSpeech: Sendable {
-    var lastSpoken: (identity: String, selected: Int?)?
+    /// The screen last considered, by a hash of what it says (never its words: they may be a visitor's who has left),
+    /// and its selected choice.
+    var lastSpoken: (identity: Int, selected: Int?)?
     var speakNow = false
     var mayBeSpeaking = false
 }
@@ -40,7 +42,7 @@ extension CheckInMachine {
         let speaking = isSpeaking(now: now.now)
         guard speaking || speech.mayBeSpeaking || speech.speakNow else { return nil }
         let screen = screen(now: now)
-        let identity = Self.spokenIdentity(of: screen)
+        let identity = Self.spokenIdentity(of: screen).hashValue
         let previous = speech.lastSpoken
         speech.lastSpoken = (identity, screen.selected)
         let repeatNow = speech.speakNow

@@ -218,6 +218,11 @@ public struct CheckInMachine: Sendable {
         return []
     }
 
+    /// An open session ends (the card or code shown now is not its holder's): its person leaves; nothing otherwise.
+    private mutating func leavingSession() -> [StationAction] {
+        person?.session != nil ? personLeaves() : []
+    }
+
     mutating func cardRemoved() -> [StationAction] {
         guard let person else { return [] }
         // The card left the reader: its holder has gone (a printed code's holder leaves by “Done” or time).
@@ -252,7 +257,7 @@ public struct CheckInMachine: Sendable {
         }
         if case .card(let secret) = read { return card(secret, printed: false, now: now) }
         // Not a kiosk card: an open session closes (the card shown is not its holder's).
-        var actions = person?.session != nil ? personLeaves() : []
+        var actions = leavingSession()
         switch read {
         case .card: break
         case .blank: actions += refuse(texts.blankCard, .refused, .blankCard)
@@ -315,9 +320,9 @@ public struct CheckInMachine: Sendable {
             secret = try CardSecret(printedText: text)
         } catch .notACardCode {
             // Not a card code: maybe a venue code. Any such code ends an open session, then counts as usual.
-            return venueCodeScanned(text, now: now, actions: person?.session != nil ? personLeaves() : [])
+            return venueCodeScanned(text, now: now, actions: leavingSession())
         } catch {
-            return (person?.session != nil ? personLeaves() : [])
+            return (leavingSession())
                 + refuse(
                     texts.message(.stationCardCodeInvalidTitle, .stationCardCodeInvalidBody, .error), .refused,
                     .codeRefused)
@@ -484,8 +489,6 @@ extension VisitorContext {
     /// What tells two cards apart within one visit: SHA-256 over a label and the card's secret, never kept beyond
     /// the person's context.
     static func fingerprint(of card: CardSecret, crypto: any CryptoProvider) throws(CryptoError) -> [UInt8] {
-        var input = fingerprintLabel + [card.kind.rawValue] + card.entropy
-        defer { crypto.wipe(&input) }
-        return try crypto.sha256(input)
+        try StaffCardDigest.digest(of: card, label: fingerprintLabel, crypto: crypto)
     }
 }

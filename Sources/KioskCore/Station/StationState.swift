@@ -65,6 +65,15 @@ public enum StaffCardDigest {
     static let label = Array("CheckInKiosk staff card v1".utf8)
 
     public static func of(_ secret: CardSecret, crypto: any CryptoProvider) throws(CryptoError) -> [UInt8] {
+        try digest(of: secret, label: label, crypto: crypto)
+    }
+
+    /// SHA-256 over `label`, the card's kind and its 128 random bits (the input wiped after): the one way the kiosk
+    /// tells cards apart without keeping their secrets — staff cards here, a visitor's card within their visit
+    /// (`VisitorContext`), each under a label of its own.
+    static func digest(of secret: CardSecret, label: [UInt8], crypto: any CryptoProvider) throws(CryptoError)
+        -> [UInt8]
+    {
         var input = label + [secret.kind.rawValue] + secret.entropy
         defer { crypto.wipe(&input) }
         return try crypto.sha256(input)

@@ -295,8 +295,10 @@ public actor StationRunner {
             let matchable = contents.matchable
             notice = await offload { try? desk.warningNotice(for: opened, result: result, stays: matchable) } ?? nil
         }
+        // Which of the station's warning records are this card's (its keys, so off the actor like every store call).
         let records = machine.state.warnings
-        let owned = (try? desk.warningRecords(ownedBy: opened, among: records)) ?? []
+        let owned =
+            records.isEmpty ? [] : await offload { (try? desk.warningRecords(ownedBy: opened, among: records)) ?? [] }
         return .success(
             VisitorSession.CardView(
                 contents: contents, warning: notice, warningAcknowledged: false,
