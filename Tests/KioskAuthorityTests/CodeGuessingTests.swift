@@ -15,20 +15,34 @@ import Testing
 /// Guessing verification codes at the upload endpoint is bounded per client and overall, and the log gets one line
 /// per minute of counts, never a line per guess.
 @Suite struct CodeGuessingTests {
-    @Test func aClientGuessingCodesIsStoppedAndTheLogCountsInsteadOfListing() async throws {
-        let crypto = OpenSSLCrypto()
+    /// An authority in a folder of its own, one issued code, and a one-report batch to upload with it.
+    struct Office {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("guess-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: root) }
-        let publisher = try WarningPublisher(
-            stateDirectory: root + "/state", publishDirectory: root + "/www", signer: try ECDSAPrivateKey())
-        let code = try await publisher.issueCode(now: 1_700_000_000)
-        let keys = try CKPR.deriveKeys(locationId: [UInt8](repeating: 0x21, count: 32), crypto: crypto)
-        let batch = try ReportBatch.assemble(
-            [
-                try CKPR.seal(
-                    PresenceReport(startIntervalNumber: 2_833_000, period: 6, transmissionRiskLevel: 7), keys: keys)
-            ],
-            crypto: crypto)
+        let publisher: WarningPublisher
+        let code: String
+        let batch: ReportBatch
+
+        init() async throws {
+            let crypto = OpenSSLCrypto()
+            publisher = try WarningPublisher(
+                stateDirectory: root + "/state", publishDirectory: root + "/www", signer: try ECDSAPrivateKey())
+            code = try await publisher.issueCode(now: 1_700_000_000)
+            let keys = try CKPR.deriveKeys(locationId: [UInt8](repeating: 0x21, count: 32), crypto: crypto)
+            batch = try ReportBatch.assemble(
+                [
+                    try CKPR.seal(
+                        PresenceReport(startIntervalNumber: 2_833_000, period: 6, transmissionRiskLevel: 7), keys: keys)
+                ],
+                crypto: crypto)
+        }
+
+        func remove() { try? FileManager.default.removeItem(atPath: root) }
+    }
+
+    @Test func aClientGuessingCodesIsStoppedAndTheLogCountsInsteadOfListing() async throws {
+        let office = try await Office()
+        defer { office.remove() }
+        let (publisher, code, batch) = (office.publisher, office.code, office.batch)
         let clock = Mutex<Int64>(1_700_000_000)
         let log = CapturedLog()
         let logger = log.logger(label: "authority")
@@ -68,19 +82,9 @@ import Testing
     /// Behind the documented nginx every connection comes from 127.0.0.1: the limit must count the client nginx names,
     /// and a holder's valid code must be taken however much others guessed.
     @Test func aValidCodeIsTakenBehindTheProxyWhateverOthersGuessed() async throws {
-        let crypto = OpenSSLCrypto()
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("guess-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: root) }
-        let publisher = try WarningPublisher(
-            stateDirectory: root + "/state", publishDirectory: root + "/www", signer: try ECDSAPrivateKey())
-        let code = try await publisher.issueCode(now: 1_700_000_000)
-        let keys = try CKPR.deriveKeys(locationId: [UInt8](repeating: 0x21, count: 32), crypto: crypto)
-        let batch = try ReportBatch.assemble(
-            [
-                try CKPR.seal(
-                    PresenceReport(startIntervalNumber: 2_833_000, period: 6, transmissionRiskLevel: 7), keys: keys)
-            ],
-            crypto: crypto)
+        let office = try await Office()
+        defer { office.remove() }
+        let (publisher, code, batch) = (office.publisher, office.code, office.batch)
         let limiter = CodeGuessLimiter(perClient: 5, overall: 12)
         let app = AuthorityServer.makeApplication(
             publisher: publisher, port: 0, logger: Logger(label: "authority"), now: { 1_700_000_000 },

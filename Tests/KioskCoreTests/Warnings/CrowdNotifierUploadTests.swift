@@ -11,23 +11,8 @@ import Testing
     let crypto = OpenSSLCrypto()
     let box = SodiumSecretBox()
 
-    struct File: Decodable {
-        struct Case: Decodable {
-            struct Venue: Decodable { let qrCodePayloadHex: String }
-            struct Info: Decodable {
-                let preIdHex: String
-                let timeKeyHex: String
-                let notificationKeyHex: String
-                let intervalStartMs: Int64
-                let intervalEndMs: Int64
-            }
-            let venueInfo: Venue
-            let arrivalTimeMs: Int64
-            let departureTimeMs: Int64
-            let expUserUploadInfos: [Info]
-        }
-        let userUploadInfoCase: Case
-    }
+    /// The iOS SDK's upload case, as the identity vectors read it.
+    typealias File = CrowdNotifierIdentityVectorTests.UploadFile
 
     @Test func entriesAreTheSDKsUserUploadInfos() throws {
         let file = try VectorFiles.json(File.self, "crowdnotifier/transcribed/ios-sdk-user-upload-info.json")
