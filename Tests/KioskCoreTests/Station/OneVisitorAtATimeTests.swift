@@ -139,6 +139,7 @@ import Testing
         for _ in 0..<3 {
             harness.run(.chosen("session"))
             harness.run(.codeScanned(card.printedText))
+            #expect(harness.machine.screen(now: harness.now).keypad?.purpose == .pin, "the PIN is asked for")
             for key in ["1", "1", "1", "1", "ok"] { harness.run(.chosen("key:\(key)")) }
             let screen = harness.machine.screen(now: harness.now)
             #expect(!harness.machine.isSessionOpen)
