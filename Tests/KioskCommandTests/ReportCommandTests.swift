@@ -179,7 +179,7 @@ import Testing
         let codes = try scanner.scan(
             GreyImage(width: rendering.width, height: rendering.height, pixels: rendering.pixels))
         let parts = try codes.map { try ReportBatch(text: $0.text) }
-        #expect(parts.flatMap(\.records).count == 8)
+        #expect(parts.flatMap(\.records).count == 16)
         let batch = try ReportBatch(records: parts.flatMap(\.records))
         #expect(try opened(batch) == expectedReports(kiosk, symptoms: .symptomsWithoutDate))
         #expect(!rendering.lines.contains { $0.text.contains("Bakery") })

@@ -131,8 +131,10 @@ public struct CWAProtectedReport: Equatable, Hashable, Sendable {
     }
 
     /// A CWA `SubmissionPayload` carrying the consented reports, plus fake reports of the same shape (random bytes,
-    /// indistinguishable without the venue's code) so the count rounds up to a multiple of 8 with at least one fake,
-    /// in a CSPRNG-shuffled order.
+    /// indistinguishable without the venue's code), in a CSPRNG-shuffled order. The fakes are laid out over
+    /// `locationIdHash` values as a CKPB/1 batch's decoys are over tags (`ReportBatch.classSizes(forReal:)`): some
+    /// carry a real report's venue hash, the rest fresh random hashes, so that which hashes repeat and how often is
+    /// the same for every count of real reports in a bucket.
     public static func submissionPayload(for preview: Preview, crypto: some CryptoProvider) throws(CryptoError)
         -> [UInt8]
     {
@@ -144,13 +146,19 @@ public struct CWAProtectedReport: Equatable, Hashable, Sendable {
             reports.append(
                 try seal(record, locationId: locationId, iv: try crypto.randomBytes(count: 16), crypto: crypto).message)
         }
-        while reports.count < ReportBatch.paddedCount(forReal: preview.reportCount) {
-            reports.append(
-                CWAProtectedReport(
-                    locationIdHash: try crypto.randomBytes(count: 32), iv: try crypto.randomBytes(count: 16),
-                    encryptedCheckInRecord: try crypto.randomBytes(count: 16),
-                    mac: try crypto.randomBytes(count: 32)
-                ).message)
+        func fake(hash: [UInt8]) throws(CryptoError) -> SAP_Internal_Pt_CheckInProtectedReport {
+            CWAProtectedReport(
+                locationIdHash: hash, iv: try crypto.randomBytes(count: 16),
+                encryptedCheckInRecord: try crypto.randomBytes(count: 16), mac: try crypto.randomBytes(count: 32)
+            ).message
+        }
+        let plan = ReportBatch.decoyPlan(realLabels: reports.map(\.locationIDHash))
+        for (hash, fakes) in plan.sharing {
+            for _ in 0..<fakes { reports.append(try fake(hash: [UInt8](hash))) }
+        }
+        for size in plan.fresh {
+            let hash = try crypto.randomBytes(count: 32)
+            for _ in 0..<size { reports.append(try fake(hash: hash)) }
         }
         try ReportBatch.shuffle(&reports, crypto: crypto)
         var payload = SAP_Internal_SubmissionPayload()

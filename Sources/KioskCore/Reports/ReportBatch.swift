@@ -1,7 +1,8 @@
 /// CKPB/1: a batch of CKPR/1 records as the kiosk exports and prints it: `"CKPB" | u8 1 | u8 0 | u16 count | records`.
 ///
-/// A batch made by `assemble` holds the holder's reports plus dummy records from the CSPRNG (indistinguishable from
-/// real ones): at least one, and enough to round the count up to a multiple of 8, in a uniformly random order.
+/// A batch made by `assemble` holds the holder's reports plus decoys (records of random bytes, indistinguishable
+/// from real ones without the venue's code), in a uniformly random order. The decoys are laid out so that nothing
+/// that can be seen without a venue's code tells how many reports are real: see `classSizes(forReal:)`.
 public struct ReportBatch: Equatable, Sendable {
     public static let magic = Array("CKPB".utf8)
     public static let version: UInt8 = 1
@@ -18,14 +19,23 @@ public struct ReportBatch: Equatable, Sendable {
         self.records = records
     }
 
-    /// The holder's sealed records plus dummies, shuffled with the CSPRNG.
+    /// The holder's sealed records plus decoys, shuffled with the CSPRNG. A decoy is 74 bytes from the CSPRNG, or
+    /// the tag of a real record (its venue and day) followed by 58 bytes from the CSPRNG, as `decoyPlan` lays out.
     public static func assemble(_ sealed: [[UInt8]], crypto: some CryptoProvider) throws(ReportBatchError)
         -> ReportBatch
     {
-        let total = paddedCount(forReal: sealed.count)
+        guard sealed.allSatisfy({ $0.count == CKPR.recordLength }) else { throw .invalidRecordLength }
+        let tail = CKPR.recordLength - CKPR.tagLength
         var all = sealed
         do {
-            while all.count < total { all.append(try crypto.randomBytes(count: CKPR.recordLength)) }
+            let plan = decoyPlan(realLabels: sealed.map { Array($0.prefix(CKPR.tagLength)) })
+            for (tag, decoys) in plan.sharing {
+                for _ in 0..<decoys { all.append(tag + (try crypto.randomBytes(count: tail))) }
+            }
+            for size in plan.fresh {
+                let tag = try crypto.randomBytes(count: CKPR.tagLength)
+                for _ in 0..<size { all.append(tag + (try crypto.randomBytes(count: tail))) }
+            }
             try shuffle(&all, crypto: crypto)
         } catch {
             throw .crypto(error)
@@ -33,8 +43,43 @@ public struct ReportBatch: Equatable, Sendable {
         return try ReportBatch(records: all)
     }
 
-    /// The record count for `real` reports: at least one dummy, rounded up to a multiple of 8.
-    public static func paddedCount(forReal real: Int) -> Int { (real + 1 + 7) / 8 * 8 }
+    /// The record count of every batch for `real` reports: the sum of `classSizes(forReal:)`, a multiple of 8 with
+    /// at least one decoy (16 for up to 7 real reports, 48 for up to 15, 80 for up to 23).
+    public static func paddedCount(forReal real: Int) -> Int { classSizes(forReal: real).reduce(0, +) }
+
+    /// The pattern every batch for `real` reports shows: how many of its records share one label (a CKPR/1 tag, one
+    /// venue on one day; or CWA's `locationIdHash`, one venue), largest first. Real reports come in buckets — up to 7,
+    /// up to 15, up to 23, … (the bucket's top `N` is one below a multiple of 8) — and every batch of a bucket shows
+    /// classes of `N / i` records (integer division) for `i` in `1...N`, plus classes of one record up to a multiple of
+    /// 8. However up to `N` real reports fall on venues and days, they fit: the `i`-th largest group of them holds at
+    /// most `N / i`. So the labels a batch shows are the same for 1 real report as for 7, and decoys fill every class.
+    public static func classSizes(forReal real: Int) -> [Int] {
+        let top = (max(real, 0) + 1 + 7) / 8 * 8 - 1
+        var sizes = (1...top).map { top / $0 }
+        while sizes.reduce(0, +) % 8 != 0 { sizes.append(1) }
+        return sizes
+    }
+
+    /// Where the decoys of a batch go, for real records labelled `realLabels` (their tags or venue hashes): how many
+    /// decoys share each real label (the real groups, largest first, take the largest classes of
+    /// `classSizes(forReal:)`), and the sizes of the classes that take a fresh random label.
+    public static func decoyPlan<Label: Hashable>(realLabels: [Label]) -> (
+        sharing: [(label: Label, decoys: Int)], fresh: [Int]
+    ) {
+        var order = [Label]()
+        var counts = [Label: Int]()
+        for label in realLabels {
+            if counts[label] == nil { order.append(label) }
+            counts[label, default: 0] += 1
+        }
+        let groups = order.enumerated().sorted { lhs, rhs in
+            let (left, right) = (counts[lhs.element]!, counts[rhs.element]!)
+            return left != right ? left > right : lhs.offset < rhs.offset
+        }.map(\.element)
+        let sizes = classSizes(forReal: realLabels.count)
+        let sharing = groups.enumerated().map { index, label in (label: label, decoys: sizes[index] - counts[label]!) }
+        return (sharing, Array(sizes.dropFirst(groups.count)))
+    }
 
     /// The batch's bytes.
     public var bytes: [UInt8] {

@@ -70,7 +70,7 @@ import Testing
             return
         }
         #expect(asked.reportCount == 1)
-        #expect(asked.dummyCount == 7)
+        #expect(asked.dummyCount == 15)
         let report = try #require(asked.items.first?.reports.first)
         // 02:06:40–03:06:40 the day before: 60 min + 30 min decay → 9 intervals, aligned.
         #expect(report.period == 9)
