@@ -4,63 +4,94 @@ internal import KioskExchange
 internal import KioskPrinter
 internal import Synchronization
 
-/// The next card read, taken for the report conversation instead of the station (the holder proves presence with
-/// their card; it is not a check-in).
+/// The simulated card a `report` request places on the reader, taken for the report conversation instead of the
+/// station. Armed before the card is placed, so the read cannot slip past it; never armed on a board.
 final class CardClaim: Sendable {
-    private let waiter = Mutex<CheckedContinuation<CardRead?, Never>?>(nil)
+    private enum State {
+        case idle
+        case armed
+        case taken(CardRead)
+        case waiting(CheckedContinuation<CardRead?, Never>)
+    }
 
-    /// True if a claim was waiting and took `read`.
+    private let state = Mutex<State>(.idle)
+
+    /// Takes the next card read from now on.
+    func arm() { state.withLock { $0 = .armed } }
+
+    /// True if the claim was armed or waiting and took `read`.
     func offer(_ read: CardRead) -> Bool {
-        guard
-            let continuation = waiter.withLock({ current -> CheckedContinuation<CardRead?, Never>? in
-                defer { current = nil }
-                return current
-            })
-        else { return false }
-        continuation.resume(returning: read)
+        let waiting = state.withLock { current -> CheckedContinuation<CardRead?, Never>?? in
+            switch current {
+            case .armed:
+                current = .taken(read)
+                return .some(nil)
+            case .waiting(let continuation):
+                current = .idle
+                return .some(continuation)
+            case .idle, .taken: return nil
+            }
+        }
+        guard let waiting else { return false }
+        waiting?.resume(returning: read)
         return true
     }
 
-    /// Waits for the next card, up to `timeout`.
+    /// The card read taken since `arm()`, waiting for it up to `timeout`; disarms.
     func next(timeout: Duration) async -> CardRead? {
         await withTimeout(timeout) {
             await withTaskCancellationHandler {
                 await withCheckedContinuation { (continuation: CheckedContinuation<CardRead?, Never>) in
-                    self.waiter.withLock { $0 = continuation }
-                    if Task.isCancelled { self.withdraw() }
+                    let ready = self.state.withLock { current -> CardRead?? in
+                        switch current {
+                        case .taken(let read):
+                            current = .idle
+                            return .some(read)
+                        case .armed:
+                            current = .waiting(continuation)
+                            return nil
+                        case .idle, .waiting: return .some(nil)
+                        }
+                    }
+                    if let ready { continuation.resume(returning: ready) }
+                    if Task.isCancelled { self.disarm() }
                 }
             } onCancel: {
-                self.withdraw()
+                self.disarm()
             }
         } ?? nil
     }
 
-    /// Ends a waiting claim with nil.
-    private func withdraw() {
-        waiter.withLock { current -> CheckedContinuation<CardRead?, Never>? in
-            defer { current = nil }
-            return current
+    /// Ends the claim: a waiting conversation gets nil.
+    func disarm() {
+        state.withLock { current -> CheckedContinuation<CardRead?, Never>? in
+            defer { current = .idle }
+            if case .waiting(let continuation) = current { return continuation }
+            return nil
         }?.resume(returning: nil)
     }
 }
 
 extension KioskDaemon {
-    /// `report`: the consent flow with scripted answers for the holder of the card tapped next (card N in
-    /// simulation). Prints every question, the answer given, and how it ended.
+    /// `report`: on a simulated kiosk only, the consent flow with scripted answers for simulated card N, which the
+    /// request itself places on the reader (a card without a PIN). Prints every question, the answer given, and how
+    /// it ended. Nothing on the control socket ever takes a card read that the station would see: on a board a
+    /// card's stays are shown and shared only in its holder's session on the kiosk's screen, after their PIN.
     func report(card number: Int?, answers: [String]) async -> ControlResponse {
-        let claimed = Task { await cardClaim.next(timeout: .seconds(number == nil ? 60 : 10)) }
-        try? await Task.sleep(for: .milliseconds(20))
-        if let number {
-            guard let reader = simulation?.cards else {
-                return .failure("cards are simulated only on a simulated kiosk")
-            }
-            await liftCard()
-            reader.place(card: number)
+        guard let number, let reader = simulation?.cards else {
+            return .failure(
+                "Reports are shared by the card's holder in their session on the kiosk's screen, after their PIN; "
+                    + "the control socket reads no card. (A simulated kiosk takes `report` for a simulated card: "
+                    + "kiosk simulate report --card N.)")
         }
-        defer {
-            if number != nil { simulation?.cards.remove() }
+        await liftCard()
+        cardClaim.arm()
+        reader.place(card: number)
+        defer { simulation?.cards.remove() }
+        guard let read = await cardClaim.next(timeout: .seconds(30)) else {
+            cardClaim.disarm()
+            return .failure("the simulated card was not read")
         }
-        guard let read = await claimed.value else { return .failure("no card was tapped in time") }
         guard case .card(let secret) = read, secret.kind == .visitor else {
             return .failure("this is not a visitor's kiosk card: reports need the card the stays were made with")
         }
@@ -69,7 +100,7 @@ extension KioskDaemon {
         var conversation = ReportConversation(
             now: Int64(reading.now.timeIntervalSince1970), delivery: reportDelivery, crypto: crypto
         ) { card throws(StayLoadError) in
-            do { return try desk.reportableStays(of: card, clock: reading) } catch { throw StayLoadError("\(error)") }
+            try desk.reportableStaysWithoutPIN(of: card, clock: reading)
         }
         var lines = [String]()
         var remaining = answers[...]

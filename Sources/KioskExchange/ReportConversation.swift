@@ -567,3 +567,21 @@ public struct StayLoadError: Error, Equatable, Sendable, CustomStringConvertible
     public let description: String
     public init(_ description: String) { self.description = description }
 }
+
+extension CheckInDesk {
+    /// The card's stays for a text conversation (a simulated kiosk's console or control request). Such a
+    /// conversation has no PIN entry, so a card with a PIN — or whose settings cannot be read, so that whether it has
+    /// one is unknown — is refused (fail closed): its holder shares in their session on the kiosk's screen.
+    public func reportableStaysWithoutPIN(of card: CardSecret, clock: ClockReading) throws(StayLoadError)
+        -> [ReportableStay]
+    {
+        let guarded: Bool
+        do { guarded = try profile(of: card).hasPIN } catch { guarded = true }
+        guard !guarded else {
+            throw StayLoadError(
+                "This card is protected by a PIN (or its settings cannot be read): its holder shares their stays "
+                    + "in their session on the kiosk's screen.")
+        }
+        do { return try reportableStays(of: card, clock: clock) } catch { throw StayLoadError("\(error)") }
+    }
+}

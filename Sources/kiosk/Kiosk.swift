@@ -7,7 +7,7 @@ struct Kiosk: AsyncParsableCommand {
         commandName: "kiosk",
         abstract: "A venue check-in kiosk for people without smartphones.",
         subcommands: [
-            Decode.self, Run.self, Simulate.self, Status.self, Config.self, Report.self,
+            Decode.self, Run.self, Simulate.self, Status.self, Config.self,
             SelfTestCommand.self,
         ]
     )

@@ -71,6 +71,10 @@ struct Run: AsyncParsableCommand {
         let logger = Logger(label: "kiosk")
         let directory =
             stateDir ?? (simulate && config == nil ? Simulate.defaultStateDirectory : configuration.stateDirectory)
+        if let wrongKind = Simulate.checkStateDirectoryKind(directory, simulate: simulate) {
+            stderrLine("The kiosk cannot start: \(wrongKind)")
+            throw ExitCode(2)
+        }
         var settings = DaemonSettings(configuration, secrets: secrets, stateDirectory: directory, simulate: simulate)
         if let metrics { settings.metricsListen = metrics == "off" ? nil : metrics }
         if let web { settings.webListen = web == "off" ? nil : web }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import KioskDaemon
 import KioskOpenSSL
+import KioskStore
 
 /// `kiosk simulate …`: drives a kiosk started with `kiosk run --simulate`.
 struct Simulate: AsyncParsableCommand {
@@ -16,7 +17,7 @@ struct Simulate: AsyncParsableCommand {
             SimStatus.self, SimStaff.self, SimStaffCommand.self, SimEnrol.self, SimTap.self, SimRemove.self,
             SimShowCode.self, SimPress.self, SimChoose.self, SimButton.self, SimType.self, SimScreen.self,
             SimAdvance.self, SimClock.self, SimLights.self, SimReceipts.self, SimSync.self, SimLoadWarnings.self,
-            SimReport.self,
+            SimReport.self, SimConsole.self,
         ]
     )
 
@@ -28,6 +29,33 @@ struct Simulate: AsyncParsableCommand {
     }
 
     /// The simulated kiosk's staff code: created once, kept in the state directory (mode 0600).
+    /// Whether `stateDirectory` is a simulated kiosk's: it holds the `simulation` folder that `kiosk run --simulate`
+    /// makes (the simulated staff code lives there). A board's daemon refuses such a directory, a simulated kiosk
+    /// refuses a board's (a check-in store without it), and the simulation's staff console opens only these, so the
+    /// console never reads a board's cards.
+    static func isSimulatedStateDirectory(_ stateDirectory: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(
+            atPath: (stateDirectory as NSString).appendingPathComponent("simulation"), isDirectory: &isDirectory)
+            && isDirectory.boolValue
+    }
+
+    /// Refuses a state directory of the other kind (see `isSimulatedStateDirectory`), with what to do instead.
+    static func checkStateDirectoryKind(_ stateDirectory: String, simulate: Bool) -> String? {
+        let simulated = isSimulatedStateDirectory(stateDirectory)
+        let hasStore = FileManager.default.fileExists(
+            atPath: (stateDirectory as NSString).appendingPathComponent(SQLiteCheckInStore.fileName))
+        if !simulate && simulated {
+            return "\(stateDirectory) belongs to a simulated kiosk (it holds a simulation folder): "
+                + "give the board its own state directory."
+        }
+        if simulate && hasStore && !simulated {
+            return "\(stateDirectory) holds a kiosk's check-ins but is not a simulated kiosk's: "
+                + "give the simulation another state directory (--state-dir)."
+        }
+        return nil
+    }
+
     static func staffCode(stateDirectory: String) throws -> String {
         let directory = (stateDirectory as NSString).appendingPathComponent("simulation")
         try FileManager.default.createDirectory(

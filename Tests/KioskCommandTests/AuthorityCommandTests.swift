@@ -243,13 +243,13 @@ import Testing
             try await uploader.upload(upload, verificationCode: "ZZZZZ-ZZZZZ")
         }
 
-        // The kiosk's console uploads through the same server.
+        // A simulated kiosk's console uploads through the same server.
         let kiosk = try ReportCommandTests().makeKiosk()
         defer { kiosk.remove() }
         let now = ReportCommandTests().now
         let reported = try CommandRunner.run(
             [
-                "report", "--state-dir", kiosk.stateDir, "--card", kiosk.card.printedText, "--authority",
+                "simulate", "console", "--state-dir", kiosk.stateDir, "--card", kiosk.card.printedText, "--authority",
                 String(address), "--now", String(now),
             ],
             input: ["1", "done", "symptoms", "upload ABCDE-FGHJK", "ok", "yes", "upload \(kioskCode)", "ok", "yes"]

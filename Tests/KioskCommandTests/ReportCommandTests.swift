@@ -6,7 +6,7 @@ import KioskSimulation
 import KioskStore
 import Testing
 
-/// `kiosk report` end to end: the built binary, a store with check-ins made through `CheckInDesk`, answers piped in.
+/// `kiosk simulate console` end to end: the built binary, a store with check-ins made through `CheckInDesk`, answers piped in.
 @Suite struct ReportCommandTests {
     let crypto = OpenSSLCrypto()
     let now: Int64 = 1_764_000_000  // 2025-11-24 16:00 UTC
@@ -32,6 +32,8 @@ import Testing
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-report-\(UUID().uuidString)")
             .path
         try FileManager.default.createDirectory(atPath: root + "/stick", withIntermediateDirectories: true)
+        // A simulated kiosk's state directory: the console opens no other.
+        try FileManager.default.createDirectory(atPath: root + "/state/simulation", withIntermediateDirectories: true)
         let store = try SQLiteCheckInStore(directory: root + "/state")
         let desk = CheckInDesk(store: store, crypto: crypto)
         let card = try CardSecret.generate(kind: .visitor, crypto: crypto)
@@ -53,7 +55,7 @@ import Testing
         _ kiosk: Kiosk, _ extra: [String] = [], card: Bool = true, answers: [String], endWithNewline: Bool = true
     ) throws -> CommandRunner.Result {
         var arguments = [
-            "report", "--state-dir", kiosk.stateDir, "--export-dir", kiosk.exportDir, "--now", String(now),
+            "simulate", "console", "--state-dir", kiosk.stateDir, "--export-dir", kiosk.exportDir, "--now", String(now),
         ]
         if card { arguments += ["--card", kiosk.card.printedText] }
         return try CommandRunner.run(
@@ -201,16 +203,49 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: kiosk.root + "/no-printer"))
     }
 
+    /// On a board there is no text path to a card's stays: `kiosk report` is gone, the simulation's console opens
+    /// only a simulated kiosk's state directory, and never a card with a PIN.
+    @Test func noConsoleReadsABoardsCardsOrACardWithAPIN() throws {
+        let kiosk = try makeKiosk()
+        defer { kiosk.remove() }
+        let gone = try CommandRunner.run(["report", "--state-dir", kiosk.stateDir, "--card", kiosk.card.printedText])
+        #expect(gone.status != 0 && !gone.stdout.contains("Bakery"))
+
+        // A board's state directory (no simulation folder): refused before any stay is read.
+        try FileManager.default.removeItem(atPath: kiosk.stateDir + "/simulation")
+        let board = try report(kiosk, answers: ["1", "done", "symptoms", "export", "ok", "yes"])
+        #expect(board.status == 64)
+        #expect(board.stderr.contains("not a simulated kiosk's state directory"))
+        #expect(!board.stdout.contains("Bakery") && kiosk.exported().isEmpty)
+        // Nor does a simulated kiosk start on it (and a board's daemon refuses a simulated kiosk's).
+        let simulated = try CommandRunner.run(["run", "--simulate", "--state-dir", kiosk.stateDir])
+        #expect(simulated.status == 2 && simulated.stderr.contains("is not a simulated kiosk's"), "\(simulated.stderr)")
+
+        // A card with a PIN: its stays are not listed.
+        try FileManager.default.createDirectory(
+            atPath: kiosk.stateDir + "/simulation", withIntermediateDirectories: true)
+        let store = try SQLiteCheckInStore(directory: kiosk.stateDir)
+        try CheckInDesk(store: store, crypto: crypto).setPIN("2468", of: kiosk.card)
+        let guarded = try report(kiosk, answers: ["1", "done", "symptoms", "export", "ok", "yes"])
+        #expect(guarded.status == 1)
+        #expect(guarded.stdout.contains("protected by a PIN"))
+        #expect(!guarded.stdout.contains("Bakery") && kiosk.exported().isEmpty)
+    }
+
     @Test func badOptionsAreRefusedClearly() throws {
         let kiosk = try makeKiosk()
         defer { kiosk.remove() }
-        let wrongCard = try CommandRunner.run(["report", "--state-dir", kiosk.stateDir, "--card", "KC1-0000"])
+        let wrongCard = try CommandRunner.run([
+            "simulate", "console", "--state-dir", kiosk.stateDir, "--card", "KC1-0000",
+        ])
         #expect(wrongCard.status == 64)
         #expect(wrongCard.stderr.contains("--card"))
-        let wrongCodePage = try CommandRunner.run(["report", "--state-dir", kiosk.stateDir, "--code-page", "utf8"])
+        let wrongCodePage = try CommandRunner.run([
+            "simulate", "console", "--state-dir", kiosk.stateDir, "--code-page", "utf8",
+        ])
         #expect(wrongCodePage.status == 64)
         #expect(wrongCodePage.stderr.contains("--code-page is cp1252 or cp858."))
-        let noStore = try CommandRunner.run(["report", "--state-dir", kiosk.root + "/nothing-here"])
+        let noStore = try CommandRunner.run(["simulate", "console", "--state-dir", kiosk.root + "/nothing-here"])
         #expect(noStore.status == 64)
         #expect(noStore.stderr.contains("no check-in store"))
         #expect(!FileManager.default.fileExists(atPath: kiosk.root + "/nothing-here"))

@@ -7,24 +7,29 @@ import KioskOpenSSL
 import KioskPrinter
 import KioskStore
 
-/// `kiosk report`: the staff console for a visitor who tested positive and wants to share stays. Questions go to
-/// standard output, answers come from standard input (a terminal or a script).
-struct Report: AsyncParsableCommand {
+/// `kiosk simulate console`: the consent conversation as text, on a simulated kiosk's state directory, for tests and
+/// demonstrations. On a board there is no such path: a card's stays are shown and shared only in its holder's session
+/// on the kiosk's own screen, after their PIN. Questions go to standard output, answers come from standard input.
+struct SimConsole: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Share a card holder's stays after a positive test, with their consent.",
+        commandName: "console",
+        abstract: "A simulated kiosk's card holder shares stays after a positive test, as text.",
         discussion: """
-            Asks for the card's printed code (unless --card is given), lists the card's stays of the last 14 days \
-            with none selected, asks when symptoms began and how the reports should leave (print, export, upload), \
-            tells what sharing risks, shows exactly what will leave the kiosk and asks yes or no. Type q (or end \
-            the input, Ctrl-D) at any question to stop: nothing is then written, printed or sent.
+            Only for a simulated kiosk's state directory (one `kiosk run --simulate` made), and only for a card \
+            without a PIN: on a board, stays are shown and shared only in the holder's session on the kiosk's \
+            screen. Asks for the card's printed code (unless --card is given), lists the card's stays of the last \
+            14 days with none selected, asks when symptoms began and how the reports should leave (print, export, \
+            upload), tells what sharing risks, shows exactly what will leave the kiosk and asks yes or no. Type q \
+            (or end the input, Ctrl-D) at any question to stop: nothing is then written, printed or sent.
 
             Exit status: 0 when the reports left the kiosk, 1 when the conversation was stopped or the output \
-            failed, 2 when the holder said no, 3 when there was nothing to report, 64 for bad options.
+            failed, 2 when the holder said no, 3 when there was nothing to report, 64 for bad options or a state \
+            directory this console may not open.
             """
     )
 
-    @Option(help: "The kiosk's state directory (holds the check-in store).")
-    var stateDir = "/var/lib/kiosk"
+    @Option(help: "The simulated kiosk's state directory (holds the check-in store).")
+    var stateDir = Simulate.defaultStateDirectory
 
     @Option(help: "The card's printed code (KC1-…); asked for when absent.")
     var card: String?
@@ -74,6 +79,12 @@ struct Report: AsyncParsableCommand {
             Console.error("There is no check-in store in \(stateDir): check --state-dir.")
             throw ExitCode(64)
         }
+        guard Simulate.isSimulatedStateDirectory(stateDir) else {
+            Console.error(
+                "\(stateDir) is not a simulated kiosk's state directory. On a board, a card's stays are shown and "
+                    + "shared only in its holder's session on the kiosk's screen, after their PIN.")
+            throw ExitCode(64)
+        }
         let store: SQLiteCheckInStore
         do { store = try SQLiteCheckInStore(directory: stateDir) } catch {
             Console.error("The check-in store cannot be opened: \(error)")
@@ -89,7 +100,7 @@ struct Report: AsyncParsableCommand {
             exportDirectory: exportDir)
         var conversation = ReportConversation(now: now, delivery: delivery, crypto: crypto) {
             card throws(StayLoadError) in
-            do { return try desk.reportableStays(of: card, clock: reading) } catch { throw StayLoadError("\(error)") }
+            try desk.reportableStaysWithoutPIN(of: card, clock: reading)
         }
         let secret = try card.map { try CardSecret(printedText: $0) }
         let input = LineReader()
