@@ -84,6 +84,7 @@ public final class KioskDaemon: Sendable {
     let warnings: DaemonWarnings?
     public let loop: StationLoop
     public let metrics = MetricsRegistry()
+    let tally = Mutex(DailyTally())
     let notifier = SystemdNotifier()
     let devices = DeviceStates()
     let control: ControlSocketServer
@@ -321,10 +322,12 @@ public final class KioskDaemon: Sendable {
     }
 
     func declareMetrics() {
-        metrics.declare("kiosk_taps_total", .counter, help: "Cards tapped and personal card codes shown.")
-        metrics.declare("kiosk_check_ins_total", .counter, help: "Check-ins stored.")
-        metrics.declare("kiosk_check_outs_total", .counter, help: "Check-outs stored.")
-        metrics.declare("kiosk_refusals_total", .counter, help: "Taps and codes refused, by reason.")
+        metrics.declare(
+            "kiosk_taps_previous_day", .gauge, help: "Cards tapped and card codes shown on the last whole UTC day.")
+        metrics.declare("kiosk_check_ins_previous_day", .gauge, help: "Check-ins stored on the last whole UTC day.")
+        metrics.declare("kiosk_check_outs_previous_day", .gauge, help: "Check-outs stored on the last whole UTC day.")
+        metrics.declare(
+            "kiosk_refusals_previous_day", .gauge, help: "Taps and codes refused on the last whole UTC day, by reason.")
         metrics.declare("kiosk_expiry_runs_total", .counter, help: "Runs of the 14-day expiry.")
         metrics.declare("kiosk_expired_stays_total", .counter, help: "Stays deleted by expiry.")
         metrics.declare("kiosk_prints_total", .counter, help: "Receipts printed (warning slips are not counted).")
@@ -332,8 +335,9 @@ public final class KioskDaemon: Sendable {
             "kiosk_print_failures_total", .counter, help: "Receipts that did not print (warning slips are not counted)."
         )
         metrics.declare("kiosk_enrolments_total", .counter, help: "Cards enrolled.")
-        metrics.declare("kiosk_store_bytes", .gauge, help: "Size of the check-in database files.")
-        metrics.declare("kiosk_store_stays", .gauge, help: "Stays held (encrypted).")
+        metrics.declare(
+            "kiosk_store_bytes", .gauge,
+            help: "Size of the check-in database files at the last expiry run, in whole MiB.")
         metrics.declare("kiosk_clock_synchronized", .gauge, help: "1 when the clock is synchronized.")
         metrics.declare("kiosk_device_up", .gauge, help: "1 when the device works, by device.")
         metrics.declare("kiosk_ready_seconds", .gauge, help: "Time from start to ready.")
@@ -342,19 +346,26 @@ public final class KioskDaemon: Sendable {
     /// Copies the station's counters and the store's size into the metrics (called by the timer).
     func refreshMetrics() async {
         let counters = await runner.counters
-        metrics.set("kiosk_taps_total", to: Double(counters.taps))
-        metrics.set("kiosk_check_ins_total", to: Double(counters.checkIns))
-        metrics.set("kiosk_check_outs_total", to: Double(counters.checkOuts))
-        for (reason, count) in counters.refusals {
-            metrics.set("kiosk_refusals_total", labels: ["reason": reason], to: Double(count))
+        let now = Int64(clock.read().now.timeIntervalSince1970)
+        let tally = self.tally.withLock { tally in
+            tally.update(counters, now: now)
+            tally.sampleStore(expiryRuns: counters.expiryRuns) { storeBytes() }
+            return tally
         }
+        if let day = tally.previousDay {
+            metrics.set("kiosk_taps_previous_day", to: Double(day.taps))
+            metrics.set("kiosk_check_ins_previous_day", to: Double(day.checkIns))
+            metrics.set("kiosk_check_outs_previous_day", to: Double(day.checkOuts))
+            for (reason, count) in day.refusals {
+                metrics.set("kiosk_refusals_previous_day", labels: ["reason": reason], to: Double(count))
+            }
+        }
+        if let bytes = tally.storeBytes { metrics.set("kiosk_store_bytes", to: Double(bytes)) }
         metrics.set("kiosk_expiry_runs_total", to: Double(counters.expiryRuns))
         metrics.set("kiosk_expired_stays_total", to: Double(counters.expiredStays))
         metrics.set("kiosk_prints_total", to: Double(counters.prints))
         metrics.set("kiosk_print_failures_total", to: Double(counters.printFailures))
         metrics.set("kiosk_enrolments_total", to: Double(counters.enrolments))
-        metrics.set("kiosk_store_bytes", to: Double(storeBytes()))
-        if let counts = try? store.counts() { metrics.set("kiosk_store_stays", to: Double(counts.stays)) }
         metrics.set("kiosk_clock_synchronized", to: clock.read().isSynchronized ? 1 : 0)
         for (device, state) in devices.all() {
             metrics.set(

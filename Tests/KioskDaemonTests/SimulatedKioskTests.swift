@@ -302,6 +302,9 @@ import Testing
             #expect(enrol.ok && enrol.steps.contains { $0.type == "enrolled" }, "card \(card): \(enrol.lines)")
         }
         _ = try await kiosk.send(ControlRequest(command: "staff-command", text: "leave"))
+        let metricsAddress = try #require(try await kiosk.status().metricsAddress)
+        let metricsPort = try #require(Int(metricsAddress.split(separator: ":").last ?? ""))
+        let beforeTaps = try await LoopbackHTTP.get(port: metricsPort, "/metrics").body
 
         // Three visitors check in.
         for card in 1...3 {
@@ -311,13 +314,11 @@ import Testing
         }
         status = try await kiosk.status()
         #expect(status.openCheckIns == 3)
-        // The metrics endpoint counts them (Prometheus text, loopback).
-        let metricsAddress = try #require(status.metricsAddress)
-        let metricsPort = try #require(Int(metricsAddress.split(separator: ":").last ?? ""))
+        // The metrics endpoint (Prometheus text, loopback) does not move at a tap: counts appear per whole day.
         let metrics = try await LoopbackHTTP.get(port: metricsPort, "/metrics")
         #expect(metrics.status == 200)
         #expect(metrics.headers["content-type"]?.hasPrefix("text/plain; version=0.0.4") == true)
-        #expect(metrics.body.contains("\nkiosk_check_ins_total 3\n"), "\(metrics.body)")
+        #expect(metrics.body == beforeTaps, "\(metrics.body)")
         // Exactly the metrics docs/daemon.md lists, each with what it reveals; none about warnings.
         let exposed = Set(
             metrics.body.split(separator: "\n").filter { $0.hasPrefix("# TYPE ") }
@@ -367,6 +368,11 @@ import Testing
         status = try await kiosk.status()
         #expect(status.storedStays == 0)
         #expect(try Self.leftovers(sealed, in: directory).isEmpty)
+        // The day's counts appear once it is over (the days went by with no scrape: they count as one).
+        let daily = try await LoopbackHTTP.get(port: metricsPort, "/metrics").body
+        #expect(daily.contains("\nkiosk_check_ins_previous_day 3\n"), "\(daily)")
+        #expect(daily.contains("\nkiosk_check_outs_previous_day 2\n"), "\(daily)")
+        #expect(daily.contains("kiosk_refusals_previous_day{reason=\"foreignCard\"} 1"), "\(daily)")
 
         // The card still works: a new check-in.
         let again = try await kiosk.send(ControlRequest(command: "tap", card: 1))
