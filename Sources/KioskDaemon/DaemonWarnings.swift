@@ -103,15 +103,20 @@ public final class DaemonWarnings: WarningSource {
     }
 
     /// Drops the kept records that can no longer concern a stay the kiosk holds, from memory and from
-    /// `warnings.json` and `cwa-warnings.json`: judged on the kiosk's lower bound of the real time
-    /// (`ClockReading.earliest`, as its stays' expiry is), so an unsynchronized clock set back keeps nothing longer than
-    /// the floor allows and one set ahead drops nothing early. CKPW/1 records go with the days whose tags no stay can
-    /// have any more (15 days back from the lower bound), CWA records 15 days after the window or hour they concern
-    /// (`CWAWarningsClient.retain`). Nothing is dropped while the clock knows no lower bound.
+    /// `warnings.json` and `cwa-warnings.json`: judged on the latest the real time can be (`ClockReading.latest`, as
+    /// its stays' expiry is), so nothing is kept longer than the stays it concerns. CKPW/1 records go with the days
+    /// whose tags no stay can have any more (15 days back), CWA records 15 days after the window or hour they concern
+    /// (`CWAWarningsClient.retain`). When the latest real time is unknown (a restart after an unknown time off), the
+    /// stays have gone and so does every kept record.
     func prune(venues: [[UInt8]]) async {
         let reading = clock.read()
-        guard let earliest = reading.earliest else { return }
-        let lower = Int64(earliest.timeIntervalSince1970)
+        guard !RetentionPolicy.awaitsSynchronization(reading) else { return }
+        guard let latest = reading.latest else {
+            try? await client?.retain(tags: [])
+            try? await cwaClient?.retain(locationIdHashes: [], now: Int64.max / 2)
+            return
+        }
+        let lower = Int64(latest.timeIntervalSince1970)
         let upper = max(lower, Int64(reading.now.timeIntervalSince1970))
         if let client {
             var tags = Set<[UInt8]>()

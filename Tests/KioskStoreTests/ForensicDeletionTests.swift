@@ -82,7 +82,7 @@ import Testing
         #expect(try store.integrityCheck())
         if deletion != .wipe {
             #expect(
-                try desk.stays(of: bystander, clock: ClockReading(now: clock.read().now, isSynchronized: false)).count
+                try desk.stays(of: bystander, clock: ClockReading(now: clock.read().now, isSynchronized: true)).count
                     == 2)
         }
         let names = try directory.files().keys.sorted()

@@ -58,8 +58,8 @@ public struct CheckInDesk: Sendable {
         }
     }
 
-    /// The card's stays, newest first; those past retention at the clock's lower bound (`ClockReading.earliest`)
-    /// are left out, nothing is when the clock knows no bound.
+    /// The card's stays, newest first; those that may be past retention (`ClockReading.latest`) are left out, all of
+    /// them when the latest real time is unknown.
     public func stays(of card: CardSecret, clock: ClockReading) throws(TapRefusal) -> [StaySummary] {
         let keys = try makeKeys(card)
         defer { keys.wipe() }
@@ -114,17 +114,15 @@ public struct CheckInDesk: Sendable {
         do { try store.wipe() } catch { throw .storeUnavailable(error) }
     }
 
-    /// Deletes every row whose expiry hour has come by the clock's lower bound of the real time
-    /// (`ClockReading.earliest`: the time itself when synchronized, the kept floor otherwise), so a clock set years
-    /// ahead but not synchronized deletes nothing early, and an offline board without a real-time clock still deletes
-    /// what is due. Refuses when the clock knows no bound. A clock set back only delays expiry: rows carry their
-    /// expiry hour, so a late run deletes all that are due.
+    /// Deletes every row whose expiry hour may have come: by the latest the real time can be (`ClockReading.latest`:
+    /// the time itself when synchronized, the floor carried by this boot's monotonic clock otherwise). When that is
+    /// unknown — a restart whose clock is not synchronized, after a time off nobody can know — every row goes: early,
+    /// never late (`RetentionPolicy`). A clock that is not synchronized is never read, so one set years ahead deletes
+    /// nothing it should keep for that reason alone, and one set back keeps nothing longer.
     @discardableResult
     public func expire(clock: ClockReading) throws(TapRefusal) -> Int {
-        guard let earliest = clock.earliest else { throw .clockNotSynchronized }
-        do { return try store.expire(throughHour: RetentionPolicy.hourNumber(earliest)) } catch {
-            throw .storeUnavailable(error)
-        }
+        let hour = clock.latest.map(RetentionPolicy.hourNumber) ?? Int64.max
+        do { return try store.expire(throughHour: hour) } catch { throw .storeUnavailable(error) }
     }
 
     /// The card's keys on this kiosk (see `CardKeys`: the kiosk's handle salt is part of the derivation).

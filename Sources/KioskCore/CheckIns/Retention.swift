@@ -8,16 +8,29 @@ public import Foundation
 /// stay is always kept 14 full days after its end and gone within the hour after (the station runs the store's expiry
 /// as each hour begins). While a card is present, its stays are also filtered to the exact 14 days.
 ///
-/// Expiry runs against `ClockReading.earliest`, a lower bound of the real time: the time itself on a synchronized
-/// clock; on a clock that is not synchronized (a board without a real-time clock that stays offline), the last
-/// synchronized reading plus the time that has surely passed since (`RealTimeFloor`). A wrong clock can delay expiry
-/// by the time the board was off, never bring it forward.
+/// Expiry must never be late, so it runs against `ClockReading.latest`, the latest the real time can be: the time
+/// itself on a synchronized clock; on a clock that lost its synchronization during this boot, the last synchronized
+/// reading moved on by the monotonic clock (`RealTimeFloor`, the time itself but for drift). After a restart whose
+/// clock is not synchronized (a board without a real-time clock, switched off for a time it cannot know), the real time
+/// may be anything: every stay may be past its 14 days. Such a boot first waits `synchronizationWait` (5 minutes of its
+/// own running time) for the clock to be synchronized, as a board on a network is within a minute, showing and using no
+/// stay meanwhile; then every stay goes, with what was derived from it — early, never late but for that wait. A wrong
+/// clock that is not synchronized never keeps anything longer.
 public struct RetentionPolicy: Sendable, Equatable {
     public var retention: TimeInterval
 
     public init(days: Int = 14) { self.retention = TimeInterval(days) * 86_400 }
 
     public static let `default` = RetentionPolicy()
+
+    /// How long a boot after an unknown time off waits for the clock to be synchronized before every stay goes.
+    public static let synchronizationWait: TimeInterval = 300
+
+    /// True while retention must wait: the board was off for an unknown time and has not yet waited
+    /// `synchronizationWait` for its clock. Nothing is shown, matched or deleted meanwhile.
+    public static func awaitsSynchronization(_ clock: ClockReading) -> Bool {
+        (clock.downtimeUnknownFor ?? .infinity) < synchronizationWait
+    }
 
     /// UTC day number of `date`.
     public static func dayNumber(_ date: Date) -> Int64 {
@@ -35,10 +48,10 @@ public struct RetentionPolicy: Sendable, Equatable {
         Self.hourNumber(end.addingTimeInterval(retention)) + 1
     }
 
-    /// The stays still within retention at the clock's lower bound of the real time; all of them when it knows none.
+    /// The stays still surely within retention at the latest the real time can be; none when that is unknown.
     public func kept(_ stays: [Stay], clock: ClockReading) -> [Stay] {
-        guard let earliest = clock.earliest else { return stays }
-        return stays.filter { isWithinRetention($0, now: earliest) }
+        guard let latest = clock.latest else { return [] }
+        return stays.filter { isWithinRetention($0, now: latest) }
     }
 
     /// True while `stay` must be kept at `now`: not yet ended, or ended no more than the retention period ago.

@@ -31,12 +31,14 @@ struct Housekeeping: Sendable {
         return was != false ? .unset : .none
     }
 
-    /// What the tick asks of the store: expiry at the first tick whose clock knows a lower bound of the real time,
-    /// then as each of its hours begins (rows expire by the hour), synchronized or not; the state saved when due.
+    /// What the tick asks of the store: expiry at the first tick, then as each hour of the latest real time begins
+    /// (rows expire by the hour), synchronized or not — and at once when the latest real time becomes unknown (a
+    /// restart after an unknown time off: every row goes); the state saved when due.
     mutating func tick(now: ClockReading, state: StationState) -> [StationAction] {
         var actions = [StationAction]()
-        if let earliest = now.earliest, RetentionPolicy.hourNumber(earliest) != lastExpiryHour {
-            lastExpiryHour = RetentionPolicy.hourNumber(earliest)
+        let hour = now.latest.map(RetentionPolicy.hourNumber) ?? Int64.max
+        if hour != lastExpiryHour, !RetentionPolicy.awaitsSynchronization(now) {
+            lastExpiryHour = hour
             actions.append(.expireNow)
         }
         if needsPersist {
@@ -46,14 +48,15 @@ struct Housekeeping: Sendable {
         return actions
     }
 
-    /// Drops counter entries and warning records that have run out, by the clock's lower bound of the real time
-    /// (warning records by the hour, as the stays they concern), and has the state saved at the next tick so that
-    /// what went from memory goes from the disk too.
+    /// Drops counter entries and warning records that may have run out, by the latest the real time can be (warning
+    /// records by the hour, as the stays they concern; all of them when that is unknown, as the stays go), and has the
+    /// state saved at the next tick so that what went from memory goes from the disk too.
     mutating func prune(_ state: inout StationState, now: ClockReading) {
-        guard let earliest = now.earliest else { return }
+        guard !RetentionPolicy.awaitsSynchronization(now) else { return }
+        let latest = now.latest ?? .distantFuture
         let before = (state.openCheckInEnds.count, state.warnings.count)
-        state.openCheckInEnds.removeAll { $0 <= earliest }
-        state.warnings.removeAll { $0.expiryHour <= RetentionPolicy.hourNumber(earliest) }
+        state.openCheckInEnds.removeAll { $0 <= latest }
+        state.warnings.removeAll { $0.expiryHour <= RetentionPolicy.hourNumber(latest) }
         if (state.openCheckInEnds.count, state.warnings.count) != before { needsPersist = true }
     }
 

@@ -32,22 +32,26 @@ public final class FlooredClockSource: ClockSource {
         let now = monotonic.reading()
         let toWrite: RealTimeFloor?
         let floor: RealTimeFloor?
-        (floor, toWrite) = state.withLock { state in
+        let downtimeUnknown: Bool
+        (floor, toWrite, downtimeUnknown) = state.withLock { state -> (RealTimeFloor?, RealTimeFloor?, Bool) in
             if reading.isSynchronized {
                 state.floor = RealTimeFloor(time: reading.now, bootID: now.bootID, sinceBoot: now.sinceBoot)
             } else {
                 state.floor = state.floor?.advanced(to: now)
             }
-            guard let floor = state.floor else { return (nil, nil) }
+            guard let floor = state.floor else { return (nil, nil, true) }
+            let unknown = floor.missesDowntime
             let due =
                 state.written.map {
                     $0.bootID != floor.bootID || abs(floor.time.timeIntervalSince($0.time)) >= Self.persistInterval
                 } ?? true
             if due { state.written = floor }
-            return (floor, due ? floor : nil)
+            return (floor, due ? floor : nil, unknown)
         }
         // A failed write is tried again when the floor has moved on by another interval (never at every reading).
         if let toWrite { try? store.saveRealTimeFloor(toWrite) }
-        return ClockReading(now: reading.now, isSynchronized: reading.isSynchronized, floor: floor?.time)
+        return ClockReading(
+            now: reading.now, isSynchronized: reading.isSynchronized, floor: floor?.time,
+            downtimeUnknownFor: downtimeUnknown ? now.sinceBoot : nil)
     }
 }

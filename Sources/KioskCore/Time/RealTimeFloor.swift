@@ -13,19 +13,35 @@ public struct RealTimeFloor: Sendable, Equatable, Codable {
     /// …when the monotonic clock of boot `bootID` read `sinceBoot` seconds.
     public var bootID: String
     public var sinceBoot: TimeInterval
+    /// True when the floor was carried across a reboot since the last synchronized reading: it then lacks the time the
+    /// board was off, which nothing on a board without a real-time clock can know. (Absent in floors kept before this
+    /// field: read as false.)
+    public var missesDowntime: Bool {
+        get { downtime ?? false }
+        set { downtime = newValue }
+    }
+    private var downtime: Bool?
 
-    public init(time: Date, bootID: String, sinceBoot: TimeInterval) {
+    private enum CodingKeys: String, CodingKey {
+        case time, bootID, sinceBoot
+        case downtime = "missesDowntime"
+    }
+
+    public init(time: Date, bootID: String, sinceBoot: TimeInterval, missesDowntime: Bool = false) {
         self.time = time
         self.bootID = bootID
         self.sinceBoot = sinceBoot
+        self.downtime = missesDowntime
     }
 
-    /// The floor moved to `monotonic`: the earliest the real time can be at that reading.
+    /// The floor moved to `monotonic`: the earliest the real time can be at that reading. Across a reboot it misses
+    /// the time the board was off.
     public func advanced(to monotonic: MonotonicReading) -> RealTimeFloor {
-        let passed =
-            monotonic.bootID == bootID ? max(0, monotonic.sinceBoot - sinceBoot) : max(0, monotonic.sinceBoot)
+        let sameBoot = monotonic.bootID == bootID
+        let passed = sameBoot ? max(0, monotonic.sinceBoot - sinceBoot) : max(0, monotonic.sinceBoot)
         return RealTimeFloor(
-            time: time.addingTimeInterval(passed), bootID: monotonic.bootID, sinceBoot: monotonic.sinceBoot)
+            time: time.addingTimeInterval(passed), bootID: monotonic.bootID, sinceBoot: monotonic.sinceBoot,
+            missesDowntime: missesDowntime || !sameBoot)
     }
 }
 

@@ -193,6 +193,9 @@ public actor StationRunner {
                 counters.expiredStays += count
                 // Debug only: a count kept in the journal would outlive the stays it counts by the journal's 14 days.
                 logger.debug("Expiry ran", metadata: ["expiry.deleted": "\(count)"])
+                if reading.latest == nil {
+                    logger.notice("Retention: the time off is unknown; every stay was deleted")
+                }
                 report.steps.append(.expired(count))
                 return .expiryDone(.success(count))
             case .failure(let refusal):

@@ -98,7 +98,7 @@ func check(directory: String, acknowledgements: String) -> Int32 {
     var found = [String: StaySummary]()
     for card in cards {
         do {
-            for stay in try desk.stays(of: card, clock: ClockReading(now: Date(), isSynchronized: false)) {
+            for stay in try desk.stays(of: card, clock: ClockReading(now: Date(), isSynchronized: true)) {
                 found[stay.id.hex] = stay
             }
         } catch { return report("FAIL lookup: \(error)") }

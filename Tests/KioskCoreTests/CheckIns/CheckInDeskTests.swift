@@ -161,7 +161,8 @@ import Testing
         #expect(outcome == .refused(.clockNotSynchronized))
         #expect(try store.counts().stays == 0)
         if case .refused(let reason) = outcome { #expect(reason.description.contains("Clock not set")) }
-        #expect(throws: TapRefusal.clockNotSynchronized) { try desk.expire(clock: clock.read()) }
+        // A clock that never knew the time: every stay may be past its 14 days (there are none here).
+        #expect(try desk.expire(clock: clock.read()) == 0)
     }
 
     @Test func staffCardDoesNotCheckIn() throws {
