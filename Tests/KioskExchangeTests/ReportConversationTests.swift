@@ -53,7 +53,7 @@ import Testing
             stays: stays, now: now, symptoms: .symptomOnset(day: now / 86_400 - 2), output: .export)
         #expect(prompts[5].lines == expected.lines)
         #expect(prompts[5].choices.map(\.answer) == ["yes", "no", "q"])
-        #expect(prompts[5].lines.contains { $0.contains("decoy") })
+        #expect(prompts[5].lines.contains { $0.contains("made-up records") })
 
         #expect(ending.outcome == .delivered(.export, reportCount: 3))
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)

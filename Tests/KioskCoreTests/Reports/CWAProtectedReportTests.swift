@@ -1,6 +1,9 @@
 import Foundation
 import KioskCore
 import KioskOpenSSL
+import KioskProto
+import KioskSimulation
+import SwiftProtobuf
 import Testing
 
 /// `Tests/Vectors/cwa/transcribed/checkin-cryptography.json`: CWA's check-in protected reports.
@@ -127,5 +130,27 @@ import Testing
         #expect(
             Set(reports.map { [$0.locationIdHash.count, $0.iv.count, $0.encryptedCheckInRecord.count, $0.mac.count] })
                 .count == 1)
+    }
+}
+
+/// UI-9: the preview names everything a stick or an upload carries — the CWA file beside the batch and the test type
+/// it is marked with — and that is what the payload says.
+@Suite struct PreviewNamesWhatLeavesTests {
+    @Test func theCWACopyAndItsTestTypeAreNamedForStickAndUploadAndTrue() throws {
+        let now: Int64 = 1_615_000_000
+        let stay = ReportableStay(
+            id: "1", venueName: "V", locationId: [UInt8](repeating: 0xAB, count: 32), start: now - 7200,
+            end: now - 3600)
+        for output in [ReportOutput.export, .upload(verificationCode: "ABCDE-FGHJK"), .print] {
+            let preview = try ConsentWalkthrough.consentedPreview(stays: [stay], now: now, output: output)
+            let text = preview.lines.joined(separator: " ")
+            let named = text.contains("Corona-Warn-App format") && text.contains("PCR test")
+            #expect(named == (output != .print), "\(output): \(text)")
+            #expect(text.contains("without the places' own codes nobody can tell how many are real"))
+        }
+        let preview = try ConsentWalkthrough.consentedPreview(stays: [stay], now: now, output: .export)
+        let payload = try SAP_Internal_SubmissionPayload(
+            serializedBytes: try CWAProtectedReport.submissionPayload(for: preview, crypto: OpenSSLCrypto()))
+        #expect(payload.submissionType == .pcrTest)
     }
 }

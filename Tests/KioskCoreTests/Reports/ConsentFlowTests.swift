@@ -75,7 +75,7 @@ import Testing
         // 02:06:40–03:06:40 the day before: 60 min + 30 min decay → 9 intervals, aligned.
         #expect(report.period == 9)
         #expect(asked.lines.contains { $0.contains(TimeText.intervalWindow(report)) && $0.contains("risk level") })
-        #expect(asked.lines.contains { $0.contains("decoy") })
+        #expect(asked.lines.contains { $0.contains("made-up records") })
         do {
             let accepted = flow.handle(.answer(true))
             #expect(accepted)
