@@ -8,10 +8,17 @@ public import KioskOpenSSL
 /// (private) and `publishDirectory` (what a static web server or CDN serves).
 ///
 /// It never stores or logs where an upload came from, and it never keeps records of one upload together: pending
-/// records are pooled, and each package is a CSPRNG shuffle of the pool.
+/// records are pooled, and each package is a CSPRNG shuffle of the pool. A package that carries people's reports mixes
+/// at least `minimumMix` contributions (uploads, or receipts and files a test centre took): with fewer pending, the
+/// authority adds made-up contributions — CKPB/1 batches with no real report, from its CSPRNG, laid out as a kiosk lays
+/// out its decoys — so a package never tells that it holds one person's reports. Packages are published on the
+/// authority's schedule (`kiosk-authority publish` from an hourly timer, docs/authority-deployment.md), never at an
+/// upload.
 public actor WarningPublisher {
     public let stateDirectory: String
     public let publishDirectory: String
+    /// The fewest contributions a package with people's reports mixes (made-up ones fill the rest).
+    public static let minimumMix = 3
     let signer: ECDSAPrivateKey
     let crypto: OpenSSLCrypto
 
@@ -57,7 +64,7 @@ public actor WarningPublisher {
             codes[key] = nil
             try saveCodes(codes)
             guard expiry > now else { throw AcceptError.expiredCode }
-            try appendPending(batch.records)
+            try appendPending(batch.records, contributions: 1)
         } catch let error as AcceptError {
             throw error
         } catch {
@@ -65,9 +72,17 @@ public actor WarningPublisher {
         }
     }
 
-    /// Accepts a batch a test centre read from an exported file or a scanned receipt (staff vouch for the holder).
+    /// Accepts what a test centre read from one person's exported file or scanned receipt (staff vouch for the holder):
+    /// one contribution, however many codes the receipt had.
+    public func acceptFromTestCentre(_ batches: [ReportBatch]) throws(AcceptError) {
+        do { try appendPending(batches.flatMap(\.records), contributions: batches.isEmpty ? 0 : 1) } catch {
+            throw .storage
+        }
+    }
+
+    /// Accepts one batch from a test centre (one contribution).
     public func acceptFromTestCentre(_ batch: ReportBatch) throws(AcceptError) {
-        do { try appendPending(batch.records) } catch { throw .storage }
+        try acceptFromTestCentre([batch])
     }
 
     /// A contact tracer's warning for the "On-Device" mode of the Off-Device Venue Check-Ins specification: a venue (its `locationId`) and a time window,
@@ -91,18 +106,25 @@ public actor WarningPublisher {
                 reportType: .confirmedTest, infectiousness: .standard)
             records.append(try CKPR.seal(report, keys: keys))
         }
-        try appendPending(records)
+        try appendPending(records, contributions: 0)
         return records.count
     }
 
     // MARK: Publishing
 
-    /// Publishes every pending record as one signed package (shuffled), updates the signed index, and empties the
-    /// pool. Returns nil when nothing is pending.
+    /// Publishes every pending record as one signed package (shuffled), with made-up contributions when fewer than
+    /// `minimumMix` people's contributions are pending (a contact tracer's warnings alone need none: they are nobody's),
+    /// updates the signed index, and empties the pool. Returns nil when nothing is pending.
     @discardableResult
     public func publish(now: Int64) throws -> PublishedPackage? {
         var records = try loadPending()
         guard !records.isEmpty else { return nil }
+        let contributions = loadContributions()
+        if contributions > 0 {
+            for _ in contributions..<max(contributions, Self.minimumMix) {
+                records += try ReportBatch.assemble([], crypto: crypto).records
+            }
+        }
         try ReportBatch.shuffle(&records, crypto: crypto)
         let package = try WarningPackage(createdAt: UInt64(max(0, now)), records: records)
         let bytes = package.bytes
@@ -117,6 +139,7 @@ public actor WarningPublisher {
         index.packages.append(entry)
         try writeIndex(index)
         try AtomicFile.write([], named: Self.pendingName, in: stateDirectory)
+        try AtomicFile.write(Array("0\n".utf8), named: Self.contributionsName, in: stateDirectory)
         return entry
     }
 
@@ -140,15 +163,37 @@ public actor WarningPublisher {
     /// How many records wait for the next package.
     public func pendingCount() throws -> Int { try loadPending().count }
 
+    /// How many people's contributions (uploads, test-centre batches) wait for the next package.
+    public func pendingContributions() -> Int { loadContributions() }
+
     // MARK: Files
 
     static let pendingName = "pending.records"
+    static let contributionsName = "pending.contributions"
     static let codesName = "codes.json"
 
-    private func appendPending(_ records: [[UInt8]]) throws {
+    /// Adds records to the pool and counts the contributions they came in. The count is written first: a crash
+    /// between the two writes counts one too many, so the next package mixes in fewer made-up ones — never records
+    /// without their count.
+    private func appendPending(_ records: [[UInt8]], contributions: Int) throws {
         var pool = try loadPending()
         pool += records
+        if contributions > 0 {
+            try AtomicFile.write(
+                Array("\(loadContributions() + contributions)\n".utf8), named: Self.contributionsName,
+                in: stateDirectory)
+        }
         try AtomicFile.write(pool.flatMap { $0 }, named: Self.pendingName, in: stateDirectory)
+    }
+
+    /// The pending contributions: 0 when there is no count (nothing accepted since the last package); 1 when the count
+    /// cannot be read, so that made-up contributions are mixed in rather than left out.
+    private func loadContributions() -> Int {
+        guard let data = FileManager.default.contents(atPath: stateDirectory + "/" + Self.contributionsName) else {
+            return 0
+        }
+        let count = Int(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        return count.map { max(0, $0) } ?? 1
     }
 
     private func loadPending() throws -> [[UInt8]] {

@@ -52,13 +52,11 @@ struct AuthorityAccept: AsyncParsableCommand {
         do {
             let (directory, key) = try AuthorityDirectory.open(dir)
             let publisher = try directory.publisher(key: key)
-            var records = 0
-            for batch in batches {
-                do { try await publisher.acceptFromTestCentre(batch) } catch {
-                    throw AuthorityToolError.cannotWrite(dir, error.description)
-                }
-                records += batch.records.count
+            // One person's receipt or file, however many codes: one contribution to the next package's mix.
+            do { try await publisher.acceptFromTestCentre(batches) } catch {
+                throw AuthorityToolError.cannotWrite(dir, error.description)
             }
+            var records = batches.reduce(0) { $0 + $1.records.count }
             if !submissions.isEmpty {
                 let cwa = try directory.cwaPublisher(key: key)
                 for submission in submissions {

@@ -14,13 +14,13 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: root) }
         let publisher = try WarningPublisher(
             stateDirectory: root + "/state", publishDirectory: root + "/www", signer: try ECDSAPrivateKey())
-        var positions = [Int](repeating: 0, count: 16)
+        var positions = [Int](repeating: 0, count: 24)
         var firstUploadInFront = 0
         let rounds = 640
         for round in 0..<rounds {
-            // Two uploads of 8 records each, one after the other.
+            // Three uploads of 8 records each (the minimum mix: no made-up ones), one after the other.
             var uploads = [[[UInt8]]]()
-            for _ in 0..<2 {
+            for _ in 0..<WarningPublisher.minimumMix {
                 let records = try (0..<8).map { _ in try crypto.randomBytes(count: CKPR.recordLength) }
                 try await publisher.acceptFromTestCentre(try ReportBatch(records: records))
                 uploads.append(records)
@@ -28,14 +28,14 @@ import Testing
             let published = try #require(try await publisher.publish(now: 1_700_000_000 + Int64(round)))
             let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: root + "/www/" + published.file)))
             let records = try WarningPackage(unverifiedBytes: bytes).records
-            #expect(records.count == 16)
+            #expect(records.count == 24)
             positions[try #require(records.firstIndex(of: uploads[0][0]))] += 1
             firstUploadInFront += records.prefix(8).filter { uploads[0].contains($0) }.count
         }
-        #expect(chiSquare(positions) < 56.49, "positions: \(positions)")  // χ², 15 degrees, 10⁻⁶
-        // On average half of the first upload's 8 records sit in the package's first half (all 8 if appended).
+        #expect(chiSquare(positions) < 70.55, "positions: \(positions)")  // χ², 23 degrees, 10⁻⁶
+        // On average a third of the first upload's 8 records sit in the package's first 8 (all 8 if appended).
         let mean = Double(firstUploadInFront) / Double(rounds)
-        #expect(abs(mean - 4) < 0.25, "mean records of the first upload in front: \(mean)")
+        #expect(abs(mean - 8.0 / 3) < 0.25, "mean records of the first upload in front: \(mean)")
     }
 
     /// Pearson's χ² statistic of `counts` against equal expected counts.
