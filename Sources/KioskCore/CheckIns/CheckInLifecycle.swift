@@ -45,7 +45,9 @@ public enum CheckInLifecycle {
                 ended.checkOut(at: now)
                 return ended
             }
-            return Decision(outcome: .checkedOut(here.id), upserts: [closed] + others, deletions: deletions)
+            return Decision(
+                outcome: .checkedOut(here.id, stayedFor: max(0, now.timeIntervalSince(here.start))),
+                upserts: [closed] + others, deletions: deletions)
         }
 
         let endedElsewhere = open.map { stay in

@@ -5,8 +5,8 @@ public enum TapOutcome: Sendable, Equatable {
     /// Checked in; the stay ends by itself at `automaticCheckout`. `endedStayElsewhere`: a stay at another venue
     /// (bound earlier) was ended first.
     case checkedIn(StayID, automaticCheckout: Date, endedStayElsewhere: Bool)
-    /// Checked out of the open stay here.
-    case checkedOut(StayID)
+    /// Checked out of the open stay here, which had lasted `stayedFor` seconds.
+    case checkedOut(StayID, stayedFor: TimeInterval)
     /// The card was registered a moment ago; nothing changed.
     case alreadyRegistered
     /// Nothing new was stored, for the reason given.

@@ -39,6 +39,8 @@ public enum TextKey: String, Sendable, CaseIterable {
     case stationSessionPromptBody = "station.sessionPrompt.body"
     case stationCheckedInTitle = "station.checkedIn.title"
     case stationCheckedInBody = "station.checkedIn.body"
+    case stationCheckedInBodyUntil = "station.checkedIn.bodyUntil"
+    case stationCheckedOutLongStayBody = "station.checkedOut.longStayBody"
     case stationCheckedInEndedElsewhereBody = "station.checkedInEndedElsewhere.body"
     case stationCheckedOutTitle = "station.checkedOut.title"
     case stationCheckedOutBody = "station.checkedOut.body"

@@ -41,5 +41,6 @@ extension BoundVenue {
             maximumStay: rule.maximumStay, eventEnd: rule.eventEnd, fingerprint: "\(hex.prefix(4))-\(hex.dropFirst(4))",
             cwaFields: cwaFields, posterURL: posterURL)
         crowdNotifier = code.crowdNotifier
+        checkoutWarningDelay = code.swissCovid?.checkoutWarningDelayMs.map { TimeInterval($0) / 1000 }
     }
 }

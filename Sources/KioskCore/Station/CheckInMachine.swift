@@ -390,14 +390,21 @@ public struct CheckInMachine: Sendable {
             state.openCheckInEnds.append(Date(timeIntervalSince1970: hour))
             state.openCheckInEnds.sort()
             changed = true
-            actions += [.show(endedElsewhere ? texts.checkedInEndedElsewhere : texts.checkedIn), .indicate(.accepted)]
-        case .checkedOut:
+            actions += [
+                .show(endedElsewhere ? texts.checkedInEndedElsewhere : texts.checkedIn(until: automaticCheckout)),
+                .indicate(.accepted),
+            ]
+        case .checkedOut(_, let stayedFor):
             // The earliest entry goes: the counter may stay high for a while, never low.
             if !state.openCheckInEnds.isEmpty {
                 state.openCheckInEnds.removeFirst()
                 changed = true
             }
-            actions += [.show(texts.checkedOut), .indicate(.checkedOut)]
+            if let delay = state.venue?.checkoutWarningDelay, stayedFor > delay {
+                actions += [.show(texts.checkedOutAfterLongStay(hours: Int(delay / 3600))), .indicate(.checkedOut)]
+            } else {
+                actions += [.show(texts.checkedOut), .indicate(.checkedOut)]
+            }
         case .alreadyRegistered:
             actions += [.show(texts.alreadyRegistered), .indicate(.accepted)]
         case .refused(let refusal):

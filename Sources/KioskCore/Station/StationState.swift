@@ -149,6 +149,9 @@ public struct BoundVenue: Sendable, Equatable, Codable {
     public var posterURL: String?
     /// CrowdNotifier venues (SwissCovid, NotifyMe): what stays keep to match the venue's problematic events.
     public var crowdNotifier: CrowdNotifierVenueKeys?
+    /// SwissCovid's `checkoutWarningDelayMs`, in seconds: a check-out tap after a stay this long reminds the holder
+    /// that a stay they forgot to end can be deleted (the SwissCovid app reminds them after this delay).
+    public var checkoutWarningDelay: TimeInterval?
 
     public init(
         format: String, locationId: [UInt8], description: String, address: String, maximumStay: TimeInterval,

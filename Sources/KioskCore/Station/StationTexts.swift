@@ -1,3 +1,5 @@
+public import Foundation
+
 /// The station's texts in one language, from that language's catalog. None may contain personal data: venues and
 /// stays appear only inside a card holder's own session.
 public struct StationTexts: Sendable {
@@ -27,7 +29,22 @@ public struct StationTexts: Sendable {
     public var checkedInEndedElsewhere: StationMessage {
         message(.stationCheckedInTitle, .stationCheckedInEndedElsewhereBody, .success)
     }
+    /// "Checked in", with the time the stay ends by itself.
+    public func checkedIn(until end: Date) -> StationMessage {
+        message(
+            .stationCheckedInTitle,
+            body: catalog.text(
+                .stationCheckedInBodyUntil, ["time": TimeText.time(unixSeconds: Int64(end.timeIntervalSince1970))]),
+            .success)
+    }
     public var checkedOut: StationMessage { message(.stationCheckedOutTitle, .stationCheckedOutBody, .success) }
+    /// "Checked out" after a stay longer than the venue's checkout warning delay (SwissCovid): a stay the holder forgot
+    /// to end can be deleted in their session.
+    public func checkedOutAfterLongStay(hours: Int) -> StationMessage {
+        message(
+            .stationCheckedOutTitle, body: catalog.text(.stationCheckedOutLongStayBody, ["hours": "\(max(1, hours))"]),
+            .success)
+    }
     public var alreadyRegistered: StationMessage {
         message(.stationAlreadyRegisteredTitle, .stationAlreadyRegisteredBody, .info)
     }

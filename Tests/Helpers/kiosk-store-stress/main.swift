@@ -57,7 +57,7 @@ for index in 0..<taps {
     now = now.addingTimeInterval(1)
     switch desk.tap(cards[index % cardCount], at: venue, clock: ClockReading(now: now, isSynchronized: true)) {
     case .checkedIn(let id, _, _): emit("ACK in \(id.hex)")
-    case .checkedOut(let id): emit("ACK out \(id.hex)")
+    case .checkedOut(let id, _): emit("ACK out \(id.hex)")
     case .alreadyRegistered: fail("unexpected debounce")
     case .refused(let reason): fail("refused: \(reason)")
     }

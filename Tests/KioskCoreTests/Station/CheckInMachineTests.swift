@@ -58,6 +58,32 @@ import Testing
         #expect(harness.machine.state.venue?.maximumStay == TimeInterval(12 * 3600))
     }
 
+    /// Seed 001: the check-in says when the stay ends by itself, and at SwissCovid venues a check-out after the code's
+    /// `checkoutWarningDelayMs` (8 hours by default) reminds the holder that a forgotten stay can be deleted.
+    @Test func theCheckInSaysWhenTheStayEndsAndALongSwissCovidStayIsPointedOut() throws {
+        var harness = MachineHarness()
+        harness.bind(StationFixtures.codes[2].1)
+        #expect(harness.machine.state.venue?.checkoutWarningDelay == TimeInterval(8 * 3600))
+        let forgetful = StationFixtures.card()
+        let brief = StationFixtures.card()
+        let checkedIn = harness.run(.cardRead(.card(forgetful)))
+        let ends = TimeText.time(unixSeconds: Int64(StationFixtures.start.timeIntervalSince1970) + 12 * 3600)
+        #expect(checkedIn.messages.first?.body.contains("ends by itself at \(ends) UTC") == true, "\(checkedIn)")
+        harness.clock.advance(by: 3600)
+        _ = harness.run(.cardRead(.card(brief)))
+        harness.clock.advance(by: 3600)
+        #expect(harness.run(.cardRead(.card(brief))).messages.first == StationTexts().checkedOut)
+        harness.clock.advance(by: 7 * 3600)
+        let late = harness.run(.cardRead(.card(forgetful)))
+        #expect(late.patterns == [.checkedOut])
+        #expect(late.messages.first == StationTexts().checkedOutAfterLongStay(hours: 8), "\(late)")
+        #expect(late.messages.first?.body.contains("more than 8 hours") == true)
+        // A CWA venue has no such delay.
+        var cwa = MachineHarness()
+        cwa.bind()
+        #expect(cwa.machine.state.venue?.checkoutWarningDelay == nil)
+    }
+
     @Test func venueCodeOutsideStaffModeIsOnlyAHint() {
         var harness = MachineHarness()
         for (_, code) in StationFixtures.codes {
