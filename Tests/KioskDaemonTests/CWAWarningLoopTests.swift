@@ -28,18 +28,19 @@ import Testing
         _ = try await kiosk.send(ControlRequest(command: "staff"))
         let bound = try await kiosk.send(ControlRequest(command: "show-code", text: poster.url))
         #expect(bound.ok, "\(bound.lines)")
-        for card in 1...3 {
+        // Card 4's holder said no to matching at enrolment: it stays with cards 1 and 2 and is never warned.
+        for card in 1...4 {
             let enrolled = try await kiosk.send(
-                ControlRequest(command: "enrol", card: card, fields: ["matching": "yes"]))
+                ControlRequest(command: "enrol", card: card, fields: ["matching": card == 4 ? "no" : "yes"]))
             #expect(enrolled.ok, "\(enrolled.lines)")
         }
         _ = try await kiosk.send(ControlRequest(command: "staff-command", text: "leave"))
         _ = try await kiosk.send(ControlRequest(command: "advance", seconds: 600))
-        for card in [1, 2] {
+        for card in [1, 2, 4] {
             #expect(try await kiosk.send(ControlRequest(command: "tap", card: card)).tapOutcome == "checkedIn")
         }
         _ = try await kiosk.send(ControlRequest(command: "advance", seconds: 3600))
-        for card in [1, 2] {
+        for card in [1, 2, 4] {
             #expect(try await kiosk.send(ControlRequest(command: "tap", card: card)).tapOutcome == "checkedOut")
         }
         _ = try await kiosk.send(ControlRequest(command: "advance", seconds: 4 * 3600))
@@ -131,6 +132,8 @@ import Testing
 
         #expect(try await Self.warned(kiosk, card: 2))
         #expect(try await Self.warned(kiosk, card: 3) == false)
+        // UI-5, through the real station and store: the card whose holder said no overlapped too, and is not matched.
+        #expect(try await Self.warned(kiosk, card: 4) == false)
 
         // A CKPW/1 package covering card 3 on a stick: no CKPW/1 key is configured, so it is not read.
         let tracer = try Loop.authority([
