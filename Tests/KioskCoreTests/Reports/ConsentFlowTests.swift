@@ -130,8 +130,21 @@ import Testing
     @Test func theQuestionHasNoDefaultAndBothAnswersLookAlike() {
         #expect(ConsentFlow.answers().count == 2)
         #expect(Set(ConsentFlow.answers().map(\.answer)) == [true, false])
-        // Same length class of label so neither stands out; the screen renders them with one style.
-        #expect(ConsentFlow.answers().allSatisfy { !$0.label.isEmpty })
+        // In every language the two labels are alike: plain words of a similar length, no emphasis, no marker, no
+        // capitals beyond the first letter, neither naming itself the default (the screen draws every choice with one
+        // style: ScreenPageTests/everyButtonLooksTheSame).
+        for language in Language.allCases {
+            let labels = ConsentFlow.answers(in: Catalog.of(language)).map(\.label)
+            #expect(labels.count == 2 && Set(labels).count == 2, "\(language)")
+            for label in labels {
+                #expect(!label.isEmpty && label.count <= 40, "\(language): \(label)")
+                #expect(!label.contains { "*!_[]()<>#".contains($0) }, "\(language): \(label)")
+                #expect(label.dropFirst().allSatisfy { !$0.isUppercase }, "\(language): \(label)")
+                #expect(!label.lowercased().contains("recommend") && !label.lowercased().contains("default"))
+            }
+            let lengths = labels.map(\.count)
+            #expect(lengths.max()! <= 2 * lengths.min()! + 4, "\(language): \(labels)")
+        }
         // Only an explicit answer leaves the question.
         var flow = ConsentFlow(now: now)
         flow.handle(.cardPresented(stays: stays))
