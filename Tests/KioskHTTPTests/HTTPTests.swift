@@ -26,6 +26,16 @@ import Testing
         let request = try #require(server.requests.first)
         #expect(request.head.hasPrefix("GET /index.json HTTP/1.1\r\n"))
         #expect(request.head.contains("\r\nIf-None-Match: \"v6\"\r\n"))
+        // I-9: nothing names the kiosk, its board or its software: only the headers a download needs.
+        #expect(Self.headerNames(request.head).isSubset(of: ["host", "accept", "if-none-match"]), "\(request.head)")
+    }
+
+    /// The header names of a request head, in lower case.
+    static func headerNames(_ head: String) -> Set<String> {
+        Set(
+            head.components(separatedBy: "\r\n").dropFirst().compactMap { line in
+                line.firstIndex(of: ":").map { line[..<$0].lowercased() }
+            })
     }
 
     @Test func aPostSendsItsBodyAndHeadersWithoutWaitingForContinue() async throws {
@@ -48,6 +58,11 @@ import Testing
         #expect(request.head.contains("\r\nContent-Length: 5000\r\n"))
         #expect(!request.head.lowercased().contains("expect:"))
         #expect(request.body == body)
+        // I-9: an upload carries the batch and the code, nothing that names the kiosk, its board or its software.
+        #expect(
+            Self.headerNames(request.head).isSubset(of: [
+                "host", "accept", "content-type", "content-length", "x-verification-code",
+            ]), "\(request.head)")
     }
 
     @Test func anErrorStatusIsAnAnswerNotAFailure() async throws {
