@@ -1,4 +1,6 @@
 import Foundation
+import GRDB
+import KioskCore
 import KioskDaemon
 import Testing
 
@@ -68,6 +70,39 @@ import Testing
         return tap.toldNews
     }
 
+    /// The tags of the warning records in the saved station state, read from the database as the kiosk saved it.
+    static func warningTags(in directory: String) throws -> Set<[UInt8]> {
+        var configuration = Configuration()
+        configuration.readonly = true
+        let queue = try DatabaseQueue(path: directory + "/checkins.sqlite", configuration: configuration)
+        let json = try queue.read { database in
+            try Data.fetchOne(database, sql: "SELECT value FROM setting WHERE key = 'station.state'")
+        }
+        guard let json else { return [] }
+        let state = try JSONDecoder().decode(StationState.self, from: json)
+        return Set(state.warnings.map(\.tag))
+    }
+
+    /// The files of `directory` (and its folders) that hold one of `tags`, as raw bytes or as the saved state writes it
+    /// (JSON numbers).
+    static func filesHolding(_ tags: Set<[UInt8]>, in directory: String) throws -> [String] {
+        var found = [String]()
+        let files = FileManager.default.enumerator(atPath: directory)?.compactMap { $0 as? String } ?? []
+        for name in files {
+            var isFolder: ObjCBool = false
+            let path = directory + "/" + name
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue,
+                let data = FileManager.default.contents(atPath: path)
+            else { continue }
+            let contents = [UInt8](data)
+            for tag in tags {
+                let asJSON = Array(tag.map { String($0) }.joined(separator: ",").utf8)
+                if contents.firstRange(of: tag) != nil || contents.firstRange(of: asJSON) != nil { found.append(name) }
+            }
+        }
+        return found
+    }
+
     /// The hour zips under `www/cwa/twp/country/DE/hour/`.
     static func hourZips(_ www: String) throws -> [String] {
         let hours = www + "/cwa/twp/country/DE/hour"
@@ -134,6 +169,22 @@ import Testing
         #expect(try await Self.warned(kiosk, card: 3) == false)
         // UI-5, through the real station and store: the card whose holder said no overlapped too, and is not matched.
         #expect(try await Self.warned(kiosk, card: 4) == false)
+
+        // UI-4B: card 2's holder deletes everything; the record of their warning goes too, and no byte of its tag is
+        // left in any file of the state directory.
+        let before = try Self.warningTags(in: kiosk.stateDirectory)
+        #expect(!before.isEmpty)
+        #expect(!(try Self.filesHolding(before, in: kiosk.stateDirectory)).isEmpty, "control: the search finds them")
+        _ = try await kiosk.send(ControlRequest(command: "advance", seconds: 60))
+        _ = try await kiosk.send(ControlRequest(command: "tap", card: 2))
+        for choice in ["session", "delete-all", "delete"] {
+            let chosen = try await kiosk.send(ControlRequest(command: "choose", text: choice))
+            #expect(chosen.ok, "\(choice): \(chosen.lines)")
+        }
+        _ = try await kiosk.send(ControlRequest(command: "remove"))
+        let gone = before.subtracting(try Self.warningTags(in: kiosk.stateDirectory))
+        #expect(!gone.isEmpty, "card 2's warning record is still in the station state")
+        #expect(try Self.filesHolding(gone, in: kiosk.stateDirectory).isEmpty)
 
         // A CKPW/1 package covering card 3 on a stick: no CKPW/1 key is configured, so it is not read.
         let tracer = try Loop.authority([
