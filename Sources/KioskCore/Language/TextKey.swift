@@ -40,6 +40,7 @@ public enum TextKey: String, Sendable, CaseIterable {
     case stationCheckedInTitle = "station.checkedIn.title"
     case stationCheckedInBody = "station.checkedIn.body"
     case stationCheckedInBodyUntil = "station.checkedIn.bodyUntil"
+    case stationNewsAfterTap = "station.newsAfterTap"
     case stationCheckedOutLongStayBody = "station.checkedOut.longStayBody"
     case stationCheckedInEndedElsewhereBody = "station.checkedInEndedElsewhere.body"
     case stationCheckedOutTitle = "station.checkedOut.title"

@@ -571,16 +571,16 @@ public struct VisitorSession: Sendable {
             let line = contents.stays.first { $0.id == id }.map { texts.stayLine($0) } ?? ""
             return ScreenModel(
                 kind: "prompt", title: texts.deleteOneTitle, lines: [line, texts.deleteForGood],
-                choices: [.init(id: "delete", label: texts.deleteIt), .init(id: "keep", label: texts.keep)])
+                choices: [.init(id: "keep", label: texts.keep), .init(id: "delete", label: texts.deleteIt)])
         case .confirmDeleteAll:
             return ScreenModel(
                 kind: "prompt", title: texts.deleteAllTitle,
                 lines: [texts.deleteAllExplained(contents.stays.count), texts.deleteForGood],
-                choices: [.init(id: "delete", label: texts.deleteAllConfirm), .init(id: "keep", label: texts.keep)])
+                choices: [.init(id: "keep", label: texts.keep), .init(id: "delete", label: texts.deleteAllConfirm)])
         case .confirmBlock:
             return ScreenModel(
                 kind: "prompt", title: texts.blockTitle, lines: texts.blockExplained,
-                choices: [.init(id: "block", label: texts.blockConfirm), .init(id: "keep", label: texts.keep)])
+                choices: [.init(id: "keep", label: texts.keep), .init(id: "block", label: texts.blockConfirm)])
         case .warning(let note):
             guard let warning = view.warning else {
                 return ScreenModel(

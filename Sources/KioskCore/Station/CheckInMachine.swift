@@ -427,7 +427,12 @@ public struct CheckInMachine: Sendable {
                 // The warning belongs to the card: the public screen only says there is news for it (no day, no
                 // place) and offers its holder's session, where it is read, acknowledged and its slip printed. No
                 // light or sound of its own: the tap's already played, and bystanders learn nothing more.
-                actions.append(.show(person?.cardOnReader == nil ? texts.newsForCardShowCode : texts.newsForCard))
+                // The news replaces the tap's message on the screen, so it begins with what the tap did.
+                let tapped = actions.compactMap { action -> StationMessage? in
+                    if case .show(let message) = action { message } else { nil }
+                }.last
+                let news = person?.cardOnReader == nil ? texts.newsForCardShowCode : texts.newsForCard
+                actions.append(.show(tapped.map { texts.news(news, after: $0) } ?? news))
             }
         }
         // Feedback first: the stay is already durable; this state only keeps the counter and the warnings.

@@ -67,6 +67,13 @@ public struct StationTexts: Sendable {
     /// After a tap whose card has a warning: no day, no place on the public screen, only that there is news.
     public var newsForCard: StationMessage { message(.stationNewsTitle, .stationNewsBody, .warning) }
     public var newsForCardShowCode: StationMessage { message(.stationNewsTitle, .stationNewsShowCodeBody, .warning) }
+    /// `news` as shown after a tap: its body begins with what the tap did ("Checked in."), which it replaces on the
+    /// screen, so the holder knows whether they are in or out before they open their session.
+    public func news(_ news: StationMessage, after tap: StationMessage) -> StationMessage {
+        StationMessage(
+            title: news.title, body: catalog.text(.stationNewsAfterTap, ["tap": tap.title, "news": news.body]),
+            kind: news.kind)
+    }
     /// The idle screen.
     public var idle: StationMessage { message(.stationIdleTitle, .stationIdleBody, .info) }
     /// "My check-ins" was chosen: waiting for the card.

@@ -611,6 +611,8 @@ import Testing
         // The news has no light or sound of its own: bystanders (and a camera) see an ordinary tap.
         #expect(first.patterns == [.accepted])
         #expect(first.messages.map(\.title) == ["Checked in", StationTexts().newsForCard.title])
+        // The news replaces "Checked in" on the screen, so it says it first.
+        #expect(first.messages.last?.body.hasPrefix("Checked in. There is news for you.") == true, "\(first.messages)")
         #expect(!first.messages.contains { $0.body.contains(dayText) }, "no day on the public screen")
         #expect(first.printJobs.isEmpty, "no slip without its holder asking")
         #expect(harness.persisted?.warnings.first?.acknowledged == false)

@@ -300,6 +300,29 @@ import Testing
         #expect(Self.screen(harness).title == "Delete everything?")
     }
 
+    /// A destructive question starts on the safe answer: a double press of "choose" (a tremor) on "Delete this stay",
+    /// "Delete everything" or "Block this card" keeps everything.
+    @Test func destructiveQuestionsStartOnTheSafeAnswer() throws {
+        let card = StationFixtures.card()
+        var harness = Self.harnessWithStays(card)
+        harness.run(.navigated(.choose))
+        harness.run(.cardRead(.card(card)))
+        let rows = harness.store.allRows.count
+        #expect(rows > 0)
+        for (entry, question) in [
+            ("delete-all", "Delete everything?"), ("block", "Block this card?"),
+        ] {
+            while Self.screen(harness).selectedID != entry { harness.run(.navigated(.next)) }
+            harness.run(.navigated(.choose))
+            let asked = Self.screen(harness)
+            #expect(asked.title == question)
+            #expect(asked.selectedID == "keep", "\(question) starts on \(asked.selectedID ?? "nothing")")
+            harness.run(.navigated(.choose))
+            #expect(harness.store.allRows.count == rows, "\(question) kept all")
+            #expect(harness.machine.isSessionOpen)
+        }
+    }
+
     @Test func aPrintedCodesSessionEndsAfterInactivityWithAWarningFirst() {
         let card = StationFixtures.card()
         var harness = Self.harnessWithStays(card)
