@@ -186,6 +186,7 @@ public enum TextKey: String, Sendable, CaseIterable {
     case sessionPinOfferBody = "session.pinOffer.body"
     case sessionNoPIN = "session.noPIN"
     case sessionLocked = "session.locked"
+    case sessionLockedTitle = "session.lockedTitle"
     case sessionClosingSoon = "session.closingSoon"
     case sessionPinTitle = "session.pin.title"
     case sessionPinAsk = "session.pin.ask"

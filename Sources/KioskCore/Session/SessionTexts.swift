@@ -23,6 +23,7 @@ public struct SessionTexts: Sendable {
     var keepCard: String { t(.sessionKeepCard) }
     var closed: String { t(.sessionClosed) }
     var closedTitle: String { t(.sessionClosedTitle) }
+    var lockedTitle: String { t(.sessionLockedTitle) }
     var closedMessage: StationMessage {
         StationMessage(title: closedTitle, body: t(.sessionClosedInactive), kind: .info)
     }

@@ -85,7 +85,7 @@ public struct VisitorSession: Sendable {
         case none
         case request(Request)
         /// The holder ended the session (or it ended itself): the station closes it and wipes the card.
-        case close(reason: String)
+        case close(reason: String, title: String? = nil)
     }
 
     enum View: Sendable, Equatable {
@@ -170,7 +170,8 @@ public struct VisitorSession: Sendable {
             if let remembered = fresh.contents.profile.language.flatMap(Language.init(tag:)) { language = remembered }
             if first {
                 if fresh.contents.profile.isLocked(at: Self.seconds(now)) {
-                    return .close(reason: texts.locked(until: fresh.contents.profile.lockedUntil ?? 0))
+                    return .close(
+                        reason: texts.locked(until: fresh.contents.profile.lockedUntil ?? 0), title: texts.lockedTitle)
                 }
                 unlocked = !fresh.contents.profile.hasPIN
                 screenView = unlocked ? .home(note: nil) : .pin(typed: "", problem: nil)
@@ -192,7 +193,7 @@ public struct VisitorSession: Sendable {
                 unlocked = true
                 screenView = .home(note: nil)
             case .wrong(let remaining): screenView = .pin(typed: "", problem: texts.wrongPIN(remaining: remaining))
-            case .locked(let until): return .close(reason: texts.locked(until: until))
+            case .locked(let until): return .close(reason: texts.locked(until: until), title: texts.lockedTitle)
             }
             return .none
         case (.delivered, _):

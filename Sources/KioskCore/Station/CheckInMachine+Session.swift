@@ -136,9 +136,9 @@ extension CheckInMachine {
         switch effect {
         case .none:
             return []
-        case .close(let reason):
+        case .close(let reason, let title):
             return closeSession(
-                message: StationMessage(title: SessionTexts(language).closedTitle, body: reason, kind: .info))
+                message: StationMessage(title: title ?? SessionTexts(language).closedTitle, body: reason, kind: .info))
         case .request(let request):
             guard var open = person?.session else { return [] }
             switch request {

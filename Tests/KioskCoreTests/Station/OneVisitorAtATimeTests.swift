@@ -153,6 +153,27 @@ import Testing
         #expect(harness.machine.screen(now: harness.now).items.count == 3)
     }
 
+    /// The fifth wrong PIN closes the session with what happened, until when, and what to do — not a bare "Closed".
+    @Test func theLockSaysWhatHappenedUntilWhenAndWhatToDo() throws {
+        let card = StationFixtures.card()
+        var harness = VisitorSessionTests.harnessWithStays(card)
+        try harness.desk.setPIN("2468", of: card)
+        harness.run(.chosen("session"))
+        harness.run(.codeScanned(card.printedText))
+        var last = [StationAction]()
+        for _ in 0..<5 {
+            for key in ["1", "1", "1", "1", "ok"] { last = harness.run(.chosen("key:\(key)")) }
+        }
+        #expect(!harness.machine.isSessionOpen)
+        let message = try #require(last.messages.last)
+        let until = TimeText.time(unixSeconds: Int64(harness.now.now.timeIntervalSince1970) + 3600)
+        #expect(message.title == "Locked", "\(message)")
+        #expect(message.body.contains("Too many wrong PINs") && message.body.contains(until), "\(message)")
+        #expect(message.body.contains("Tapping in and out still works") && message.body.contains("ask staff"))
+        let screen = harness.machine.screen(now: harness.now)
+        #expect(screen.readingOrder.joined(separator: " ").contains(until), "\(screen.readingOrder)")
+    }
+
     /// One changed byte in the stored profile does not remove the card's PIN: the profile that does not open keeps
     /// the session closed and says so; taps still work.
     @Test func aProfileThatDoesNotOpenKeepsTheSessionClosed() throws {
