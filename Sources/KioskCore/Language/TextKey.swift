@@ -258,6 +258,7 @@ public enum TextKey: String, Sendable, CaseIterable {
     case sessionShareTitle = "session.share.title"
     case sessionShareSelect = "session.share.select"
     case sessionShareSelectedCount = "session.share.selectedCount"
+    case sessionShareNoneSelected = "session.share.noneSelected"
     case sessionShareSelectedStay = "session.share.selectedStay"
     case sessionShareNotSelectedStay = "session.share.notSelectedStay"
     case sessionShareContinue = "session.share.continue"

@@ -161,8 +161,11 @@ public struct SessionTexts: Sendable {
     var declined: String { t(.sessionShareDeclined) }
     var shareTitle: String { t(.sessionShareTitle) }
     var selectExplained: String { t(.sessionShareSelect) }
+    /// How many stays are picked: "None is selected yet." only when none is.
     func selectedCount(_ selected: Int, of total: Int) -> String {
-        t(.sessionShareSelectedCount, ["selected": String(selected), "total": String(total)])
+        selected == 0
+            ? t(.sessionShareNoneSelected)
+            : t(.sessionShareSelectedCount, ["selected": String(selected), "total": String(total)])
     }
     func toggleLine(_ stay: ReportableStay, selected: Bool) -> String {
         let from = "\(TimeText.date(unixSeconds: stay.start)) \(TimeText.time(unixSeconds: stay.start))"

@@ -133,6 +133,8 @@ public struct VisitorSession: Sendable {
 
     /// A session closes after this long without a choice; the screen warns `inactivityWarning` before.
     public static let defaultInactivityLimit: TimeInterval = 90
+    /// The id of a stay's choice on the share screen is this prefix and the stay's id.
+    public static let toggleChoicePrefix = "toggle:"
     /// This session's limit (the station's `sessionInactivity`).
     public let inactivityLimit: TimeInterval
     public static let inactivityWarning: TimeInterval = 20
@@ -365,8 +367,8 @@ public struct VisitorSession: Sendable {
             case "cancel":
                 cancelShare(note: texts.nothingShared)
             default:
-                if id.hasPrefix("toggle:") {
-                    flow.handle(.toggle(String(id.dropFirst("toggle:".count))))
+                if id.hasPrefix(Self.toggleChoicePrefix) {
+                    flow.handle(.toggle(String(id.dropFirst(Self.toggleChoicePrefix.count))))
                     self.flow = flow
                 }
             }
@@ -628,12 +630,13 @@ public struct VisitorSession: Sendable {
             let choices =
                 stays.map { stay in
                     ScreenModel.Choice(
-                        id: "toggle:" + stay.id, label: texts.toggleLine(stay, selected: selected.contains(stay.id)))
+                        id: Self.toggleChoicePrefix + stay.id,
+                        label: texts.toggleLine(stay, selected: selected.contains(stay.id)))
                 } + [.init(id: "continue", label: texts.continueLabel), .init(id: "cancel", label: texts.cancel)]
             return ScreenModel(
                 kind: "prompt", title: texts.shareTitle,
                 lines: [texts.selectExplained, texts.selectedCount(selected.count, of: stays.count)],
-                choices: choices)
+                choices: choices, selected: nil)
         case .symptoms:
             return ScreenModel(
                 kind: "prompt", title: texts.symptomsTitle, lines: [texts.symptomsExplained],

@@ -189,7 +189,16 @@ extension CheckInMachine {
         if var session = person?.session {
             let effect = session.choose(id, now: now.now)
             person?.session = session
-            return perform(effect, now: now)
+            let actions = perform(effect, now: now)
+            // A stay picked or unpicked for sharing stays where it was touched: the outline marks that stay, not the
+            // first one, and "next" goes on from there.
+            if id.hasPrefix(VisitorSession.toggleChoicePrefix) {
+                let next = screen(now: now)
+                if let index = next.choices.firstIndex(where: { $0.id == id }) {
+                    person?.selection = Selection(screen: Self.identity(of: next), index: index)
+                }
+            }
+            return actions
         }
         switch choice {
         case .myCheckIns:

@@ -323,6 +323,31 @@ import Testing
         }
     }
 
+    /// The share screen tells the truth: "None is selected" only while none is, and a touched stay is the one marked
+    /// (its label says "Selected", the outline is on it), not the first; nothing is outlined before a choice.
+    @Test func theShareScreenSaysWhatIsSelectedAndMarksTheTouchedStay() throws {
+        let card = StationFixtures.card()
+        var harness = Self.harnessWithStays(card)
+        harness.run(.chosen("session"))
+        harness.run(.codeScanned(card.printedText))
+        harness.run(.chosen("share"))
+        var screen = Self.screen(harness)
+        let toggles = screen.choices.filter { $0.id.hasPrefix(VisitorSession.toggleChoicePrefix) }
+        #expect(toggles.count >= 2)
+        #expect(screen.lines.contains("None is selected yet.") && screen.selected == nil, "\(screen.lines)")
+        let touched = toggles[1]
+        harness.run(.chosen(touched.id))
+        screen = Self.screen(harness)
+        #expect(!screen.lines.joined().contains("None is selected"), "\(screen.lines)")
+        #expect(screen.lines.contains("1 of \(toggles.count) selected."), "\(screen.lines)")
+        #expect(screen.selectedID == touched.id, "the outline is on the touched stay")
+        #expect(screen.choices.first { $0.id == touched.id }?.label.hasPrefix("Selected:") == true)
+        #expect(screen.choices.first { $0.id == toggles[0].id }?.label.hasPrefix("Not selected:") == true)
+        // Unpicked again: none, and said so.
+        harness.run(.chosen(touched.id))
+        #expect(Self.screen(harness).lines.contains("None is selected yet."))
+    }
+
     @Test func aPrintedCodesSessionEndsAfterInactivityWithAWarningFirst() {
         let card = StationFixtures.card()
         var harness = Self.harnessWithStays(card)
