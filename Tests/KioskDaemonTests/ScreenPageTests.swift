@@ -38,8 +38,18 @@ import Testing
             tags.map { $0.replacingOccurrences(of: #"data-choice="[a-z]+""#, with: "", options: .regularExpression) })
         #expect(shapes == [#"<button type="button" class="btn" >"#], "\(tags)")
         #expect(!tags.contains { $0.contains("style=") || $0.contains("id=") || $0.contains("aria-current") })
-        // The style sheet never singles a choice out (only the one the buttons selected is outlined).
-        #expect(!ScreenPage.style.contains("[data-choice"))
+        // The style sheet never singles a choice out (only the one the buttons selected is outlined); the only rules
+        // that name a choice place a PIN keypad's keys as on a telephone, and set nothing but their place.
+        let naming = ScreenPage.style.components(separatedBy: "}").map {
+            $0.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        .filter { $0.contains("[data-choice") }
+        #expect(!naming.isEmpty)
+        for rule in naming {
+            #expect(rule.hasPrefix("#choices.phone [data-choice=\"key:"), "\(rule)")
+            #expect(rule.split(separator: "{").last?.hasPrefix("grid-area:") == true, "\(rule)")
+            #expect(rule.split(separator: "{").last?.contains(";") == false, "\(rule)")
+        }
         #expect(
             !ScreenPage.style.contains(".btn:first") && !ScreenPage.style.contains(".btn:last")
                 && !ScreenPage.style.contains(".btn:nth"))
@@ -57,9 +67,22 @@ import Testing
             keypad: .init(purpose: .pin, shown: "", keys: (0...9).map(String.init)), language: "it")
         let html = ScreenPage.html(pin)
         let tags = Self.buttonTags(html)
-        #expect(tags.filter { $0.contains("class=\"btn wide\"") }.count == 2)
-        #expect(tags.filter { $0.contains("class=\"btn\"") }.count == 10)
-        #expect(tags.contains { $0.contains("btn wide") && $0.contains("key:delete") })
+        // A PIN keypad is a telephone's: delete and OK take the places beside 0, apart from each other.
+        #expect(html.contains("class=\"keys phone\""))
+        #expect(tags.filter { $0.contains("class=\"btn\"") }.count == 12)
+        #expect(ScreenPage.style.contains("[data-choice=\"key:delete\"]{grid-area:4/1}"))
+        #expect(ScreenPage.style.contains("[data-choice=\"key:0\"]{grid-area:4/2}"))
+        #expect(ScreenPage.style.contains("[data-choice=\"key:ok\"]{grid-area:4/3}"))
+        // A verification code's keypad (letters) keeps its wide delete and OK.
+        let code = ScreenModel(
+            kind: "prompt", title: "Code",
+            choices: ["A", "B", "C"].map { ScreenModel.Choice(id: "key:\($0)", label: $0) } + [
+                .init(id: "key:delete", label: italian[.sessionKeyDelete]), .init(id: "key:ok", label: "OK"),
+            ],
+            keypad: .init(purpose: .verificationCode, shown: "", keys: ["A", "B", "C"]), language: "it")
+        let codeTags = Self.buttonTags(ScreenPage.html(code))
+        #expect(codeTags.filter { $0.contains("class=\"btn wide\"") }.count == 2)
+        #expect(codeTags.contains { $0.contains("btn wide") && $0.contains("key:delete") })
         #expect(html.contains("<title>\(italian[.pageTitle])</title>"))
         #expect(html.contains("aria-label=\"\(italian[.pageChoices])\""))
         #expect(ScreenPage.style.contains("overflow-wrap:anywhere"), "a long word wraps inside its button")

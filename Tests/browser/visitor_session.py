@@ -207,6 +207,13 @@ class Page:
     def choice_ids(self):
         return [b.get_attribute("data-choice") for b in self.driver.find_elements(By.CSS_SELECTOR, "#choices button")]
 
+    def current(self):
+        """The id of the choice the buttons would choose (outlined), or None."""
+        for button in self.driver.find_elements(By.CSS_SELECTOR, "#choices button"):
+            if button.get_attribute("aria-current") == "true":
+                return button.get_attribute("data-choice")
+        return None
+
     def labels(self):
         return [b.text for b in self.driver.find_elements(By.CSS_SELECTOR, "#choices button")]
 
@@ -585,7 +592,8 @@ def accessibility(kiosk, artefacts):
                 page.wait_for(lambda: any(c.startswith("stay:") for c in page.choice_ids()), "the stays to delete")
                 audit(page, axe, f"{language}-delete-a-stay")
                 page.choose([c for c in page.choice_ids() if c.startswith("stay:")][-1])
-                page.wait_for(lambda: page.choice_ids() == ["delete", "keep"], "the question before deleting")
+                page.wait_for(lambda: page.choice_ids() == ["keep", "delete"], "the question before deleting")
+                check(page.current() == "keep", f"{language}: deleting starts on the safe answer")
                 audit(page, axe, f"{language}-delete-this-stay")
                 page.choose("keep")
                 page.wait_for(lambda: "share" in page.choice_ids(), "the session again")

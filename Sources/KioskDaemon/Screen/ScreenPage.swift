@@ -13,6 +13,10 @@ public enum ScreenPage {
     /// The class every choice carries; the style sheet styles choices only through it.
     public static let buttonClass = "btn"
 
+    /// A keypad of these keys (a PIN's) is laid out as a telephone's: 1-2-3, 4-5-6, 7-8-9, then delete, 0 and OK, so
+    /// delete and OK lie apart; the keys stay in the order 0…9 for the buttons and screen readers.
+    static let phoneKeys = (0...9).map(String.init).joined(separator: ",")
+
     /// How often the page asks for the screen, in milliseconds.
     public static let pollMilliseconds = 300
 
@@ -35,6 +39,15 @@ public enum ScreenPage {
         #choices{flex:0 0 auto;display:grid;grid-template-columns:repeat(auto-fit,minmax(22vw,1fr));gap:1.2vh 1.2vw;max-height:46vh;overflow-y:auto}
         #choices.keys{grid-template-columns:repeat(auto-fit,minmax(8vw,1fr))}
         #choices.keys .wide{grid-column:span 3}
+        #choices.phone{grid-template-columns:repeat(3,1fr);max-height:64vh}
+        #choices.phone .btn{min-height:7.5vh;font-size:4.4vh;padding:0.5vh 1vw}
+        #choices.phone .wide{grid-column:1/-1}
+        #choices.phone [data-choice="key:1"]{grid-area:1/1}#choices.phone [data-choice="key:2"]{grid-area:1/2}
+        #choices.phone [data-choice="key:3"]{grid-area:1/3}#choices.phone [data-choice="key:4"]{grid-area:2/1}
+        #choices.phone [data-choice="key:5"]{grid-area:2/2}#choices.phone [data-choice="key:6"]{grid-area:2/3}
+        #choices.phone [data-choice="key:7"]{grid-area:3/1}#choices.phone [data-choice="key:8"]{grid-area:3/2}
+        #choices.phone [data-choice="key:9"]{grid-area:3/3}#choices.phone [data-choice="key:0"]{grid-area:4/2}
+        #choices.phone [data-choice="key:delete"]{grid-area:4/1}#choices.phone [data-choice="key:ok"]{grid-area:4/3}
         .btn{min-width:0;min-height:9vh;padding:1vh 1vw;font:bold 3.6vh "DejaVu Sans",Verdana,sans-serif;background:#fff;color:#000;border:0.6vh solid #fff;border-radius:1.5vh;cursor:pointer;overflow-wrap:anywhere;hyphens:auto}
         .btn[aria-current="true"]{outline:0.8vh solid #ffd400;outline-offset:0.3vh}
         .btn:active{background:#bbb;border-color:#bbb}
@@ -70,14 +83,16 @@ public enum ScreenPage {
             }
             if (screen.keypad) { box.appendChild(el("p", "entry", screen.keypad.shown || "\\u00a0")); }
             var choices = document.getElementById("choices");
-            choices.className = screen.keypad ? "keys" : "";
+            var phone = screen.keypad && screen.keypad.keys.join(",") === "\(phoneKeys)";
+            choices.className = screen.keypad ? (phone ? "keys phone" : "keys") : "";
             choices.setAttribute("aria-label", screen.choicesLabel);
             choices.replaceChildren();
             var keys = screen.keypad ? screen.keypad.keys.map(function (key) { return "key:" + key; }) : [];
             screen.choices.forEach(function (choice, index) {
               var button = el("button", null, choice.label);
               button.type = "button";
-              button.className = "\(buttonClass)" + (screen.keypad && keys.indexOf(choice.id) < 0 ? " wide" : "");
+              var extra = screen.keypad && keys.indexOf(choice.id) < 0 && !(phone && (choice.id === "key:delete" || choice.id === "key:ok"));
+              button.className = "\(buttonClass)" + (extra ? " wide" : "");
               button.setAttribute("data-choice", choice.id);
               if (index === screen.selected) { button.setAttribute("aria-current", "true"); }
               button.addEventListener("click", function () { choose(choice.id); });
@@ -119,10 +134,13 @@ public enum ScreenPage {
             ? "" : "<ul id=\"items\">" + screen.items.map { "<li>\(escape($0))</li>" }.joined() + "</ul>"
         let entry = screen.keypad.map { "<p id=\"entry\">\(escape($0.shown.isEmpty ? "\u{a0}" : $0.shown))</p>" } ?? ""
         let keys = Set((screen.keypad?.keys ?? []).map { "key:" + $0 })
+        let phone = screen.keypad.map { $0.keys.joined(separator: ",") == phoneKeys } ?? false
         let choices = screen.choices.enumerated().map { index, choice in
             let current = index == screen.selected ? " aria-current=\"true\"" : ""
-            // On a keypad, what is not a key (delete, OK, no PIN) is three keys wide: its word fits.
-            let wide = screen.keypad != nil && !keys.contains(choice.id) ? " wide" : ""
+            // On a keypad, what is not a key (delete, OK, no PIN) is three keys wide: its word fits. On a telephone
+            // keypad delete and OK take the places beside 0.
+            let onPhoneRow = phone && (choice.id == "key:delete" || choice.id == "key:ok")
+            let wide = screen.keypad != nil && !keys.contains(choice.id) && !onPhoneRow ? " wide" : ""
             return
                 "<button type=\"button\" class=\"\(buttonClass)\(wide)\" data-choice=\"\(escape(choice.id))\"\(current)>"
                 + "\(escape(choice.label))</button>"
@@ -143,7 +161,7 @@ public enum ScreenPage {
             <div id="lines">\(lines)</div>
             \(items)\(entry)
             </main>
-            <nav id="choices" aria-label="\(escape(screen.catalog[.pageChoices]))"\(screen.keypad == nil ? "" : " class=\"keys\"")>
+            <nav id="choices" aria-label="\(escape(screen.catalog[.pageChoices]))"\(screen.keypad == nil ? "" : (phone ? " class=\"keys phone\"" : " class=\"keys\""))>
             \(choices)
             </nav>
             <p id="hint">\(escape(screen.buttonHint))</p>
