@@ -22,7 +22,7 @@ let package = Package(
     name: "CheckInKiosk",
     platforms: [.macOS(.v15)],
     products: [
-        // The board's command (`kiosk run`, `kiosk simulate`, `kiosk decode`, `kiosk report`, …).
+        // The board's command (`kiosk run`, `kiosk simulate`, `kiosk decode`, `kiosk config`, …).
         .executable(name: "kiosk", targets: ["kiosk"]),
         // The health authority's command: verification codes, the upload endpoint, signed warning packages.
         .executable(name: "kiosk-authority", targets: ["kiosk-authority"]),

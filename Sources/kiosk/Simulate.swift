@@ -343,7 +343,7 @@ struct SimReport: AsyncParsableCommand {
         commandName: "report",
         abstract: "Card N's holder shares stays after a positive test, answering the consent questions in order.",
         discussion: """
-            The answers are those `kiosk report` asks for, e.g.: --answer 1 --answer done --answer symptoms \
+            The answers are those `kiosk simulate console` asks for, e.g.: --answer 1 --answer done --answer symptoms \
             --answer print --answer yes. Missing answers end the conversation with nothing sent.
             """)
     @OptionGroup var options: SimulatorOptions
