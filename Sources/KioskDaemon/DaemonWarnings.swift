@@ -111,12 +111,9 @@ public final class DaemonWarnings: WarningSource {
     func prune(venues: [[UInt8]]) async {
         let reading = clock.read()
         guard !RetentionPolicy.awaitsSynchronization(reading) else { return }
-        guard let latest = reading.latest else {
-            try? await client?.retain(tags: [])
-            try? await cwaClient?.retain(locationIdHashes: [], now: Int64.max / 2)
-            return
-        }
-        let lower = Int64(latest.timeIntervalSince1970)
+        // With the latest real time unknown the stays have gone, and so has every venue's reason to keep records.
+        let venues = reading.latest == nil ? [] : venues
+        let lower = Int64((reading.latest ?? reading.now).timeIntervalSince1970)
         let upper = max(lower, Int64(reading.now.timeIntervalSince1970))
         if let client {
             var tags = Set<[UInt8]>()

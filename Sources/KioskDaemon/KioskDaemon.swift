@@ -346,7 +346,8 @@ public final class KioskDaemon: Sendable {
     /// Copies the station's counters and the store's size into the metrics (called by the timer).
     func refreshMetrics() async {
         let counters = await runner.counters
-        let now = Int64(clock.read().now.timeIntervalSince1970)
+        let reading = clock.read()
+        let now = Int64(reading.now.timeIntervalSince1970)
         let tally = self.tally.withLock { tally in
             tally.update(counters, now: now)
             tally.sampleStore(expiryRuns: counters.expiryRuns) { storeBytes() }
@@ -366,7 +367,7 @@ public final class KioskDaemon: Sendable {
         metrics.set("kiosk_prints_total", to: Double(counters.prints))
         metrics.set("kiosk_print_failures_total", to: Double(counters.printFailures))
         metrics.set("kiosk_enrolments_total", to: Double(counters.enrolments))
-        metrics.set("kiosk_clock_synchronized", to: clock.read().isSynchronized ? 1 : 0)
+        metrics.set("kiosk_clock_synchronized", to: reading.isSynchronized ? 1 : 0)
         for (device, state) in devices.all() {
             metrics.set(
                 "kiosk_device_up", labels: ["device": device],

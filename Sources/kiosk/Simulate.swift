@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import KioskDaemon
 import KioskOpenSSL
+import KioskSimulation
 import KioskStore
 
 /// `kiosk simulate …`: drives a kiosk started with `kiosk run --simulate`.
@@ -28,7 +29,6 @@ struct Simulate: AsyncParsableCommand {
         return (base as NSString).appendingPathComponent("kiosk-simulation")
     }
 
-    /// The simulated kiosk's staff code: created once, kept in the state directory (mode 0600).
     /// Whether `stateDirectory` is a simulated kiosk's: it holds the `simulation` folder that `kiosk run --simulate`
     /// makes (the simulated staff code lives there). A board's daemon refuses such a directory, a simulated kiosk
     /// refuses a board's (a check-in store without it), and the simulation's staff console opens only these, so the
@@ -36,7 +36,7 @@ struct Simulate: AsyncParsableCommand {
     static func isSimulatedStateDirectory(_ stateDirectory: String) -> Bool {
         var isDirectory: ObjCBool = false
         return FileManager.default.fileExists(
-            atPath: (stateDirectory as NSString).appendingPathComponent("simulation"), isDirectory: &isDirectory)
+            atPath: SimulatedHardware.folder(inStateDirectory: stateDirectory), isDirectory: &isDirectory)
             && isDirectory.boolValue
     }
 
@@ -56,8 +56,9 @@ struct Simulate: AsyncParsableCommand {
         return nil
     }
 
+    /// The simulated kiosk's staff code: created once, kept in the state directory (mode 0600).
     static func staffCode(stateDirectory: String) throws -> String {
-        let directory = (stateDirectory as NSString).appendingPathComponent("simulation")
+        let directory = SimulatedHardware.folder(inStateDirectory: stateDirectory)
         try FileManager.default.createDirectory(
             atPath: directory, withIntermediateDirectories: true,
             attributes: [.posixPermissions: 0o700])

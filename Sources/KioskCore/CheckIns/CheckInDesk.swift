@@ -121,8 +121,9 @@ public struct CheckInDesk: Sendable {
     /// nothing it should keep for that reason alone, and one set back keeps nothing longer.
     @discardableResult
     public func expire(clock: ClockReading) throws(TapRefusal) -> Int {
-        let hour = clock.latest.map(RetentionPolicy.hourNumber) ?? Int64.max
-        do { return try store.expire(throughHour: hour) } catch { throw .storeUnavailable(error) }
+        do { return try store.expire(throughHour: RetentionPolicy.hourReached(clock)) } catch {
+            throw .storeUnavailable(error)
+        }
     }
 
     /// The card's keys on this kiosk (see `CardKeys`: the kiosk's handle salt is part of the derivation).

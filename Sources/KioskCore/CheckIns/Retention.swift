@@ -32,6 +32,12 @@ public struct RetentionPolicy: Sendable, Equatable {
         (clock.downtimeUnknownFor ?? .infinity) < synchronizationWait
     }
 
+    /// The hour whose start the real time may have passed, by `ClockReading.latest`: rows whose expiry hour is this or
+    /// earlier may be past their 14 days. `Int64.max` when the latest real time is unknown: every row may be.
+    public static func hourReached(_ clock: ClockReading) -> Int64 {
+        clock.latest.map(hourNumber) ?? Int64.max
+    }
+
     /// UTC day number of `date`.
     public static func dayNumber(_ date: Date) -> Int64 {
         Int64((date.timeIntervalSince1970 / 86_400).rounded(.down))

@@ -146,20 +146,15 @@ public struct CWAProtectedReport: Equatable, Hashable, Sendable {
             reports.append(
                 try seal(record, locationId: locationId, iv: try crypto.randomBytes(count: 16), crypto: crypto).message)
         }
-        func fake(hash: [UInt8]) throws(CryptoError) -> SAP_Internal_Pt_CheckInProtectedReport {
-            CWAProtectedReport(
-                locationIdHash: hash, iv: try crypto.randomBytes(count: 16),
-                encryptedCheckInRecord: try crypto.randomBytes(count: 16), mac: try crypto.randomBytes(count: 32)
-            ).message
-        }
-        let plan = ReportBatch.decoyPlan(realLabels: reports.map(\.locationIDHash))
-        for (hash, fakes) in plan.sharing {
-            for _ in 0..<fakes { reports.append(try fake(hash: [UInt8](hash))) }
-        }
-        for size in plan.fresh {
-            let hash = try crypto.randomBytes(count: 32)
-            for _ in 0..<size { reports.append(try fake(hash: hash)) }
-        }
+        reports += try ReportBatch.decoys(
+            forRealLabels: reports.map { [UInt8]($0.locationIDHash) },
+            freshLabel: { () throws(CryptoError) in try crypto.randomBytes(count: 32) },
+            decoy: { hash throws(CryptoError) in
+                CWAProtectedReport(
+                    locationIdHash: hash, iv: try crypto.randomBytes(count: 16),
+                    encryptedCheckInRecord: try crypto.randomBytes(count: 16), mac: try crypto.randomBytes(count: 32)
+                ).message
+            })
         try ReportBatch.shuffle(&reports, crypto: crypto)
         var payload = SAP_Internal_SubmissionPayload()
         payload.checkInProtectedReports = reports

@@ -28,14 +28,10 @@ public struct ReportBatch: Equatable, Sendable {
         let tail = CKPR.recordLength - CKPR.tagLength
         var all = sealed
         do {
-            let plan = decoyPlan(realLabels: sealed.map { Array($0.prefix(CKPR.tagLength)) })
-            for (tag, decoys) in plan.sharing {
-                for _ in 0..<decoys { all.append(tag + (try crypto.randomBytes(count: tail))) }
-            }
-            for size in plan.fresh {
-                let tag = try crypto.randomBytes(count: CKPR.tagLength)
-                for _ in 0..<size { all.append(tag + (try crypto.randomBytes(count: tail))) }
-            }
+            all += try decoys(
+                forRealLabels: sealed.map { Array($0.prefix(CKPR.tagLength)) },
+                freshLabel: { () throws(CryptoError) in try crypto.randomBytes(count: CKPR.tagLength) },
+                decoy: { tag throws(CryptoError) in tag + (try crypto.randomBytes(count: tail)) })
             try shuffle(&all, crypto: crypto)
         } catch {
             throw .crypto(error)
@@ -58,6 +54,24 @@ public struct ReportBatch: Equatable, Sendable {
         var sizes = (1...top).map { top / $0 }
         while sizes.reduce(0, +) % 8 != 0 { sizes.append(1) }
         return sizes
+    }
+
+    /// The decoys for real items labelled `realLabels`, laid out as `decoyPlan` says: `decoy(label)` makes one decoy
+    /// that carries `label`; each group of decoys of its own takes one `freshLabel()`.
+    static func decoys<Label: Hashable, Decoy, Failure: Error>(
+        forRealLabels realLabels: [Label], freshLabel: () throws(Failure) -> Label,
+        decoy: (Label) throws(Failure) -> Decoy
+    ) throws(Failure) -> [Decoy] {
+        let plan = decoyPlan(realLabels: realLabels)
+        var decoys = [Decoy]()
+        for (label, count) in plan.sharing {
+            for _ in 0..<count { decoys.append(try decoy(label)) }
+        }
+        for size in plan.fresh {
+            let label = try freshLabel()
+            for _ in 0..<size { decoys.append(try decoy(label)) }
+        }
+        return decoys
     }
 
     /// Where the decoys of a batch go, for real records labelled `realLabels` (their tags or venue hashes): how many

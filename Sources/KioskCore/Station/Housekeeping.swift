@@ -36,7 +36,7 @@ struct Housekeeping: Sendable {
     /// restart after an unknown time off: every row goes); the state saved when due.
     mutating func tick(now: ClockReading, state: StationState) -> [StationAction] {
         var actions = [StationAction]()
-        let hour = now.latest.map(RetentionPolicy.hourNumber) ?? Int64.max
+        let hour = RetentionPolicy.hourReached(now)
         if hour != lastExpiryHour, !RetentionPolicy.awaitsSynchronization(now) {
             lastExpiryHour = hour
             actions.append(.expireNow)
@@ -54,9 +54,10 @@ struct Housekeeping: Sendable {
     mutating func prune(_ state: inout StationState, now: ClockReading) {
         guard !RetentionPolicy.awaitsSynchronization(now) else { return }
         let latest = now.latest ?? .distantFuture
+        let hour = RetentionPolicy.hourReached(now)
         let before = (state.openCheckInEnds.count, state.warnings.count)
         state.openCheckInEnds.removeAll { $0 <= latest }
-        state.warnings.removeAll { $0.expiryHour <= RetentionPolicy.hourNumber(latest) }
+        state.warnings.removeAll { $0.expiryHour <= hour }
         if (state.openCheckInEnds.count, state.warnings.count) != before { needsPersist = true }
     }
 

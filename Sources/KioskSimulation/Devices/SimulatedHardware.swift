@@ -16,10 +16,16 @@ public struct SimulatedHardware: Sendable {
     public let camera: FrameFeedCamera
     public let speaker: RecordingSpeaker
 
+    /// The folder of a simulated kiosk's devices in its state directory: its presence marks the directory as a
+    /// simulated kiosk's.
+    public static func folder(inStateDirectory stateDirectory: String) -> String {
+        (stateDirectory as NSString).appendingPathComponent("simulation")
+    }
+
     /// Starts the simulated devices for a kiosk whose state lives in `settings.stateDirectory`.
     public init(settings: DaemonSettings) throws(DaemonError) {
         try KioskDaemon.prepareStateDirectory(settings.stateDirectory)
-        let directory = (settings.stateDirectory as NSString).appendingPathComponent("simulation")
+        let directory = Self.folder(inStateDirectory: settings.stateDirectory)
         do {
             try FileManager.default.createDirectory(
                 atPath: directory, withIntermediateDirectories: true,
