@@ -14,8 +14,9 @@ import NIOCore
 /// never logged or written): the server keeps no trace of who uploaded. A valid, unused code is never refused by
 /// that bound.
 public enum AuthorityServer {
-    /// The largest upload accepted: a batch of 4096 records, and as many CWA reports beside it.
-    public static let maximumUploadSize = 2 * (8 + 4096 * CKPR.recordLength)
+    /// The largest upload accepted: a batch of 4096 records, as many CWA reports and as many CrowdNotifier entries
+    /// (about 130 bytes each) beside it.
+    public static let maximumUploadSize = 2 * (8 + 4096 * CKPR.recordLength) + 4096 * 140
 
     public static func makeApplication(
         publisher: WarningPublisher, host: String = "127.0.0.1", port: Int = 8080, logger: Logger,
@@ -49,8 +50,9 @@ public enum AuthorityServer {
                 await limiter.valid(client: client, now: now())
                 return Response(status: .contentTooLarge)
             }
-            // A submission carries the batch and the same reports in CWA's format; both are checked before the code
-            // is spent, and the CWA part goes to the hourly packages (kept only where this server publishes them).
+            // A submission carries the batch, the same reports in CWA's format and the CrowdNotifier entries; all are
+            // checked before the code is spent; the CWA part goes to the hourly packages (kept only where this server
+            // publishes them), the entries become CrowdNotifier problematic events.
             guard
                 let upload = ReceivedUpload(
                     body: Array(body.readableBytesView), contentType: request.headers[.contentType])
@@ -65,6 +67,10 @@ public enum AuthorityServer {
                 await limiter.valid(client: client, now: now())
                 if let cwaReports = upload.cwaReports, let cwaPublisher {
                     try await cwaPublisher.acceptProtectedReports(cwaReports)
+                }
+                // SwissCovid's server-based entries become problematic events, published with the next package.
+                if let entries = upload.crowdNotifierEntries {
+                    try await publisher.addCrowdNotifierUpload(entries, now: now())
                 }
                 context.logger.notice("Upload accepted", metadata: ["upload.outcome": "accepted"])
                 return Response(status: .created)

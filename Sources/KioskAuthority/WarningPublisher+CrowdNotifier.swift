@@ -40,6 +40,26 @@ extension WarningPublisher {
         return hours.count
     }
 
+    /// Adds the events of a positive visitor's server-based CrowdNotifier upload (SwissCovid's `UserUploadPayload`):
+    /// one v3 event per entry, real and decoy alike (a decoy's identity is random, so its event warns no one). Entries
+    /// of hours after `now` or too old to matter are left out; returns how many events were added.
+    @discardableResult
+    public func addCrowdNotifierUpload(_ entries: [CrowdNotifierUploadEntry], now: Int64) throws -> Int {
+        let box = SodiumSecretBox()
+        let nowHour = now / 3600
+        var stored = try loadCrowdNotifierEvents()
+        var added = 0
+        for entry in entries {
+            let hour = entry.intervalStart / CrowdNotifierVenueKeys.intervalLength
+            guard hour <= nowHour, hour >= nowHour - Self.crowdNotifierHoursKept else { continue }
+            let nonce = try crypto.randomBytes(count: SecretBoxSize.nonce)
+            stored.append(StoredEvent(hour: hour, event: try entry.event(nonce: nonce, crypto: crypto, box: box)))
+            added += 1
+        }
+        try saveCrowdNotifierEvents(stored)
+        return added
+    }
+
     /// Writes the signed CKCN/1 file of each form that has events (dropping events too old to matter); returns how
     /// many events each published file holds.
     @discardableResult

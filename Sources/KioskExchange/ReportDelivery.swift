@@ -18,11 +18,13 @@ public protocol ReportDelivering: Sendable {
     var defaultExportDirectory: String? { get }
 
     /// Sends `batch` (sealed from `preview`) out by `preview.output`; an export goes to `exportDirectory`, with
-    /// `cwaSubmission` (the same reports as CWA's `SubmissionPayload`, for authorities that take CWA's format) beside
-    /// it; an upload carries both in one request. Returns one line for the holder saying what happened. On failure nothing is kept anywhere.
-    /// A printed receipt is in `language`.
+    /// `cwaSubmission` (the same reports as CWA's `SubmissionPayload`, for authorities that take CWA's format) and
+    /// `crowdNotifierUpload` (the stays at CrowdNotifier venues as SwissCovid's `UserUploadPayload`) beside it; an
+    /// upload carries them all in one request; a receipt prints the batch's codes and the upload's. Returns one line
+    /// for the holder saying what happened. On failure nothing is kept anywhere. A printed receipt is in `language`.
     func deliver(
-        _ batch: ReportBatch, preview: Preview, cwaSubmission: [UInt8]?, exportDirectory: String?, language: Language
+        _ batch: ReportBatch, preview: Preview, cwaSubmission: [UInt8]?, crowdNotifierUpload: [UInt8]?,
+        exportDirectory: String?, language: Language
     ) async throws(DeliveryError) -> String
 }
 
@@ -72,8 +74,8 @@ public struct ReportDelivery: ReportDelivering {
     public var canUpload: Bool { uploader != nil }
 
     public func deliver(
-        _ batch: ReportBatch, preview: Preview, cwaSubmission: [UInt8]?, exportDirectory: String?,
-        language: Language
+        _ batch: ReportBatch, preview: Preview, cwaSubmission: [UInt8]?, crowdNotifierUpload: [UInt8]?,
+        exportDirectory: String?, language: Language
     ) async throws(DeliveryError) -> String {
         let count = "\(preview.reportCount) report\(preview.reportCount == 1 ? "" : "s")"
         switch preview.output {
@@ -82,7 +84,8 @@ public struct ReportDelivery: ReportDelivering {
             let bytes: [UInt8]
             do {
                 bytes = try ReportReceipt.escpos(
-                    batch: batch, madeAt: preview.createdAt, paper: paper, codePage: codePage, language: language)
+                    batch: batch, crowdNotifierUpload: crowdNotifierUpload, madeAt: preview.createdAt, paper: paper,
+                    codePage: codePage, language: language)
             } catch {
                 throw .receipt
             }
@@ -95,8 +98,11 @@ public struct ReportDelivery: ReportDelivering {
             }
             do {
                 let written = try ReportExporter(directory: directory).export(
-                    batch: batch, madeAt: preview.createdAt, cwaSubmissionPayload: cwaSubmission)
-                let cwa = written.submissionPayloadFile.map { ", \($0) in CWA's format" } ?? ""
+                    batch: batch, madeAt: preview.createdAt, cwaSubmissionPayload: cwaSubmission,
+                    crowdNotifierUpload: crowdNotifierUpload)
+                let cwa =
+                    (written.submissionPayloadFile.map { ", \($0) in CWA's format" } ?? "")
+                    + (written.crowdNotifierUploadFile.map { ", \($0) for SwissCovid's server" } ?? "")
                 return
                     "Written: \(count) in \(written.batchFile) (and \(written.textFile)\(cwa), \(written.readMeFile))."
 
@@ -105,7 +111,11 @@ public struct ReportDelivery: ReportDelivering {
             }
         case .upload(let code):
             guard let uploader else { throw .notAvailable("health authority address") }
-            do { try await uploader.upload(batch, cwaSubmission: cwaSubmission, verificationCode: code) } catch {
+            do {
+                try await uploader.upload(
+                    batch, cwaSubmission: cwaSubmission, crowdNotifierUpload: crowdNotifierUpload,
+                    verificationCode: code)
+            } catch {
                 throw .upload(error)
             }
             return "Sent: \(count) reached the health authority."
@@ -120,15 +130,16 @@ public struct ReportDelivery: ReportDelivering {
 }
 
 extension ReportDelivering {
-    /// Seals a consented preview and sends it: the CKPB/1 batch (`ReportSealer`), and on a stick or in an upload the
-    /// same reports in CWA's format beside it (a receipt's QR codes carry the batch only). The one path from a "yes"
-    /// to the kiosk's edge, for the staff console's conversation and the holder's own session alike. Returns the
-    /// line for the holder.
+    /// Seals a consented preview and sends it: the CKPB/1 batch (`ReportSealer`); on a stick or in an upload the same
+    /// reports in CWA's format beside it; and the stays at CrowdNotifier venues as SwissCovid's `UserUploadPayload`
+    /// where `Preview.carriesCrowdNotifierUpload` says. The one path from a "yes" to the kiosk's edge, for the staff
+    /// console's conversation and the holder's own session alike. Returns the line for the holder.
     public func sendConsented(
         _ preview: Preview, crypto: any CryptoProvider, exportDirectory: String? = nil, language: Language = .fallback
     ) async throws(DeliveryError) -> String {
         let batch: ReportBatch
         let cwaSubmission: [UInt8]?
+        let crowdNotifierUpload: [UInt8]?
         do {
             batch = try ReportSealer.batch(for: preview, crypto: crypto)
             switch preview.output {
@@ -136,12 +147,15 @@ extension ReportDelivering {
                 cwaSubmission = try CWAProtectedReport.submissionPayload(for: preview, crypto: crypto)
             case .print: cwaSubmission = nil
             }
+            crowdNotifierUpload =
+                preview.carriesCrowdNotifierUpload
+                ? try CrowdNotifierUploadPayload.bytes(for: preview, crypto: crypto) : nil
         } catch {
             throw DeliveryError.sealing
         }
         return try await deliver(
-            batch, preview: preview, cwaSubmission: cwaSubmission, exportDirectory: exportDirectory,
-            language: language)
+            batch, preview: preview, cwaSubmission: cwaSubmission, crowdNotifierUpload: crowdNotifierUpload,
+            exportDirectory: exportDirectory, language: language)
     }
 
     /// The outputs a holder can choose now: a printer, a mounted USB stick (its folder exists now), an authority.

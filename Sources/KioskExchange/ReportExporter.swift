@@ -2,7 +2,7 @@ internal import Foundation
 public import KioskCore
 
 /// Writes a consented batch to a directory (a mounted USB stick): the CKPB/1 batch file, its text form, a CWA
-/// `SubmissionPayload` where one is given, and a short read-me. Every file is written atomically. Nothing on the stick
+/// `SubmissionPayload` and a SwissCovid `UserUploadPayload` where they are given, and a short read-me. Every file is written atomically. Nothing on the stick
 /// names a venue, a time of day, a risk level or how many of the records are real (the holder saw those on screen
 /// before consenting): the names carry the calendar day the export was made and, when that day already has an export
 /// on the stick, a number.
@@ -19,12 +19,13 @@ public struct ReportExporter: Sendable {
         public let textFile: String
         public let readMeFile: String
         public let submissionPayloadFile: String?
+        public let crowdNotifierUploadFile: String?
     }
 
     /// Exports `batch`, made at `madeAt` (UNIX seconds; only the UTC date is used).
-    public func export(batch: ReportBatch, madeAt: Int64, cwaSubmissionPayload: [UInt8]? = nil)
-        throws(ExportError) -> Written
-    {
+    public func export(
+        batch: ReportBatch, madeAt: Int64, cwaSubmissionPayload: [UInt8]? = nil, crowdNotifierUpload: [UInt8]? = nil
+    ) throws(ExportError) -> Written {
         let base = Self.freeBase(day: TimeText.date(unixSeconds: madeAt).filter { $0 != "-" }, in: directory)
         let batchFile = base + ".ckpb"
         let textFile = base + ".txt"
@@ -36,11 +37,20 @@ public struct ReportExporter: Sendable {
             payloadFile = base + ".cwa-submission.pb"
             try AtomicFile.write(cwaSubmissionPayload, named: payloadFile!, in: directory)
         }
+        var uploadFile: String?
+        if let crowdNotifierUpload {
+            uploadFile = base + Self.crowdNotifierUploadSuffix
+            try AtomicFile.write(crowdNotifierUpload, named: uploadFile!, in: directory)
+        }
         try AtomicFile.write(Array((batch.text + "\n").utf8), named: textFile, in: directory)
         try AtomicFile.write(batch.bytes, named: batchFile, in: directory)
         return Written(
-            batchFile: batchFile, textFile: textFile, readMeFile: readMeFile, submissionPayloadFile: payloadFile)
+            batchFile: batchFile, textFile: textFile, readMeFile: readMeFile, submissionPayloadFile: payloadFile,
+            crowdNotifierUploadFile: uploadFile)
     }
+
+    /// The name's end of the SwissCovid `UserUploadPayload` file.
+    public static let crowdNotifierUploadSuffix = ".crowdnotifier-upload.pb"
 
     /// `checkin-reports-20210306`, or with `-2`, `-3`, … when the stick already holds an export of that day.
     static func freeBase(day: String, in directory: String) -> String {
@@ -62,6 +72,8 @@ public struct ReportExporter: Sendable {
             "Made on \(TimeText.date(unixSeconds: madeAt)) with the holder's consent.",
             "",
             "Give the .ckpb file (or the text in the .txt file) to the test centre or health authority.",
+            "Give the .cwa-submission.pb and .crowdnotifier-upload.pb files too: they warn Corona-Warn-App, SwissCovid and",
+            "NotifyMe users.",
             "The files say nothing readable: only devices that were at the same places can open them.",
         ].joined(separator: "\n") + "\n"
     }

@@ -8,11 +8,14 @@ internal import KioskHTTP
 /// Wire protocol: `POST <endpoint>` with body = the CKPB/1 batch, `Content-Type: application/x-ckpb`, and header
 /// `X-Verification-Code`. With the same reports in CWA's format too, one request carries both (so one code covers
 /// them): `Content-Type: application/x-kiosk-submission`, body = `u32 length of the batch | CKPB/1 batch |
-/// SubmissionPayload`. 201/204 = accepted; 401/403 = wrong or expired code; 409 = code already used;
+/// SubmissionPayload`. With SwissCovid's `UserUploadPayload` as well (what the kiosk sends): `Content-Type:
+/// application/x-kiosk-submission-3`, body = `u32 length of the batch | CKPB/1 batch | u32 length of the
+/// SubmissionPayload | SubmissionPayload | UserUploadPayload`. 201/204 = accepted; 401/403 = wrong or expired code; 409 = code already used;
 /// 400/413/415 = batch refused; 5xx = server trouble.
 public struct ReportUploader: Sendable {
     public static let contentType = "application/x-ckpb"
     public static let submissionContentType = "application/x-kiosk-submission"
+    public static let threePartContentType = "application/x-kiosk-submission-3"
     public static let codeHeader = "X-Verification-Code"
 
     public let endpoint: String
@@ -32,16 +35,23 @@ public struct ReportUploader: Sendable {
         return kept
     }
 
-    /// Uploads `batch` (and `cwaSubmission`, the same reports as CWA's `SubmissionPayload`, in the same request);
-    /// throws a typed error a holder can act on.
-    public func upload(_ batch: ReportBatch, cwaSubmission: [UInt8]? = nil, verificationCode typed: String)
-        async throws(UploadError)
-    {
+    /// Uploads `batch` (and `cwaSubmission`, the same reports as CWA's `SubmissionPayload`, and
+    /// `crowdNotifierUpload`, SwissCovid's `UserUploadPayload`, in the same request); throws a typed error a holder
+    /// can act on.
+    public func upload(
+        _ batch: ReportBatch, cwaSubmission: [UInt8]? = nil, crowdNotifierUpload: [UInt8]? = nil,
+        verificationCode typed: String
+    ) async throws(UploadError) {
         guard let code = Self.normalizedCode(typed) else { throw .malformedCode }
         guard endpoint.hasPrefix("https://") || endpoint.hasPrefix("http://") else { throw .notConfigured }
-        let (type, body) =
-            cwaSubmission.map { (Self.submissionContentType, Self.submission(batch, cwa: $0)) }
-            ?? (Self.contentType, batch.bytes)
+        let type: String
+        let body: [UInt8]
+        switch (cwaSubmission, crowdNotifierUpload) {
+        case (nil, nil): (type, body) = (Self.contentType, batch.bytes)
+        case (let cwa?, nil): (type, body) = (Self.submissionContentType, Self.submission(batch, cwa: cwa))
+        case (let cwa, let upload?):
+            (type, body) = (Self.threePartContentType, Self.submission(batch, cwa: cwa ?? [], crowdNotifier: upload))
+        }
         let request = HTTPRequest(
             .post, url: endpoint,
             headers: [(name: "Content-Type", value: type), (name: Self.codeHeader, value: code)], body: body)
@@ -76,12 +86,33 @@ extension ReportUploader {
         return [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: length >> $0) } + bytes + cwa
     }
 
+    /// `u32 length of the batch | CKPB/1 batch | u32 length of the SubmissionPayload | SubmissionPayload |
+    /// UserUploadPayload`.
+    public static func submission(_ batch: ReportBatch, cwa: [UInt8], crowdNotifier: [UInt8]) -> [UInt8] {
+        submission(batch, cwa: lengthPrefix(cwa.count) + cwa + crowdNotifier)
+    }
+
+    static func lengthPrefix(_ length: Int) -> [UInt8] {
+        [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: UInt32(length) >> $0) }
+    }
+
     /// The batch and the CWA payload of a submission's bytes; nil when they do not split as written above.
     public static func splitSubmission(_ body: [UInt8]) -> (batch: [UInt8], cwa: [UInt8])? {
         guard body.count >= 4 else { return nil }
         let length = body[0..<4].reduce(0) { $0 << 8 | Int($1) }
         guard length <= body.count - 4 else { return nil }
         return (Array(body[4..<(4 + length)]), Array(body[(4 + length)...]))
+    }
+
+    /// The batch, the CWA payload and the `UserUploadPayload` of a three-part submission's bytes; nil when they do
+    /// not split as written above.
+    public static func splitThreePartSubmission(_ body: [UInt8]) -> (
+        batch: [UInt8], cwa: [UInt8], crowdNotifier: [UInt8]
+    )? {
+        guard let (batch, rest) = splitSubmission(body), let (cwa, crowdNotifier) = splitSubmission(rest) else {
+            return nil
+        }
+        return (batch, cwa, crowdNotifier)
     }
 }
 
@@ -94,17 +125,33 @@ public struct ReceivedUpload: Sendable {
     public let batch: ReportBatch
     /// The CWA reports of a submission (`application/x-kiosk-submission`), each of the shape CWA publishes.
     public let cwaReports: [CWAProtectedReport]?
+    /// The entries of a three-part submission's `UserUploadPayload`, each checked
+    /// (`CrowdNotifierUploadPayload.entries(in:)`).
+    public let crowdNotifierEntries: [CrowdNotifierUploadEntry]?
 
-    /// Reads a request body under its `Content-Type`: a submission splits into its batch and a `SubmissionPayload`;
-    /// anything else is a batch, as bytes or as its `CKPB1:` text. Nil when the body is not an upload.
+    /// Reads a request body under its `Content-Type`: a submission splits into its batch and a `SubmissionPayload`
+    /// (and a `UserUploadPayload`); anything else is a batch, as bytes or as its `CKPB1:` text. Nil when the body is
+    /// not an upload, or any part of it does not read.
     public init?(body: [UInt8], contentType: String?) {
         var bytes = body
-        if contentType?.hasPrefix(ReportUploader.submissionContentType) == true {
-            guard let parts = ReportUploader.splitSubmission(body),
-                let reports = try? CWAProtectedReport.reports(inSubmissionPayload: parts.cwa),
+        let type = contentType?.split(separator: ";").first.map { String($0.filter { $0 != " " }) }
+        var cwa: [UInt8]?
+        switch type {
+        case ReportUploader.threePartContentType:
+            guard let parts = ReportUploader.splitThreePartSubmission(body),
+                let entries = try? CrowdNotifierUploadPayload.entries(in: parts.crowdNotifier)
+            else { return nil }
+            (bytes, cwa, crowdNotifierEntries) = (parts.batch, parts.cwa, entries)
+        case ReportUploader.submissionContentType:
+            guard let parts = ReportUploader.splitSubmission(body) else { return nil }
+            (bytes, cwa, crowdNotifierEntries) = (parts.batch, parts.cwa, nil)
+        default:
+            crowdNotifierEntries = nil
+        }
+        if let cwa {
+            guard let reports = try? CWAProtectedReport.reports(inSubmissionPayload: cwa),
                 reports.count <= Self.maximumCWAReports, reports.allSatisfy(\.hasReportShape)
             else { return nil }
-            bytes = parts.batch
             cwaReports = reports
         } else {
             cwaReports = nil

@@ -10,11 +10,12 @@ public enum ReportReceipt {
     /// 3 dots per module within 384 dots.
     public static let recordsPerCode = 8
 
-    /// ESC/POS bytes for `batch`, made at `madeAt` (UNIX seconds; only its UTC date is printed), in `language`, its
-    /// text in `codePage`.
+    /// ESC/POS bytes for `batch` and, when given, `crowdNotifierUpload` (SwissCovid's `UserUploadPayload`, printed as
+    /// `CNUP1:` codes after the batch's, numbered on with them), made at `madeAt` (UNIX seconds; only its UTC date is
+    /// printed), in `language`, its text in `codePage`.
     public static func escpos(
-        batch: ReportBatch, madeAt: Int64, paper: PaperWidth, codePage: PrinterCodePage = .cp1252,
-        language: Language = .fallback
+        batch: ReportBatch, crowdNotifierUpload: [UInt8]? = nil, madeAt: Int64, paper: PaperWidth,
+        codePage: PrinterCodePage = .cp1252, language: Language = .fallback
     ) throws -> [UInt8] {
         let texts = Catalog.of(language)
         var encoder = ESCPOSEncoder(paper: paper, codePage: codePage)
@@ -22,18 +23,22 @@ public enum ReportReceipt {
         encoder.text(texts[.receiptReportTitle], alignment: .center, emphasized: true)
         encoder.text(texts.text(.receiptReportMade, ["date": TimeText.date(unixSeconds: madeAt)]), alignment: .center)
         encoder.feed(lines: 1)
-        let parts = ReportSealer.parts(of: batch, recordsPerPart: recordsPerCode)
-        for (number, part) in parts.enumerated() {
-            if parts.count > 1 {
+        let uploadCodes = try crowdNotifierUpload.map { try CrowdNotifierUploadPayload.codeTexts(of: $0) } ?? []
+        let codes = ReportSealer.parts(of: batch, recordsPerPart: recordsPerCode).map(\.text) + uploadCodes
+        for (number, code) in codes.enumerated() {
+            if codes.count > 1 {
                 encoder.text(
-                    texts.text(.receiptReportPart, ["number": "\(number + 1)", "count": "\(parts.count)"]),
+                    texts.text(.receiptReportPart, ["number": "\(number + 1)", "count": "\(codes.count)"]),
                     alignment: .center)
             }
-            try encoder.qrCode(try QREncoder.compactMatrix(for: part.text))
+            try encoder.qrCode(try QREncoder.compactMatrix(for: code))
             encoder.feed(lines: 1)
         }
         encoder.text(texts[.receiptReportHandOver])
         encoder.text(texts[.receiptReportOpaque])
+        if !uploadCodes.isEmpty {
+            encoder.text(texts.count(.receiptReportCrowdNotifier, uploadCodes.count))
+        }
         encoder.cut()
         return encoder.bytes
     }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import KioskAuthority
 import KioskCore
+import KioskExchange
 
 /// `kiosk-authority accept --dir DIR FILE|TEXT…`: a test centre takes reports from an exported file or a scanned
 /// receipt (`CKPB1:` text) into the pending pool.
@@ -9,11 +10,12 @@ struct AuthorityAccept: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "accept",
         abstract:
-            "Take reports from exported .ckpb/.txt/.cwa-submission.pb files or scanned CKPB1: texts into the pools.",
+            "Take reports from exported .ckpb/.txt/.cwa-submission.pb/.crowdnotifier-upload.pb files or scanned CKPB1:/CNUP1: texts into the pools.",
         discussion: """
             Each argument is a file (a .ckpb batch or the .txt beside it, or a .cwa-submission.pb: the same reports \
-            in CWA's SubmissionPayload, published in the CWA hourly packages) or the text of one scanned receipt \
-            code. A receipt of several codes is several arguments. Nothing is accepted unless every argument reads. \
+            in CWA's SubmissionPayload, published in the CWA hourly packages; or a .crowdnotifier-upload.pb: SwissCovid's \
+            UserUploadPayload, published as CrowdNotifier problematic events) or the text of one scanned receipt \
+            code (CKPB1: or CNUP1:). A receipt of several codes is several arguments. Nothing is accepted unless every argument reads. \
             Prints only how many records were taken.
             """
     )
@@ -31,7 +33,19 @@ struct AuthorityAccept: AsyncParsableCommand {
     func run() async throws {
         var batches = [ReportBatch]()
         var submissions = [[UInt8]]()
+        var uploadEntries = [CrowdNotifierUploadEntry]()
         for (number, input) in inputs.enumerated() {
+            if let entries = Self.crowdNotifierEntries(from: input) {
+                uploadEntries += entries
+                continue
+            }
+            if input.hasSuffix(ReportExporter.crowdNotifierUploadSuffix)
+                || input.hasPrefix(CrowdNotifierUploadPayload.textPrefix)
+            {
+                throw AuthorityText.fail(
+                    "Argument \(number + 1) is not a readable CrowdNotifier upload (a scan cut short?). Nothing was accepted."
+                )
+            }
             if input.hasSuffix(".cwa-submission.pb") {
                 guard let data = FileManager.default.contents(atPath: input), data.count <= 4 << 20,
                     (try? CWAProtectedReport.reports(inSubmissionPayload: [UInt8](data))) != nil
@@ -57,6 +71,13 @@ struct AuthorityAccept: AsyncParsableCommand {
                 throw AuthorityToolError.cannotWrite(dir, error.description)
             }
             var records = batches.reduce(0) { $0 + $1.records.count }
+            if !uploadEntries.isEmpty {
+                do {
+                    records += try await publisher.addCrowdNotifierUpload(uploadEntries, now: AuthorityText.now())
+                } catch {
+                    throw AuthorityToolError.cannotWrite(dir, "\(error)")
+                }
+            }
             if !submissions.isEmpty {
                 let cwa = try directory.cwaPublisher(key: key)
                 for submission in submissions {
@@ -72,6 +93,15 @@ struct AuthorityAccept: AsyncParsableCommand {
         } catch let error as AuthorityToolError {
             throw AuthorityText.fail(error.description)
         }
+    }
+
+    /// The entries of a `UserUploadPayload` file or a `CNUP1:` text; nil when the input is neither.
+    static func crowdNotifierEntries(from input: String) -> [CrowdNotifierUploadEntry]? {
+        if input.hasSuffix(ReportExporter.crowdNotifierUploadSuffix) {
+            guard let data = FileManager.default.contents(atPath: input), data.count <= 4 << 20 else { return nil }
+            return try? CrowdNotifierUploadPayload.entries(in: [UInt8](data))
+        }
+        return CrowdNotifierUploadPayload.bytes(text: input).flatMap { try? CrowdNotifierUploadPayload.entries(in: $0) }
     }
 
     /// A batch from a file (binary or text form) or from the text itself.

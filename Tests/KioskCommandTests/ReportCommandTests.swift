@@ -28,7 +28,7 @@ import Testing
         }
     }
 
-    func makeKiosk() throws -> Kiosk {
+    func makeKiosk(crowdNotifier: CrowdNotifierVenueKeys? = nil) throws -> Kiosk {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-report-\(UUID().uuidString)")
             .path
         try FileManager.default.createDirectory(atPath: root + "/stick", withIntermediateDirectories: true)
@@ -39,7 +39,7 @@ import Testing
         let card = try CardSecret.generate(kind: .visitor, crypto: crypto)
         let venue = StayVenue(
             locationId: venueId, description: "Bakery Rose", address: "Main Street 1",
-            autoCheckout: AutoCheckoutRule(maximumStay: 4 * 3600))
+            autoCheckout: AutoCheckoutRule(maximumStay: 4 * 3600), crowdNotifier: crowdNotifier)
         let start = (now / 86_400 - 3) * 86_400 + 13 * 3600
         let end = start + 90 * 60
         for time in [start, end] {
@@ -95,7 +95,8 @@ import Testing
         #expect(result.stdout.contains("Written: 1 report"))
 
         let names = kiosk.exported()
-        #expect(names.count == 4)  // batch, its text, the CWA submission, the read-me
+        // The batch, its text, the CWA submission, the CrowdNotifier upload (decoys only here), the read-me.
+        #expect(names.count == 5)
         let batchName = try #require(names.first { $0.hasSuffix(".ckpb") })
         let batch = try ReportBatch(
             bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: kiosk.exportDir + "/" + batchName))))
@@ -116,6 +117,28 @@ import Testing
             contentsOfFile: kiosk.exportDir + "/" + #require(names.first { $0.contains("read-me") }), encoding: .utf8)
         #expect(
             !readMe.contains("Bakery") && !readMe.contains("risk") && !readMe.contains(TimeText.intervalWindow(report)))
+    }
+
+    /// A stay at a SwissCovid venue (13:00–14:30 UTC), shared from the console: the preview shows its two parts of
+    /// hours for SwissCovid's server, and the stick's `UserUploadPayload` holds exactly those entries among decoys.
+    @Test func aSwissCovidStayIsSharedForSwissCovidsServerToo() throws {
+        let keys = try CrowdNotifierVenueKeys.v3(payload: try crypto.randomBytes(count: 90), crypto: crypto)
+        let kiosk = try makeKiosk(crowdNotifier: keys)
+        defer { kiosk.remove() }
+        let result = try report(kiosk, answers: ["1", "done", "symptoms", "export", "ok", "yes"])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(
+            result.stdout.contains(
+                "Bakery Rose, Main Street 1, \(TimeText.date(unixSeconds: kiosk.stayStart)) 13:00–14:00, 14:00–14:30 UTC: "
+                    + "also sent for warnings in SwissCovid and NotifyMe"), "\(result.stdout)")
+        #expect(result.stdout.contains("for SwissCovid's server"))
+        let name = try #require(kiosk.exported().first { $0.hasSuffix(".crowdnotifier-upload.pb") })
+        let entries = try CrowdNotifierUploadPayload.entries(
+            in: [UInt8](try Data(contentsOf: URL(fileURLWithPath: kiosk.exportDir + "/" + name))))
+        let real = try CrowdNotifierUploadEntry.entries(
+            keys: keys, startMs: kiosk.stayStart * 1000, endMs: kiosk.stayEnd * 1000, crypto: crypto)
+        #expect(real.count == 2 && entries.count == 16)
+        #expect(real.allSatisfy { entries.contains($0) })
     }
 
     @Test func decliningWritesNothing() throws {
@@ -162,7 +185,7 @@ import Testing
         }
         // The typed card code is never echoed in a message.
         #expect(!result.stdout.contains(kiosk.card.printedText))
-        #expect(kiosk.exported().count == 4)
+        #expect(kiosk.exported().count == 5)
     }
 
     @Test func printedReceiptDecodesBackIntoTheBatch() throws {
@@ -199,7 +222,7 @@ import Testing
         #expect(result.stdout.contains("retry"))
         // Consent was asked again for the export.
         #expect(result.stdout.components(separatedBy: "Share these reports? Type yes or no:").count == 3)
-        #expect(kiosk.exported().count == 4)
+        #expect(kiosk.exported().count == 5)
         #expect(!FileManager.default.fileExists(atPath: kiosk.root + "/no-printer"))
     }
 

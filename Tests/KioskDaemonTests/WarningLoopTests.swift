@@ -147,8 +147,10 @@ import Testing
         #expect(tracer.status == 0, "\(tracer.output)")
         #expect(try Self.authority(["publish", "--dir", authority]).status == 0)
         let www = authority + "/www"
-        let newest = try FileManager.default.contentsOfDirectory(atPath: www).filter { $0.hasSuffix(".bin") }.sorted()
-            .last
+        // The newest CKPW/1 package (an upload's CrowdNotifier decoys publish crowdnotifier-v3.bin beside it).
+        let newest = try FileManager.default.contentsOfDirectory(atPath: www).filter {
+            $0.hasPrefix("ckpw-") && $0.hasSuffix(".bin")
+        }.sorted().last
         let file = www + "/" + (try #require(newest))
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
         bytes[bytes.count - 1] ^= 0x01

@@ -244,10 +244,9 @@ final class RecordingDelivery: ReportDelivering, Sendable {
     var deliveries: [Delivery] { state.withLock { $0.deliveries } }
 
     func deliver(
-        _ batch: ReportBatch, preview: Preview, cwaSubmission: [UInt8]?, exportDirectory: String?, language: Language
-    )
-        async throws(DeliveryError) -> String
-    {
+        _ batch: ReportBatch, preview: Preview, cwaSubmission: [UInt8]?, crowdNotifierUpload: [UInt8]?,
+        exportDirectory: String?, language: Language
+    ) async throws(DeliveryError) -> String {
         let failure: DeliveryError? = state.withLock { state in
             state.deliveries.append(
                 Delivery(

@@ -73,4 +73,41 @@ import Testing
             #expect((matrix.dotsPerModule(fitting: PaperWidth.mm58.dots) ?? 0) >= 3)
         }
     }
+
+    /// A stay at a SwissCovid venue on paper: after the batch's codes, `CNUP1:` codes of at most five entries each,
+    /// numbered on with them, every one read back by libzbar into the payload's entries, each printing sharply on
+    /// 58 mm paper; the receipt says what those codes are and still names no venue and no time of day.
+    @Test func aSwissCovidStayIsPrintedAsCNUPCodesAfterTheBatch() throws {
+        let now: Int64 = 1_615_000_000
+        let keys = try CrowdNotifierVenueKeys.v3(payload: try crypto.randomBytes(count: 90), crypto: crypto)
+        let stay = ReportableStay(
+            id: "sc", venueName: "Caffè Aurora", locationId: [UInt8](repeating: 7, count: 32), start: now - 30_000,
+            end: now - 30_000 + 5400, crowdNotifier: keys)
+        let preview = try ConsentWalkthrough.consentedPreview(
+            stays: [stay], now: now, symptoms: .symptomsWithoutDate, output: .print)
+        #expect(preview.carriesCrowdNotifierUpload)
+        let batch = try ReportSealer.batch(for: preview, crypto: crypto)
+        let upload = try CrowdNotifierUploadPayload.bytes(for: preview, crypto: crypto)
+        let bytes = try ReportReceipt.escpos(
+            batch: batch, crowdNotifierUpload: upload, madeAt: preview.createdAt, paper: .mm58)
+        let rendering = try ESCPOSInterpreter.render(bytes, paper: .mm58)
+        let decoded = ZBarDecoder.decodeQRCodes(
+            width: rendering.width, height: rendering.height, grey: rendering.pixels
+        ).map { String(decoding: $0, as: UTF8.self) }
+        let batchCodes = decoded.filter { $0.hasPrefix(ReportBatch.textPrefix) }
+        let uploadCodes = decoded.filter { $0.hasPrefix(CrowdNotifierUploadPayload.textPrefix) }
+        #expect(batchCodes.count == 2 && uploadCodes.count == 4 && decoded.count == 6)
+        let entries = try uploadCodes.flatMap { text in
+            try CrowdNotifierUploadPayload.entries(in: try #require(CrowdNotifierUploadPayload.bytes(text: text)))
+        }
+        #expect(Set(entries.map(\.timeKey)) == Set(try CrowdNotifierUploadPayload.entries(in: upload).map(\.timeKey)))
+        for text in uploadCodes {
+            #expect((try QREncoder.compactMatrix(for: text).dotsPerModule(fitting: PaperWidth.mm58.dots) ?? 0) >= 3)
+        }
+        let text = rendering.lines.map(\.text).joined(separator: " ")
+        #expect(text.contains("Code 6 of 6"))
+        #expect(text.contains("The last 4 codes are for warnings in SwissCovid and NotifyMe"), "\(text)")
+        #expect(!text.contains("Caffè") && !text.contains("Aurora"))
+        #expect(text.range(of: #"\d{1,2}:\d{2}"#, options: .regularExpression) == nil, "a time of day: \(text)")
+    }
 }

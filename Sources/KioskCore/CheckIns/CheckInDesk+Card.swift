@@ -141,6 +141,6 @@ extension CheckInDesk {
         return ReportableStay(
             id: stay.id.hex, venueName: place, locationId: stay.locationId,
             start: Int64(stay.start.timeIntervalSince1970.rounded(.down)),
-            end: Int64(end.timeIntervalSince1970.rounded(.down)))
+            end: Int64(end.timeIntervalSince1970.rounded(.down)), crowdNotifier: stay.crowdNotifier)
     }
 }

@@ -319,6 +319,7 @@ public enum TextKey: String, Sendable, CaseIterable {
     case consentDisclosure = "consent.disclosure"
     case previewNothing = "preview.nothing"
     case previewReport = "preview.report"
+    case previewHourParts = "preview.hourParts"
     case previewRounded = "preview.rounded"
     case previewNoVenues = "preview.noVenues"
     case previewPrint = "preview.print"
@@ -341,4 +342,5 @@ public enum PluralKey: String, Sendable, CaseIterable {
     case sessionDeleteAllBody = "session.deleteAll.body"
     case previewCount = "preview.count"
     case previewDecoys = "preview.decoys"
+    case receiptReportCrowdNotifier = "receipt.report.crowdNotifier"
 }

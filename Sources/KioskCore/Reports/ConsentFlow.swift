@@ -90,7 +90,7 @@ public struct ConsentFlow: Sendable {
         case (.askingDetails(let selection), .details(let symptoms, let output)):
             let preview = Preview(
                 selection: selection, symptoms: symptoms, output: output, now: now, parameters: parameters)
-            state = preview.reportCount == 0 ? .finished(.nothingToReport) : .disclosing(preview)
+            state = preview.isEmpty ? .finished(.nothingToReport) : .disclosing(preview)
         case (.disclosing(let preview), .acknowledgeDisclosure):
             state = .asking(preview)
         case (.asking(let preview), .answer(let yes)):
@@ -148,13 +148,20 @@ public struct ReportableStay: Equatable, Hashable, Sendable, Identifiable {
     /// UNIX seconds.
     public let start: Int64
     public let end: Int64
+    /// The venue's CrowdNotifier keys, for a stay at a SwissCovid or NotifyMe venue: with v3 keys the stay can also
+    /// be sent as server-based CrowdNotifier entries (`CrowdNotifierUploadPayload`).
+    public let crowdNotifier: CrowdNotifierVenueKeys?
 
-    public init(id: String, venueName: String, locationId: [UInt8], start: Int64, end: Int64) {
+    public init(
+        id: String, venueName: String, locationId: [UInt8], start: Int64, end: Int64,
+        crowdNotifier: CrowdNotifierVenueKeys? = nil
+    ) {
         self.id = id
         self.venueName = venueName
         self.locationId = locationId
         self.start = start
         self.end = end
+        self.crowdNotifier = crowdNotifier
     }
 }
 
@@ -165,6 +172,8 @@ public struct Preview: Equatable, Sendable {
         public let stay: ReportableStay
         /// The reports this stay becomes; empty when the stay is too short or too old to matter.
         public let reports: [PresenceReport]
+        /// The parts of hours this stay becomes for a CrowdNotifier server (a venue with v3 keys); empty otherwise.
+        public let hourParts: [CrowdNotifierUploadEntry.HourPart]
     }
 
     public let items: [Item]
@@ -181,7 +190,9 @@ public struct Preview: Equatable, Sendable {
                 stay: stay,
                 reports: StayPreparation.reports(
                     stayStart: stay.start, stayEnd: stay.end, reportTime: now,
-                    symptoms: symptoms, parameters: parameters))
+                    symptoms: symptoms, parameters: parameters),
+                hourParts: stay.crowdNotifier?.scheme == .v3
+                    ? CrowdNotifierUploadEntry.HourPart.parts(startMs: stay.start * 1000, endMs: stay.end * 1000) : [])
         }
         self.symptoms = symptoms
         self.output = output
@@ -189,6 +200,21 @@ public struct Preview: Equatable, Sendable {
     }
 
     public var reportCount: Int { items.reduce(0) { $0 + $1.reports.count } }
+
+    /// How many parts of hours go to a CrowdNotifier server (real entries of the `UserUploadPayload`).
+    public var hourPartCount: Int { items.reduce(0) { $0 + $1.hourParts.count } }
+
+    /// Nothing would leave: no report and no part of an hour.
+    public var isEmpty: Bool { reportCount == 0 && hourPartCount == 0 }
+
+    /// Whether the CrowdNotifier upload goes out by `output`: always on a stick and in an upload (so that neither
+    /// tells whether the holder was at such a venue), on paper only when there are parts of hours to print.
+    public var carriesCrowdNotifierUpload: Bool {
+        switch output {
+        case .export, .upload: true
+        case .print: hourPartCount > 0
+        }
+    }
 
     /// Dummy records added so that the batch does not tell how many reports are real.
     public var dummyCount: Int { ReportBatch.paddedCount(forReal: reportCount) - reportCount }
@@ -205,9 +231,26 @@ public struct Preview: Equatable, Sendable {
     public func lines(in catalog: Catalog) -> [String] {
         var lines = [catalog.count(.previewCount, reportCount)]
         for item in items {
-            if item.reports.isEmpty {
+            if item.reports.isEmpty && item.hourParts.isEmpty {
                 lines.append(catalog.text(.previewNothing, ["venue": item.stay.venueName]))
                 continue
+            }
+            // One line per day the parts of hours fall on.
+            var days = [(day: String, windows: [String])]()
+            for part in item.hourParts {
+                let day = TimeText.date(unixSeconds: part.intervalStart)
+                let window = TimeText.window(startMs: part.startMs, endMs: part.endMs)
+                if days.last?.day == day {
+                    days[days.count - 1].windows.append(window)
+                } else {
+                    days.append((day, [window]))
+                }
+            }
+            for (day, windows) in days {
+                lines.append(
+                    catalog.text(
+                        .previewHourParts,
+                        ["venue": item.stay.venueName, "day": day, "windows": windows.joined(separator: ", ")]))
             }
             for report in item.reports {
                 lines.append(

@@ -35,6 +35,13 @@ public enum TimeText {
         return "\(time(unixSeconds: start))–\(endText)"
     }
 
+    /// `10:15–11:00` for a part of a day from `startMs` to `endMs` (UNIX milliseconds); an end at midnight is `24:00`.
+    public static func window(startMs: Int64, endMs: Int64) -> String {
+        let end = StayPreparation.floorTo(endMs, 1000) / 1000
+        let endText = end % 86_400 == 0 && endMs > startMs ? "24:00" : time(unixSeconds: end)
+        return "\(time(unixSeconds: StayPreparation.floorTo(startMs, 1000) / 1000))–\(endText)"
+    }
+
     static func pad(_ value: Int64, _ width: Int) -> String {
         let text = String(value)
         return String(repeating: "0", count: max(0, width - text.count)) + text

@@ -12,7 +12,7 @@
 ///   `identity = SHA-256(preId ‖ nonce2 ‖ ASCII decimal h)`; the notification key is the content's own.
 ///
 /// `description` names the scheme only: the keys open the venue's events and must never reach a log.
-public struct CrowdNotifierVenueKeys: Sendable, Equatable {
+public struct CrowdNotifierVenueKeys: Sendable, Hashable {
     public enum Scheme: UInt8, Sendable {
         case v2 = 2
         case v3 = 3
