@@ -68,7 +68,7 @@ extension WarningPublisher {
         stored.removeAll { $0.hour < now / 3600 - Self.crowdNotifierHoursKept }
         try saveCrowdNotifierEvents(stored)
         var published = [CrowdNotifierEvent.Form: Int]()
-        for form in [CrowdNotifierEvent.Form.v3, .v2] {
+        for form in CrowdNotifierEvent.Form.allCases {
             var events = stored.map(\.event).filter { $0.form == form }
             guard !events.isEmpty else { continue }
             try ReportBatch.shuffle(&events, crypto: crypto)

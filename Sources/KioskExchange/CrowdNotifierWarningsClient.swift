@@ -2,8 +2,8 @@ import Foundation
 public import KioskCore
 
 /// Fetches the CrowdNotifier problematic events a health authority publishes beside its CKPW/1 index:
-/// `<base>/crowdnotifier-v3.bin` (SwissCovid's and the SDKs' form) and `<base>/crowdnotifier-v2.bin` (NotifyMe v2),
-/// each a CKCN/1 file (`CrowdNotifierEventPackage`) with a detached signature `….bin.sig` under the authority's key.
+/// `<base>/crowdnotifier-v3.bin` (SwissCovid's and the SDKs' form), `<base>/crowdnotifier-v2.bin` (NotifyMe v2) and
+/// `<base>/crowdnotifier-notifyme-v3.bin` (NotifyMe's v3 backend), each a CKCN/1 file (`CrowdNotifierEventPackage`) with a detached signature `….bin.sig` under the authority's key.
 /// Each file is the authority's whole current list of events of its form, so a newer one replaces what the kiosk
 /// kept of that form; a file older than the one last taken is refused (an old list replayed must not take events
 /// away). Downloads use `If-None-Match`, so an unchanged file costs a `304`; a USB stick's copy is read with the same
@@ -28,7 +28,7 @@ public actor CrowdNotifierWarningsClient {
         self.timeout = timeout
         let state = (try? CrowdNotifierWarningsState.load(from: stateDirectory)) ?? CrowdNotifierWarningsState()
         self.state = state
-        self.index = CrowdNotifierEventIndex(state.v2.events + state.v3.events)
+        self.index = CrowdNotifierEventIndex(state.allEvents)
     }
 
     /// What a sync did; no event content.
@@ -42,14 +42,14 @@ public actor CrowdNotifierWarningsClient {
         public var rejected: [String] = []
     }
 
-    /// Fetches both forms from the authority. `interestingIdentities`: the identities of the kiosk's venue for every
+    /// Fetches every form from the authority. `interestingIdentities`: the identities of the kiosk's venue for every
     /// hour it may hold stays of.
     public func sync(interestingIdentities: Set<[UInt8]>) async throws(WarningsSyncError) -> SyncReport {
         try await sync(interestingIdentities: interestingIdentities, from: .remote)
     }
 
-    /// Reads both forms from a folder (a USB stick holding a copy of the authority's published folder). Throws
-    /// `.noMedium` when the folder holds neither file.
+    /// Reads every form from a folder (a USB stick holding a copy of the authority's published folder). Throws
+    /// `.noMedium` when the folder holds none of the files.
     public func sync(interestingIdentities: Set<[UInt8]>, fromDirectory directory: String)
         async throws(WarningsSyncError) -> SyncReport
     {
@@ -57,9 +57,9 @@ public actor CrowdNotifierWarningsClient {
         return try await sync(interestingIdentities: interestingIdentities, from: .directory(directory))
     }
 
-    /// Whether `directory` holds a CKCN/1 file of either form.
+    /// Whether `directory` holds a CKCN/1 file of any form.
     public static func holdsEvents(_ directory: String) -> Bool {
-        [CrowdNotifierEvent.Form.v2, .v3].contains {
+        CrowdNotifierEvent.Form.allCases.contains {
             LocalWarningsFiles.isRegularFile(directory + "/" + CrowdNotifierEventPackage.fileName($0))
         }
     }
@@ -68,7 +68,7 @@ public actor CrowdNotifierWarningsClient {
         async throws(WarningsSyncError) -> SyncReport
     {
         var report = SyncReport()
-        for form in [CrowdNotifierEvent.Form.v3, .v2] {
+        for form in CrowdNotifierEvent.Form.allCases {
             let name = CrowdNotifierEventPackage.fileName(form)
             var kept = state[form]
             let (status, body, etag) = try await get(
@@ -116,14 +116,14 @@ public actor CrowdNotifierWarningsClient {
 
     /// Drops kept events whose identities no longer matter (their hours are past what stays are kept for).
     public func retain(identities: Set<[UInt8]>) throws(WarningsSyncError) {
-        for form in [CrowdNotifierEvent.Form.v2, .v3] {
+        for form in CrowdNotifierEvent.Form.allCases {
             state[form].events = state[form].events.filter { identities.contains($0.identity) }
         }
         try persist()
     }
 
     private func persist() throws(WarningsSyncError) {
-        index = CrowdNotifierEventIndex(state.v2.events + state.v3.events)
+        index = CrowdNotifierEventIndex(state.allEvents)
         do { try state.save(to: statePath) } catch { throw .storage }
     }
 
@@ -148,12 +148,38 @@ public struct CrowdNotifierWarningsState: Codable, Equatable, Sendable {
 
     public var v2 = Form()
     public var v3 = Form()
+    public var notifyMeV3 = Form()
 
     public init() {}
 
     subscript(form: CrowdNotifierEvent.Form) -> Form {
-        get { form == .v2 ? v2 : v3 }
-        set { if form == .v2 { v2 = newValue } else { v3 = newValue } }
+        get {
+            switch form {
+            case .v2: v2
+            case .v3: v3
+            case .notifyMeV3: notifyMeV3
+            }
+        }
+        set {
+            switch form {
+            case .v2: v2 = newValue
+            case .v3: v3 = newValue
+            case .notifyMeV3: notifyMeV3 = newValue
+            }
+        }
+    }
+
+    /// The kept events of every form.
+    var allEvents: [CrowdNotifierEvent] { CrowdNotifierEvent.Form.allCases.flatMap { self[$0].events } }
+
+    private enum CodingKeys: String, CodingKey { case v2, v3, notifyMeV3 }
+
+    /// Reads a state written before NotifyMe's v3 form was known too (no `notifyMeV3` key).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        v2 = try container.decode(Form.self, forKey: .v2)
+        v3 = try container.decode(Form.self, forKey: .v3)
+        notifyMeV3 = try container.decodeIfPresent(Form.self, forKey: .notifyMeV3) ?? Form()
     }
 
     static let fileName = "crowdnotifier.json"

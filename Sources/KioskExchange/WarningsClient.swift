@@ -207,7 +207,7 @@ public actor WarningsClient {
 
     /// Whether `name` is one of the CrowdNotifier event files published beside the packages.
     public static func isCrowdNotifierFile(_ name: String) -> Bool {
-        [CrowdNotifierEvent.Form.v2, .v3].contains { name == CrowdNotifierEventPackage.fileName($0) }
+        CrowdNotifierEvent.Form.allCases.contains { name == CrowdNotifierEventPackage.fileName($0) }
     }
 
     /// The presence-tracing parameters matching uses: those the authority published with its signed index, CWA's

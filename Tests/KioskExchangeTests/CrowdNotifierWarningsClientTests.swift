@@ -80,4 +80,41 @@ import Testing
         try await reopened.retain(identities: [try ours.identity(hour: hour + 1, crypto: crypto)])
         #expect(await reopened.index.count == 1)
     }
+
+    /// NotifyMe's v3 backend file is read beside the others, and a state written before that form was known still
+    /// loads with what it kept.
+    @Test func notifyMesV3FileIsReadAndAnOlderStateStillLoads() async throws {
+        let state = try TemporaryDirectory()
+        let stick = try TemporaryDirectory()
+        defer {
+            state.remove()
+            stick.remove()
+        }
+        let authority = try ECDSAPrivateKey()
+        let ours = try keys(5)
+        let hour: Int64 = 497_222
+        let event = try CrowdNotifierEvent.sealNotifyMeV3(
+            keys: ours, hour: hour, start: hour * 3600, end: hour * 3600 + 600,
+            nonce: try crypto.randomBytes(count: 24), crypto: crypto, box: box)
+        let bytes = try CrowdNotifierEventPackage(form: .notifyMeV3, createdAt: 10, events: [event]).bytes()
+        let name = stick.path + "/" + CrowdNotifierEventPackage.fileName(.notifyMeV3)
+        try Data(bytes).write(to: URL(fileURLWithPath: name))
+        try Data(try authority.signature(for: bytes)).write(to: URL(fileURLWithPath: name + ".sig"))
+        #expect(CrowdNotifierWarningsClient.holdsEvents(stick.path))
+        let client = CrowdNotifierWarningsClient(
+            baseURL: "http://127.0.0.1:9/warnings", verifier: try authority.publicKey(), stateDirectory: state.path)
+        let report = try await client.sync(
+            interestingIdentities: [try ours.identity(hour: hour, crypto: crypto)], fromDirectory: stick.path)
+        #expect(report.filesTaken == 1 && report.eventsKept == 1 && report.rejected.isEmpty)
+        #expect(await client.index.events(identity: event.identity) == [event])
+
+        // The state file as a kiosk wrote it before: no notifyMeV3 key.
+        let v3Only = #"{"v2":{"events":[]},"v3":{"createdAt":7,"events":[]}}"#
+        try Data(v3Only.utf8).write(to: URL(fileURLWithPath: state.path + "/crowdnotifier.json"))
+        let reopened = CrowdNotifierWarningsClient(
+            baseURL: "http://127.0.0.1:9/warnings", verifier: try authority.publicKey(), stateDirectory: state.path)
+        #expect(await reopened.state.v3.createdAt == 7)
+        let notifyMe = await reopened.state.notifyMeV3
+        #expect(notifyMe.events.isEmpty && notifyMe.createdAt == nil)
+    }
 }

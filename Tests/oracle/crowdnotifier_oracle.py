@@ -23,7 +23,9 @@ Specification used (docs/PROTOCOL.md §7 of the kiosk says the same in its own w
   events: v3 ProblematicEvent{1 version, 2 identity, 3 secretKeyForIdentity, 4 day, 5 encryptedAssociatedData,
       6 cipherTextNonce}, AssociatedData{1 version, 2 message, 3 startTimestamp, 4 endTimestamp, 5 countryData}
       sealed with crypto_secretbox(notificationKey); v2 ProblematicEvent{1 identity, 2 secretKeyForIdentity,
-      3 startTime ms, 4 endTime ms, 5 nonce, 6 message (sealed)}.
+      3 startTime ms, 4 endTime ms, 5 nonce, 6 message (sealed)}; NotifyMe's v3 backend (form 4, for NotifyMe v3/v4
+      venues) ProblematicEvent{1 version, 2 identity, 3 secretKeyForIdentity, 4 startTime ms, 5 endTime ms,
+      6 encryptedAssociatedData, 7 cipherTextNonce}, AssociatedData{1 version, 2 message, 3 countryData} sealed.
 """
 import argparse
 import base64
@@ -123,6 +125,8 @@ class Venue:
             self.preid = sha256(b"CN-PREID" + payload + self.nonce_preid)
             self.url = prefix + base64.urlsafe_b64encode(payload).decode().rstrip("=")
             self.format = "swisscovid" if swiss else "notifyme"
+            # A NotifyMe server publishes its events in its own v3 layout (form 4); SwissCovid's in form 3.
+            self.published_form = 3 if swiss or rng.random() < 0.5 else 4
 
     def identity(self, hour):
         if self.scheme == "v2":
@@ -133,7 +137,7 @@ class Venue:
         return sha256(b"CN-ID" + self.preid + time + timekey)
 
     def form(self):
-        return 2 if self.scheme == "v2" else 3
+        return 2 if self.scheme == "v2" else self.published_form
 
 
 def seal_event(rng, venue, hour, start, end, key=None):
@@ -148,15 +152,25 @@ def seal_event(rng, venue, hour, start, end, key=None):
         sealed = box.encrypt(associated, nonce).ciphertext
         return {"form": 3, "identity": venue.identity(hour), "sealed": sealed, "nonce": nonce,
                 "day": (hour * HOUR // DAY) * DAY, "start": start, "end": end}
+    if venue.form() == 4:
+        associated = field_varint(1, 1) + field_bytes(2, message) + field_bytes(3, b"\x08\x01")
+        sealed = box.encrypt(associated, nonce).ciphertext
+        return {"form": 4, "identity": venue.identity(hour), "sealed": sealed, "nonce": nonce,
+                "startMs": start * 1000, "endMs": end * 1000, "start": start, "end": end}
     sealed = box.encrypt(message, nonce).ciphertext
     return {"form": 2, "identity": venue.identity(hour), "sealed": sealed, "nonce": nonce,
             "startMs": start * 1000, "endMs": end * 1000, "start": start, "end": end}
 
 
 def wrapper_bytes(form, events):
-    body = field_varint(1, form)
+    body = field_varint(1, 3 if form == 4 else form)
     for event in events:
-        if form == 3:
+        if form == 4:
+            published = (field_varint(1, 3) + field_bytes(2, event["identity"])
+                         + field_bytes(3, b"\x01" * 48) + field_varint(4, event["startMs"])
+                         + field_varint(5, event["endMs"]) + field_bytes(6, event["sealed"])
+                         + field_bytes(7, event["nonce"]))
+        elif form == 3:
             published = (field_varint(1, 3) + field_bytes(2, event["identity"])
                          + field_bytes(3, b"\x01" * 48) + field_varint(4, event["day"])
                          + field_bytes(5, event["sealed"]) + field_bytes(6, event["nonce"]))

@@ -5,16 +5,20 @@ internal import SwiftProtobuf
 /// A CrowdNotifier problematic event as the kiosk keeps it: a venue's identity for one hour, published by a health
 /// authority, and the data sealed under the venue's notification key that says when the event was.
 ///
-/// Two published forms (`docs/PROTOCOL.md` §7):
+/// Three published forms (`docs/PROTOCOL.md` §7):
 /// - `v3`: SwissCovid's and the CrowdNotifier SDKs' `ProblematicEvent {version, identity, secretKeyForIdentity, day,
 ///   encryptedAssociatedData, cipherTextNonce}`; the sealed `AssociatedData {version, message, startTimestamp,
 ///   endTimestamp, countryData}` holds the window in seconds.
 /// - `v2`: NotifyMe's v2 `ProblematicEvent {identity, secretKeyForIdentity, startTime, endTime, nonce, message}`: the
 ///   window in clear (milliseconds), `message` sealed.
+/// - `notifyMeV3`: NotifyMe's v3 backend `ProblematicEvent {version, identity, secretKeyForIdentity, startTime,
+///   endTime, encryptedAssociatedData, cipherTextNonce}` for v3 codes: the window in clear (milliseconds), the sealed
+///   `AssociatedData {version, message, countryData}` only authenticates the event under the venue's key.
 public struct CrowdNotifierEvent: Sendable, Hashable, Codable {
-    public enum Form: UInt8, Sendable, Codable {
-        case v2 = 2
+    public enum Form: UInt8, Sendable, Codable, CaseIterable {
         case v3 = 3
+        case v2 = 2
+        case notifyMeV3 = 4
     }
 
     public var form: Form
@@ -22,9 +26,9 @@ public struct CrowdNotifierEvent: Sendable, Hashable, Codable {
     public var identity: [UInt8]
     /// 24 bytes (XSalsa20-Poly1305).
     public var nonce: [UInt8]
-    /// v3: `encryptedAssociatedData`; v2: `message`.
+    /// v3 and NotifyMe v3: `encryptedAssociatedData`; v2: `message`.
     public var sealed: [UInt8]
-    /// v2 only: the clear window in milliseconds (0 for v3).
+    /// v2 and NotifyMe v3: the clear window in milliseconds (0 for v3).
     public var startMs: Int64
     public var endMs: Int64
     /// v3 only: `day`, the start of the UTC day of the event's hour (UNIX seconds). Published, not used in matching.
@@ -54,10 +58,13 @@ public struct CrowdNotifierEvent: Sendable, Hashable, Codable {
         guard var plaintext = try? box.open(sealed, nonce: nonce, key: notificationKey) else { return nil }
         defer { Self.wipe(&plaintext) }
         switch form {
-        case .v2:
-            let start = CrowdNotifierVenueKeys.floorDivide(startMs, 1000)
-            let end = -CrowdNotifierVenueKeys.floorDivide(-endMs, 1000)
-            return end > start ? (start, end) : nil
+        case .v2: return clearWindow
+        case .notifyMeV3:
+            guard
+                (try? NotifyMeV3_AssociatedData(
+                    serializedBytes: plaintext, options: CrowdNotifierEventPackage.decodingOptions)) != nil
+            else { return nil }
+            return clearWindow
         case .v3:
             guard
                 let data = try? SwissCovid_AssociatedData(
@@ -66,6 +73,13 @@ public struct CrowdNotifierEvent: Sendable, Hashable, Codable {
             else { return nil }
             return (data.startTimestamp, data.endTimestamp)
         }
+    }
+
+    /// The clear window (milliseconds) in whole seconds, start rounded down and end up; nil when empty.
+    private var clearWindow: (start: Int64, end: Int64)? {
+        let start = CrowdNotifierVenueKeys.floorDivide(startMs, 1000)
+        let end = -CrowdNotifierVenueKeys.floorDivide(-endMs, 1000)
+        return end > start ? (start, end) : nil
     }
 
     /// Seals a v3 event's associated data (the authority's side, and the tests'): `AssociatedData {version 1,
@@ -109,16 +123,34 @@ public struct CrowdNotifierEvent: Sendable, Hashable, Codable {
             startMs: start * 1000, endMs: end * 1000)
     }
 
+    /// Seals an event in NotifyMe's v3 backend form (the window in clear, `AssociatedData {version 1, message}`
+    /// sealed), as a NotifyMe server publishes it for a v3 code.
+    public static func sealNotifyMeV3(
+        keys: CrowdNotifierVenueKeys, hour: Int64, start: Int64, end: Int64, message: String = "", nonce: [UInt8],
+        crypto: some CryptoProvider, box: some SecretBox
+    ) throws(CryptoError) -> CrowdNotifierEvent {
+        var data = NotifyMeV3_AssociatedData()
+        data.version = 1
+        data.message = message
+        var plaintext: [UInt8]
+        do { plaintext = try data.serializedBytes() } catch { throw .libraryFailure("protobuf") }
+        defer { wipe(&plaintext) }
+        return CrowdNotifierEvent(
+            form: .notifyMeV3, identity: try keys.identity(hour: hour, crypto: crypto), nonce: nonce,
+            sealed: try box.seal(plaintext, nonce: nonce, key: keys.notificationKey), startMs: start * 1000,
+            endMs: end * 1000)
+    }
+
     static func wipe(_ bytes: inout [UInt8]) {
         for index in bytes.indices { bytes[index] = 0 }
     }
 }
 
 /// CKCN/1, the kiosk's signed wrapper of a published `ProblematicEventWrapper`:
-/// `"CKCN" | u8 version=1 | u8 form (2 or 3) | u64 createdAt (UNIX seconds) | ProblematicEventWrapper bytes`, beside a
-/// detached DER ECDSA P-256 / SHA-256 signature over the whole file under the authority's CKPW/1 key. The wrapper
-/// bytes are exactly what SwissCovid (form 3) or NotifyMe v2 (form 2) servers publish, so an authority can re-sign
-/// another system's feed as it is.
+/// `"CKCN" | u8 version=1 | u8 form (2, 3 or 4) | u64 createdAt (UNIX seconds) | ProblematicEventWrapper bytes`,
+/// beside a detached DER ECDSA P-256 / SHA-256 signature over the whole file under the authority's CKPW/1 key. The
+/// wrapper bytes are exactly what SwissCovid (form 3), NotifyMe v2 (form 2) or NotifyMe v3 (form 4) servers publish,
+/// so an authority can re-sign another system's feed as it is.
 public struct CrowdNotifierEventPackage: Sendable, Equatable {
     public static let magic = Array("CKCN".utf8)
     public static let version: UInt8 = 1
@@ -176,6 +208,14 @@ public struct CrowdNotifierEventPackage: Sendable, Equatable {
                         form: .v2, identity: [UInt8]($0.identity), nonce: [UInt8]($0.nonce),
                         sealed: [UInt8]($0.message), startMs: $0.startTime, endMs: $0.endTime)
                 }
+            case .notifyMeV3:
+                let wrapper = try NotifyMeV3_ProblematicEventWrapper(
+                    serializedBytes: body, options: Self.decodingOptions)
+                events = wrapper.events.map {
+                    CrowdNotifierEvent(
+                        form: .notifyMeV3, identity: [UInt8]($0.identity), nonce: [UInt8]($0.cipherTextNonce),
+                        sealed: [UInt8]($0.encryptedAssociatedData), startMs: $0.startTime, endMs: $0.endTime)
+                }
             }
         } catch {
             throw .malformed
@@ -217,6 +257,20 @@ public struct CrowdNotifierEventPackage: Sendable, Equatable {
                     return published
                 }
                 out += try wrapper.serializedBytes() as [UInt8]
+            case .notifyMeV3:
+                var wrapper = NotifyMeV3_ProblematicEventWrapper()
+                wrapper.version = 3
+                wrapper.events = events.map { event in
+                    var published = NotifyMeV3_ProblematicEvent()
+                    published.version = 3
+                    published.identity = Data(event.identity)
+                    published.startTime = event.startMs
+                    published.endTime = event.endMs
+                    published.encryptedAssociatedData = Data(event.sealed)
+                    published.cipherTextNonce = Data(event.nonce)
+                    return published
+                }
+                out += try wrapper.serializedBytes() as [UInt8]
             }
         } catch {
             throw .malformed
@@ -225,7 +279,13 @@ public struct CrowdNotifierEventPackage: Sendable, Equatable {
     }
 
     /// The published file name of each form, beside `index.json` under the authority's base address.
-    public static func fileName(_ form: CrowdNotifierEvent.Form) -> String { "crowdnotifier-v\(form.rawValue).bin" }
+    public static func fileName(_ form: CrowdNotifierEvent.Form) -> String {
+        switch form {
+        case .v3: "crowdnotifier-v3.bin"
+        case .v2: "crowdnotifier-v2.bin"
+        case .notifyMeV3: "crowdnotifier-notifyme-v3.bin"
+        }
+    }
 
     static var decodingOptions: BinaryDecodingOptions {
         var options = BinaryDecodingOptions()

@@ -66,17 +66,25 @@ import Testing
         _ keys: CrowdNotifierVenueKeys, form: CrowdNotifierEvent.Form, hour: Int64, start: Int64, end: Int64
     ) throws -> CrowdNotifierEvent {
         let nonce = try crypto.randomBytes(count: 24)
-        return form == .v3
-            ? try CrowdNotifierEvent.sealV3(
+        switch form {
+        case .v3:
+            return try CrowdNotifierEvent.sealV3(
                 keys: keys, hour: hour, start: start, end: end, nonce: nonce, crypto: crypto, box: box)
-            : try CrowdNotifierEvent.sealV2(
+        case .v2:
+            return try CrowdNotifierEvent.sealV2(
                 keys: keys, hour: hour, start: start, end: end, nonce: nonce, crypto: crypto, box: box)
+        case .notifyMeV3:
+            return try CrowdNotifierEvent.sealNotifyMeV3(
+                keys: keys, hour: hour, start: start, end: end, nonce: nonce, crypto: crypto, box: box)
+        }
     }
 
-    @Test(arguments: [CrowdNotifierEvent.Form.v3, .v2])
+    /// Each published form (SwissCovid's v3, NotifyMe v2, NotifyMe's own v3 backend layout) warns the overlapping
+    /// stay of its venue and nothing else.
+    @Test(arguments: CrowdNotifierEvent.Form.allCases)
     func anOverlappingEventWarnsAndNothingElseDoes(_ form: CrowdNotifierEvent.Form) throws {
         let keys = try #require(
-            form == .v3
+            form != .v2
                 ? try swissCovidVenue().crowdNotifier
                 : try VenueCodeParser.parse(Self.notifyMeV2Code(seed: 3), crypto: crypto).crowdNotifier)
         let other = try #require(try VenueCodeParser.parse(Self.notifyMeV2Code(seed: 4), crypto: crypto).crowdNotifier)
@@ -177,6 +185,17 @@ import Testing
             form: .v2, createdAt: 1,
             events: [try event(keys, form: .v2, hour: hour, start: hour * 3600, end: hour * 3600 + 60)])
         #expect(try CrowdNotifierEventPackage(unverifiedBytes: try v2.bytes()) == v2)
+        // NotifyMe's v3 backend layout: its own file name, and the form byte decides how the wrapper is read.
+        let notifyMe = CrowdNotifierEventPackage(
+            form: .notifyMeV3, createdAt: 2,
+            events: [try event(keys, form: .notifyMeV3, hour: hour, start: hour * 3600, end: hour * 3600 + 60)])
+        let notifyMeBytes = try notifyMe.bytes()
+        #expect(try CrowdNotifierEventPackage(unverifiedBytes: notifyMeBytes) == notifyMe)
+        #expect(CrowdNotifierEventPackage.fileName(.notifyMeV3) == "crowdnotifier-notifyme-v3.bin")
+        var relabelled = notifyMeBytes
+        relabelled[5] = CrowdNotifierEvent.Form.v3.rawValue
+        // Read as SwissCovid's layout the fields do not fit: no event comes out of it.
+        #expect((try? CrowdNotifierEventPackage(unverifiedBytes: relabelled))?.events.isEmpty ?? true)
         #expect(throws: WarningPackageError.notAPackage) { try CrowdNotifierEventPackage(unverifiedBytes: [1, 2]) }
     }
 }
