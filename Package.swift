@@ -55,8 +55,10 @@ let package = Package(
         .systemLibrary(name: "CKioskPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CKioskZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CKioskCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
-        .systemLibrary(name: "CKioskEspeak", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
-        .systemLibrary(name: "CKioskALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        // Headers only: espeak-ng and alsa-lib are loaded at run time, when the kiosk first speaks (no pkg-config, so
+        // nothing links them; their headers lie in the default include path).
+        .systemLibrary(name: "CKioskEspeak", providers: [.apt(["libespeak-ng-dev"])]),
+        .systemLibrary(name: "CKioskALSA", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CKioskSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         // libc calls the Glibc module lacks (pseudo-terminals, the kernel's clock state).
         .systemLibrary(name: "CKioskLinux"),
@@ -117,7 +119,8 @@ let package = Package(
         ),
         // libcurl, the one owner: the kiosk's only HTTP client (so the board's binary links no NIO).
         .target(name: "KioskHTTP", dependencies: ["CKioskCurl", "KioskPOSIX"], swiftSettings: strictness),
-        // Speech, the one owner of both its C libraries: espeak-ng (text to samples) and ALSA (samples to the jack).
+        // Speech, the one owner of both its C libraries: espeak-ng (text to samples) and ALSA (samples to the jack),
+        // each loaded on the first utterance and unloaded when the visitor who asked has left.
         .target(
             name: "KioskSpeech",
             dependencies: ["CKioskEspeak", "CKioskALSA", "KioskCore", logging],

@@ -4,6 +4,8 @@
 public struct ALSAError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Which step failed.
     public enum Operation: String, Sendable {
+        /// Loading alsa-lib itself (`libasound.so.2`).
+        case load
         /// `snd_pcm_open`.
         case open
         /// `snd_pcm_set_params`: the device does not take the format, rate or channel count.
@@ -36,6 +38,8 @@ public struct ALSAError: Error, Equatable, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch (operation, code) {
+        case (.load, _):
+            "the sound library could not be loaded (\(message)): install libasound2 (board/install.sh does)"
         case (.open, Self.noSuchDevice):
             "no sound device '\(device)': ALSA knows no device of that name, or its card is not present, so the kiosk"
                 + " runs without speech (`aplay -L` lists the devices; check speech.device in the configuration)"

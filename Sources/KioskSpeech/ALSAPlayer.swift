@@ -4,7 +4,8 @@ internal import Synchronization
 
 /// Plays sound on an ALSA device: the board's headphone jack, a USB sound card, or any name `aplay -L` lists.
 ///
-/// The device is opened for each sound and closed after it (a USB sound card may be plugged in or out between
+/// alsa-lib is loaded when a device is first opened and unloaded by `release()` (`ALSALibrary`). The device is
+/// opened for each sound and closed after it (a USB sound card may be plugged in or out between
 /// two; a fresh open notices), at the configured volume, applied to the samples in software (`PCMAudio.scaled`),
 /// so it works the same on every card, mixer or not. Samples go out in small blocks (20 ms) so that a stop is
 /// heard within about a block: between blocks the player asks whether to stop and, if so, drops what the device
@@ -80,6 +81,14 @@ public struct ALSAPlayer: Sendable {
     public func check(sampleRate: Int) throws(ALSAError) {
         _ = try PCMStream(device: device, sampleRate: sampleRate, latency: latency)
     }
+
+    /// Lets go of alsa-lib: unloads it now, or when the sound playing ends. The next sound loads it again. Returns
+    /// whether it was loaded.
+    @discardableResult
+    public static func release() -> Bool { ALSALibrary.unload() }
+
+    /// Whether alsa-lib is loaded now.
+    public static var isLoaded: Bool { ALSALibrary.isLoaded }
 }
 
 /// A flag another thread sets to stop playback.
@@ -89,46 +98,96 @@ final class StopFlag: Sendable {
     var isSet: Bool { flag.load(ordering: .relaxed) }
 }
 
+/// alsa-lib, loaded (`dlopen`) when a device is first opened and unloaded by `unload()` once no device is open (the
+/// speaker lets it go when the visitor who asked has left): an idle kiosk holds neither the library nor the
+/// configuration it caches. Opens are made one at a time (alsa-lib reads its configuration on the first).
+enum ALSALibrary {
+    struct State: @unchecked Sendable {
+        var library = kiosk_alsa_library()
+        /// Devices open now.
+        var users = 0
+        /// Unload when the last device closes.
+        var unloadWhenUnused = false
+    }
+
+    static let state = Mutex(State())
+
+    /// Opens `device` for playback, loading the library if needed; the stream holds the library until it closes.
+    static func open(_ device: String) throws(ALSAError) -> (OpaquePointer, kiosk_alsa_library) {
+        try state.withLock { state throws(ALSAError) -> (OpaquePointer, kiosk_alsa_library) in
+            if state.library.library == nil {
+                guard kiosk_alsa_load(&state.library) == 0 else {
+                    let reason = kiosk_alsa_load_error().map { String(cString: $0) } ?? "libasound.so.2 not found"
+                    throw ALSAError(.load, device: device, code: -1, message: reason)
+                }
+            }
+            var pcm: OpaquePointer?
+            let opened = state.library.pcm_open(&pcm, device, SND_PCM_STREAM_PLAYBACK, 0)
+            guard opened == 0, let pcm else {
+                let message = PCMStream.message(opened, state.library)
+                if state.users == 0 { kiosk_alsa_unload(&state.library) }
+                throw ALSAError(.open, device: device, code: opened, message: message)
+            }
+            state.users += 1
+            state.unloadWhenUnused = false
+            return (pcm, state.library)
+        }
+    }
+
+    /// Closes a stream's handle; the last one closed after `unload()` unloads the library.
+    static func close(_ handle: OpaquePointer) {
+        state.withLock { state in
+            _ = state.library.pcm_close(handle)
+            state.users -= 1
+            if state.users == 0, state.unloadWhenUnused {
+                kiosk_alsa_unload(&state.library)
+                state.unloadWhenUnused = false
+            }
+        }
+    }
+
+    /// Unloads the library now if no device is open, else when the last one closes. Returns whether it was loaded.
+    @discardableResult
+    static func unload() -> Bool {
+        state.withLock { state in
+            guard state.library.library != nil else { return false }
+            if state.users == 0 { kiosk_alsa_unload(&state.library) } else { state.unloadWhenUnused = true }
+            return true
+        }
+    }
+
+    static var isLoaded: Bool { state.withLock { $0.library.library != nil } }
+}
+
 /// The one owner of an open ALSA playback handle, closed in `deinit`.
 struct PCMStream: ~Copyable {
     private let handle: OpaquePointer
+    private let alsa: kiosk_alsa_library
     private let device: String
     private let sampleRate: Int
     private let latency: Duration
 
-    /// alsa-lib reads and caches its configuration on the first open; opens are made one at a time, and its
-    /// messages on standard error are silenced once (`ALSAError` reports what failed).
-    private static let opening = Mutex<Bool>(false)
-
     init(device: String, sampleRate: Int, latency: Duration) throws(ALSAError) {
-        var pcm: OpaquePointer?
-        let opened = Self.opening.withLock { silenced in
-            if !silenced {
-                _ = kiosk_alsa_silence_library_errors()
-                silenced = true
-            }
-            return snd_pcm_open(&pcm, device, SND_PCM_STREAM_PLAYBACK, 0)
-        }
-        guard opened == 0, let pcm else {
-            throw ALSAError(.open, device: device, code: opened, message: Self.message(opened))
-        }
+        let (pcm, alsa) = try ALSALibrary.open(device)
         // At least a millisecond, whatever the caller asked for.
         let microseconds = UInt32(clamping: max(Int((latency / .microseconds(1)).rounded()), 1000))
-        let configured = snd_pcm_set_params(
+        let configured = alsa.pcm_set_params(
             pcm, SND_PCM_FORMAT_S16_LE, SND_PCM_ACCESS_RW_INTERLEAVED, 1, UInt32(clamping: sampleRate), 1,
             microseconds)
         guard configured == 0 else {
-            snd_pcm_close(pcm)
-            throw ALSAError(.setParameters, device: device, code: configured, message: Self.message(configured))
+            let message = Self.message(configured, alsa)
+            ALSALibrary.close(pcm)
+            throw ALSAError(.setParameters, device: device, code: configured, message: message)
         }
         self.handle = pcm
+        self.alsa = alsa
         self.device = device
         self.sampleRate = sampleRate
         self.latency = latency
     }
 
     deinit {
-        snd_pcm_close(handle)
+        ALSALibrary.close(handle)
     }
 
     /// Writes `audio` block by block, paced to real time, asking `shouldStop` before each block and while the end
@@ -140,19 +199,19 @@ struct PCMStream: ~Copyable {
         var written = 0
         while written < samples.count {
             if shouldStop() {
-                snd_pcm_drop(handle)
+                _ = alsa.pcm_drop(handle)
                 return .interrupted
             }
             let count = min(block, samples.count - written)
             let result = samples.withUnsafeBufferPointer { buffer -> Int in
                 guard let base = buffer.baseAddress else { return 0 }
-                return snd_pcm_writei(handle, base + written, snd_pcm_uframes_t(count))
+                return alsa.pcm_writei(handle, base + written, snd_pcm_uframes_t(count))
             }
             if result >= 0 {
                 written += result
                 // A device that takes samples faster than it plays them: keep at most its latency ahead.
                 if !waitUntil(start + soundLength(written) - latency, shouldStop: shouldStop) {
-                    snd_pcm_drop(handle)
+                    _ = alsa.pcm_drop(handle)
                     return .interrupted
                 }
                 continue
@@ -160,17 +219,17 @@ struct PCMStream: ~Copyable {
             // An underrun (-EPIPE), a suspended device (-ESTRPIPE) or an interrupted call (-EINTR): recover and
             // go on; anything else (the card went away) ends the sound.
             let code = Int32(truncatingIfNeeded: result)
-            guard snd_pcm_recover(handle, code, 1) == 0 else {
-                throw ALSAError(.write, device: device, code: code, message: Self.message(code))
+            guard alsa.pcm_recover(handle, code, 1) == 0 else {
+                throw ALSAError(.write, device: device, code: code, message: Self.message(code, alsa))
             }
         }
         // The last blocks play out: wait for them (and stop them if asked), then let the device finish.
         guard waitUntil(start + soundLength(written), shouldStop: shouldStop) else {
-            snd_pcm_drop(handle)
+            _ = alsa.pcm_drop(handle)
             return .interrupted
         }
         // A failed drain (an underrun at the very end) loses nothing that was still to be heard.
-        _ = snd_pcm_drain(handle)
+        _ = alsa.pcm_drain(handle)
         return .finished
     }
 
@@ -189,8 +248,8 @@ struct PCMStream: ~Copyable {
         }
     }
 
-    static func message(_ code: Int32) -> String {
-        guard let text = snd_strerror(code) else { return "error \(code)" }
+    static func message(_ code: Int32, _ alsa: kiosk_alsa_library) -> String {
+        guard let text = alsa.strerror(code) else { return "error \(code)" }
         return String(cString: text)
     }
 }

@@ -11,6 +11,10 @@ internal import Synchronization
 /// or a `stop()` interrupts it within about one block of sound (20 ms; `ALSAPlayer`), whether it is still being
 /// synthesized or already playing; utterances said while another plays are not queued: only the newest is spoken.
 ///
+/// espeak-ng and alsa-lib are loaded when the first utterance is spoken and let go of (unloaded, with espeak-ng's
+/// voice data and alsa-lib's configuration) after a `stop()`, which the station sends when the visitor who asked
+/// has left: an idle kiosk holds neither (`EspeakSynthesizer.release()`, `ALSAPlayer.release()`).
+///
 /// A board without a sound device (or a broken espeak-ng) fails soft: the speaker logs the reason once, at error
 /// level and never with the utterance's text, keeps the reason in `lastError` and goes on trying with each new
 /// utterance (a USB sound card may be plugged in later); once speech works again it says so once. At the
@@ -68,6 +72,10 @@ final class SpeechMailbox: Sendable {
         var quietSince: ContinuousClock.Instant?
         /// The failure last logged; nil once speech worked again.
         var reported: String?
+        /// A stop came after the last utterance: let go of espeak-ng and alsa-lib once quiet.
+        var releaseDue = false
+        /// How many times the thread let go of them (for the tests).
+        var releases = 0
     }
 
     private let state = Mutex(State())
@@ -88,6 +96,7 @@ final class SpeechMailbox: Sendable {
             guard !state.closed else { return false }
             state.generation &+= 1
             state.pending = utterance
+            state.releaseDue = utterance == nil && state.threadStarted
             if utterance != nil { state.speaking = true }
             guard utterance != nil, !state.threadStarted else { return false }
             state.threadStarted = true
@@ -114,8 +123,22 @@ final class SpeechMailbox: Sendable {
     var isSpeaking: Bool { state.withLock { $0.speaking } }
     var quietSince: ContinuousClock.Instant? { state.withLock { $0.quietSince } }
     var lastError: String? { state.withLock { $0.reported } }
+    var releases: Int { state.withLock { $0.releases } }
 
+    /// Checks, then lets go of the libraries again unless something is being said.
     func check() -> String {
+        let answer = checkLoaded()
+        if !isSpeaking { Self.release() }
+        return answer
+    }
+
+    /// Unloads espeak-ng and alsa-lib (alsa-lib once the sound playing ends).
+    static func release() {
+        EspeakSynthesizer.release()
+        ALSAPlayer.release()
+    }
+
+    private func checkLoaded() -> String {
         guard player.volume > 0 else { return "muted (volume 0)" }
         do throws(EspeakError) {
             let rate = try EspeakSynthesizer.sampleRate()
@@ -142,21 +165,27 @@ final class SpeechMailbox: Sendable {
             wakeUp.wait()
             enum Next {
                 case speak(Utterance, UInt64)
-                case idle, end
+                case idle, release, end
             }
             let next = state.withLock { state -> Next in
                 if state.closed { return .end }
                 guard let utterance = state.pending else {
                     if state.speaking { state.quietSince = .now }
                     state.speaking = false
-                    return .idle
+                    defer { state.releaseDue = false }
+                    return state.releaseDue ? .release : .idle
                 }
                 state.pending = nil
                 return .speak(utterance, state.generation)
             }
             switch next {
-            case .end: return
+            case .end:
+                Self.release()
+                return
             case .idle: continue
+            case .release:
+                Self.release()
+                state.withLock { $0.releases += 1 }
             case .speak(let utterance, let generation):
                 speak(utterance, generation: generation)
                 state.withLock { state in

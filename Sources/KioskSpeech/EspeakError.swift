@@ -16,6 +16,9 @@ public enum EspeakError: Error, Equatable, Sendable, CustomStringConvertible {
     case textTooLong(bytes: Int, limit: Int)
     /// The caller asked to stop (a newer utterance, or `stop()`) while the samples were being made.
     case cancelled
+    /// espeak-ng was let go of but stayed in memory (something else in the process holds it): terminated, it cannot
+    /// start again until the kiosk restarts.
+    case notReloadable
 
     public var description: String {
         switch self {
@@ -34,6 +37,8 @@ public enum EspeakError: Error, Equatable, Sendable, CustomStringConvertible {
             "the utterance is \(bytes) bytes long, more than the \(limit) one utterance may have"
         case .cancelled:
             "the utterance was cancelled while it was being synthesized"
+        case .notReloadable:
+            "espeak-ng stayed in memory after it was let go of and cannot start again: restart the kiosk"
         }
     }
 }

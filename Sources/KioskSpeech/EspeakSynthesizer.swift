@@ -5,7 +5,9 @@ internal import Synchronization
 /// Text to speech with espeak-ng: an utterance in one of the kiosk's languages becomes 16-bit mono samples.
 ///
 /// espeak-ng keeps all its state in globals and is not thread-safe, so every call into it, from every synthesizer
-/// of the process, goes through one lock (`EspeakEngine`), and the library is initialized once, on first use. Its
+/// of the process, goes through one lock (`EspeakEngine`). The library is not linked: it is loaded (`dlopen`) and
+/// initialized on first use, and unloaded by `release()` (the speakers call it once the visitor who asked has left),
+/// so an idle kiosk holds neither espeak-ng, the sound libraries it brings, nor its voice data. Its
 /// synchronous output mode is used: `espeak_Synth` makes the samples on the calling thread and hands them to a
 /// callback, nothing is played by espeak-ng itself. Synthesis blocks for a few milliseconds to a few tens of
 /// milliseconds a sentence (more on a Raspberry Pi): call it off Swift's cooperative pool.
@@ -68,29 +70,65 @@ public struct EspeakSynthesizer: Sendable {
             utterance.text, language: utterance.language, shouldContinue: shouldContinue)
     }
 
-    /// The sample rate espeak-ng synthesizes at (22050 Hz with its own voices); initializes espeak-ng if needed.
+    /// The sample rate espeak-ng synthesizes at (22050 Hz with its own voices); loads and initializes espeak-ng if
+    /// needed.
     public static func sampleRate() throws(EspeakError) -> Int {
         try EspeakEngine.sampleRate()
     }
+
+    /// Lets go of espeak-ng: terminates it and unloads the library (waiting for a synthesis in progress to end). The
+    /// next synthesis loads it again. Returns whether it was loaded.
+    @discardableResult
+    public static func release() -> Bool {
+        EspeakEngine.release()
+    }
+
+    /// Whether espeak-ng is loaded now (for the tests and the daemon's status).
+    public static var isLoaded: Bool { EspeakEngine.isLoaded }
 }
 
-/// The one way into espeak-ng's global state: initialized once, then one call at a time under the lock.
+/// The one way into espeak-ng's global state: loaded and initialized on first use, then one call at a time under
+/// the lock, until released.
 enum EspeakEngine {
-    /// The sample rate once espeak-ng is initialized, or why it could not be; nil until the first use.
-    private static let initialized = Mutex<Result<Int, EspeakError>?>(nil)
+    /// The loaded library and the sample rate once espeak-ng is initialized, or why it could not be; nil until the
+    /// first use and after a release.
+    struct Loaded: @unchecked Sendable {
+        var library: kiosk_espeak_library
+        var outcome: Result<Int, EspeakError>
+    }
+
+    private static let initialized = Mutex<Loaded?>(nil)
 
     static func sampleRate() throws(EspeakError) -> Int {
-        try initialized.withLock { state throws(EspeakError) in try initializeOnce(&state) }
+        try initialized.withLock { state throws(EspeakError) in try initializeOnce(&state).rate }
+    }
+
+    static var isLoaded: Bool { initialized.withLock { $0?.library.library != nil } }
+
+    /// Terminates and unloads espeak-ng, unless it was in the process before it was loaded here (then it stays, as
+    /// it is, initialized). espeak-ng 1.51 cannot be initialized again after `espeak_ng_Terminate` in the same
+    /// loaded copy (its synchronization then waits for ever), so it is terminated only when it is unloaded.
+    static func release() -> Bool {
+        initialized.withLock { state in
+            guard var loaded = state, loaded.library.shared == 0 else { return false }
+            if case .success = loaded.outcome { _ = loaded.library.terminate() }
+            let gone = kiosk_espeak_unload(&loaded.library) == 0
+            // Stayed in memory after all (held elsewhere): it is terminated, so it is not to be used again.
+            state = gone ? nil : Loaded(library: kiosk_espeak_library(), outcome: .failure(.notReloadable))
+            // What espeak-ng freed (its voice data, dictionaries) goes back to the system, not only to malloc.
+            malloc_trim(0)
+            return gone
+        }
     }
 
     static func synthesize(_ text: String, voice: String, rate: Int, shouldContinue: () -> Bool)
         throws(EspeakError) -> PCMAudio
     {
         try initialized.withLock { state throws(EspeakError) -> PCMAudio in
-            let sampleRate = try initializeOnce(&state)
+            let (sampleRate, espeak) = try initializeOnce(&state)
             // A voice that cannot be set leaves the previous one in place: never speak in the wrong language.
-            guard espeak_ng_SetVoiceByName(voice) == ENS_OK else { throw .voiceNotFound(voice: voice) }
-            let status = espeak_ng_SetParameter(espeakRATE, Int32(rate), 0)
+            guard espeak.set_voice_by_name(voice) == ENS_OK else { throw .voiceNotFound(voice: voice) }
+            let status = espeak.set_parameter(espeakRATE, Int32(rate), 0)
             guard status == ENS_OK else {
                 throw .rateRefused(wordsPerMinute: rate, status: UInt32(truncatingIfNeeded: status.rawValue))
             }
@@ -99,11 +137,11 @@ enum EspeakEngine {
                 let context = Unmanaged.passUnretained(collector).toOpaque()
                 let result = withExtendedLifetime(collector) {
                     text.withCString { pointer in
-                        espeak_Synth(
+                        espeak.synth(
                             pointer, text.utf8.count + 1, 0, POS_CHARACTER, 0, UInt32(espeakCHARS_UTF8), nil, context)
                     }
                 }
-                let synchronized = espeak_ng_Synchronize()
+                let synchronized = espeak.synchronize()
                 if collector.stopped { throw .cancelled }
                 guard result == EE_OK else {
                     throw .synthesisFailed(status: result.rawValue, message: Self.describe(result))
@@ -111,45 +149,55 @@ enum EspeakEngine {
                 guard synchronized == ENS_OK else {
                     throw .synthesisFailed(
                         status: Int32(bitPattern: UInt32(truncatingIfNeeded: synchronized.rawValue)),
-                        message: Self.message(synchronized))
+                        message: Self.message(synchronized, espeak))
                 }
                 return PCMAudio(samples: collector.samples, sampleRate: sampleRate)
             }
         }
     }
 
-    /// Initializes espeak-ng on first use (the path of its data is its default, or `ESPEAK_DATA_PATH`); later
-    /// calls return the first outcome, a failure included.
-    private static func initializeOnce(_ state: inout Result<Int, EspeakError>?) throws(EspeakError) -> Int {
-        if let state { return try state.get() }
+    /// Loads and initializes espeak-ng on first use (the path of its data is its default, or `ESPEAK_DATA_PATH`);
+    /// later calls return the first outcome, a failure included, until a release. A library that cannot be loaded
+    /// is tried again at the next call (it may be installed meanwhile).
+    private static func initializeOnce(_ state: inout Loaded?) throws(EspeakError) -> (
+        rate: Int, library: kiosk_espeak_library
+    ) {
+        if let state { return (try state.outcome.get(), state.library) }
+        var espeak = kiosk_espeak_library()
+        guard kiosk_espeak_load(&espeak) == 0 else {
+            let reason = kiosk_espeak_load_error().map { String(cString: $0) } ?? "libespeak-ng.so.1 not found"
+            throw .initializationFailed(status: 0, message: reason)
+        }
         let outcome: Result<Int, EspeakError>
-        espeak_ng_InitializePath(nil)
-        let status = espeak_ng_Initialize(nil)
+        espeak.initialize_path(nil)
+        let status = espeak.initialize(nil)
         if status != ENS_OK {
             outcome = .failure(
-                .initializationFailed(status: UInt32(truncatingIfNeeded: status.rawValue), message: message(status)))
+                .initializationFailed(
+                    status: UInt32(truncatingIfNeeded: status.rawValue), message: message(status, espeak)))
         } else {
-            let output = espeak_ng_InitializeOutput(ENOUTPUT_MODE_SYNCHRONOUS, 0, nil)
+            let output = espeak.initialize_output(ENOUTPUT_MODE_SYNCHRONOUS, 0, nil)
             if output != ENS_OK {
                 outcome = .failure(
-                    .outputUnavailable(status: UInt32(truncatingIfNeeded: output.rawValue), message: message(output)))
+                    .outputUnavailable(
+                        status: UInt32(truncatingIfNeeded: output.rawValue), message: message(output, espeak)))
             } else {
-                espeak_SetSynthCallback(collectSamples)
-                let rate = Int(espeak_ng_GetSampleRate())
+                espeak.set_synth_callback(collectSamples)
+                let rate = Int(espeak.get_sample_rate())
                 outcome =
                     rate > 0
                     ? .success(rate)
                     : .failure(.outputUnavailable(status: 0, message: "no sample rate"))
             }
         }
-        state = outcome
-        return try outcome.get()
+        state = Loaded(library: espeak, outcome: outcome)
+        return (try outcome.get(), espeak)
     }
 
     /// espeak-ng's own text for a status code.
-    private static func message(_ status: espeak_ng_STATUS) -> String {
+    private static func message(_ status: espeak_ng_STATUS, _ espeak: kiosk_espeak_library) -> String {
         var buffer = [CChar](repeating: 0, count: 256)
-        espeak_ng_GetStatusCodeMessage(status, &buffer, buffer.count)
+        espeak.get_status_code_message(status, &buffer, buffer.count)
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 

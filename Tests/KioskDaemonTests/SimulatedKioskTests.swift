@@ -135,6 +135,60 @@ import Testing
         #expect(wav.count > 20_000 && wav.prefix(4) == Data("RIFF".utf8))
     }
 
+    /// Speech only when asked: the idle kiosk has not loaded espeak-ng (nor the sound libraries it brings); a held
+    /// button loads it to say the screen; once the person who asked has left (their time ran out), it is unloaded
+    /// again (all but PulseAudio's libraries, which cannot be). Read from the kiosk process's own memory map.
+    @Test func espeakIsLoadedOnlyWhileAPersonAsksForSpeech() async throws {
+        let directory = try SimulatedKiosk.makeStateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let kiosk = try await SimulatedKiosk(stateDirectory: directory)
+        let maps = "/proc/\(kiosk.process.processIdentifier)/maps"
+        func mapped() throws -> Set<String> {
+            // Read to the end: a /proc file says it is empty, and a reader that trusts its size stops early.
+            let handle = try #require(FileHandle(forReadingAtPath: maps))
+            defer { try? handle.close() }
+            let text = String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
+            return Set(
+                ["libespeak-ng", "libpcaudio", "libsonic", "libpulse", "libasound"].filter { text.contains($0) })
+        }
+        let idle = try mapped()
+        #expect(idle.isEmpty, "loaded at idle: \(idle)")
+        let held = try await kiosk.send(ControlRequest(command: "navigate", button: "hold"))
+        #expect(held.steps.contains { $0.type == "spoke" }, "\(held.lines)")
+        // The recording is made on the speaker's own thread: wait for it (a bound only a hang could miss).
+        let speech = directory + "/simulation/speech/0001.wav"
+        var deadline = ContinuousClock.now + .seconds(120)
+        while !FileManager.default.fileExists(atPath: speech), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let speaking = try mapped()
+        #expect(
+            speaking.contains("libespeak-ng"),
+            "\(speaking) \((try? FileManager.default.contentsOfDirectory(atPath: directory + "/simulation/speech")) ?? [])"
+        )
+        // The person does nothing more: their time runs out, the station stops speech, espeak-ng goes.
+        let later = try await kiosk.send(ControlRequest(command: "advance", seconds: 3600))
+        #expect(later.ok, "\(later.lines)")
+        deadline = ContinuousClock.now + .seconds(120)
+        while try mapped().contains("libespeak-ng"), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        // PulseAudio's client libraries, which espeak-ng's libpcaudio brings, are built never to be unloaded
+        // (`-z nodelete`): they stay once loaded. espeak-ng itself, libpcaudio, libsonic and alsa-lib go.
+        let left = try mapped().subtracting(["libpulse"])
+        #expect(left.isEmpty, "still loaded: \(left)")
+        // Asked again, it comes back.
+        let again = try await kiosk.send(ControlRequest(command: "navigate", button: "hold"))
+        #expect(again.steps.contains { $0.type == "spoke" }, "\(again.lines)")
+        deadline = ContinuousClock.now + .seconds(120)
+        while !FileManager.default.fileExists(atPath: directory + "/simulation/speech/0002.wav"),
+            ContinuousClock.now < deadline
+        {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(FileManager.default.fileExists(atPath: directory + "/simulation/speech/0002.wav"))
+    }
+
     /// A blind visitor who reads French, on the real simulated kiosk with the two buttons and speech only: asks
     /// for speech, chooses French and every later choice by listening, opens the session with the card, hears the
     /// stays, shares two with consent and has them printed. Each utterance is the screen it was said on (or its

@@ -55,6 +55,37 @@ import Testing
         #expect(log.lines.isEmpty)
     }
 
+    /// After a stop (the visitor who asked has left) the speaker's thread lets go of espeak-ng and alsa-lib, and the
+    /// next utterance loads them again and is spoken. (Whether the libraries are mapped is checked on a kiosk
+    /// process of its own, `SimulatedKioskTests/espeakIsLoadedOnlyWhileAPersonAsksForSpeech`: in this process
+    /// other tests speak at the same time.)
+    @Test func aStopLetsGoOfTheLibrariesAndTheNextUtteranceLoadsThem() async throws {
+        let log = CapturedLog()
+        let speaker = BoardSpeaker(player: ALSAPlayer(device: "null"), logger: log.logger())
+        let outcome = await SpeechSamples.onThread { () -> (Int, Int, Bool) in
+            func waitQuiet() {
+                let deadline = ContinuousClock.now + .seconds(60)
+                while speaker.isSpeaking && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.005) }
+            }
+            speaker.say(Utterance(text: "Hello.", language: .en))
+            waitQuiet()
+            let before = speaker.mailbox.releases
+            speaker.stop()
+            let deadline = ContinuousClock.now + .seconds(60)
+            while speaker.mailbox.releases == before && ContinuousClock.now < deadline {
+                Thread.sleep(forTimeInterval: 0.005)
+            }
+            let after = speaker.mailbox.releases
+            speaker.say(Utterance(text: "Again.", language: .en))
+            waitQuiet()
+            return (before, after, speaker.quietSince != nil)
+        }
+        #expect(outcome.0 == 0 && outcome.1 == 1)
+        #expect(outcome.2)
+        #expect(speaker.lastError == nil)
+        #expect(log.lines.isEmpty)
+    }
+
     @Test func aNewerUtteranceInterruptsTheOlder() async throws {
         let speaker = BoardSpeaker(player: ALSAPlayer(device: "null"), logger: CapturedLog().logger())
         let heard = await Self.sayThenInterrupt(speaker, after: .milliseconds(300)) {

@@ -50,9 +50,14 @@ public final class RecordingSpeaker: Speaker {
         }
     }
 
+    /// Stops, and lets go of espeak-ng as the board's speaker does (the station stops speech when the visitor who
+    /// asked has left); the next utterance loads it again.
     public func stop() {
         let stopped = ContinuousClock.now
-        queue.async { [self] in interrupt(at: stopped) }
+        queue.async { [self] in
+            interrupt(at: stopped)
+            EspeakSynthesizer.release()
+        }
     }
 
     /// Everything said, in order (whether or not it could be synthesized).
