@@ -42,9 +42,10 @@ import Testing
         // UI-2 and UI-3: every stay with its venue, day and times, and how many.
         #expect(home.lines.contains("This kiosk holds 3 stays for this card."))
         #expect(home.items.count == 3)
-        #expect(home.items.allSatisfy { $0.contains("Friseur") && $0.contains("2026-03-02") })
+        // In the venue's zone (Europe/Rome, UTC+1 in March), "today" as of the session, never "UTC".
+        #expect(home.items.allSatisfy { $0.contains("Friseur") && $0.contains("today, ") && !$0.contains("UTC") })
         #expect(home.items.first?.contains("open") == true)
-        #expect(home.items.last?.contains("10:00–11:00 UTC, ended") == true)
+        #expect(home.items.last?.contains("today, 11:00\u{2060}–\u{2060}12:00, ended") == true, "\(home.items)")
         // Taking the card away closes it at once: nothing of it on the screen.
         harness.run(.cardRemoved)
         let after = Self.screen(harness)
@@ -246,7 +247,7 @@ import Testing
         harness.run(.chosen("yes"))
         let preview = try #require(harness.delivered.first)
         #expect(preview.items.count == 2 && preview.output == .print)
-        #expect(preview.lines == screen.items)
+        #expect(preview.lines(in: .english, zone: StationFixtures.zone) == screen.items)
         // Asked again every time: a second share starts from nothing selected.
         harness.run(.chosen("share"))
         #expect(Self.screen(harness).choices.filter { $0.label.hasPrefix("Selected") }.isEmpty)
