@@ -1,3 +1,4 @@
+public import Foundation
 public import KioskCore
 public import KioskPrinter
 
@@ -21,10 +22,11 @@ public protocol ReportDelivering: Sendable {
     /// `cwaSubmission` (the same reports as CWA's `SubmissionPayload`, for authorities that take CWA's format) and
     /// `crowdNotifierUpload` (the stays at CrowdNotifier venues as SwissCovid's `UserUploadPayload`) beside it; an
     /// upload carries them all in one request; a receipt prints the batch's codes and the upload's. Returns one line
-    /// for the holder saying what happened. On failure nothing is kept anywhere. A printed receipt is in `language`.
+    /// for the holder saying what happened. On failure nothing is kept anywhere. A printed receipt is in `language`,
+    /// its date in `zone` (the venue's).
     func deliver(
         _ batch: ReportBatch, preview: Preview, cwaSubmission: [UInt8]?, crowdNotifierUpload: [UInt8]?,
-        exportDirectory: String?, language: Language
+        exportDirectory: String?, language: Language, zone: TimeZone
     ) async throws(DeliveryError) -> String
 }
 
@@ -75,7 +77,7 @@ public struct ReportDelivery: ReportDelivering {
 
     public func deliver(
         _ batch: ReportBatch, preview: Preview, cwaSubmission: [UInt8]?, crowdNotifierUpload: [UInt8]?,
-        exportDirectory: String?, language: Language
+        exportDirectory: String?, language: Language, zone: TimeZone
     ) async throws(DeliveryError) -> String {
         let count = "\(preview.reportCount) report\(preview.reportCount == 1 ? "" : "s")"
         switch preview.output {
@@ -85,7 +87,7 @@ public struct ReportDelivery: ReportDelivering {
             do {
                 bytes = try ReportReceipt.escpos(
                     batch: batch, crowdNotifierUpload: crowdNotifierUpload, madeAt: preview.createdAt, paper: paper,
-                    codePage: codePage, language: language)
+                    codePage: codePage, language: language, zone: zone)
             } catch {
                 throw .receipt
             }
@@ -135,7 +137,8 @@ extension ReportDelivering {
     /// where `Preview.carriesCrowdNotifierUpload` says. The one path from a "yes" to the kiosk's edge, for the staff
     /// console's conversation and the holder's own session alike. Returns the line for the holder.
     public func sendConsented(
-        _ preview: Preview, crypto: any CryptoProvider, exportDirectory: String? = nil, language: Language = .fallback
+        _ preview: Preview, crypto: any CryptoProvider, exportDirectory: String? = nil, language: Language = .fallback,
+        zone: TimeZone = .current
     ) async throws(DeliveryError) -> String {
         let batch: ReportBatch
         let cwaSubmission: [UInt8]?
@@ -155,7 +158,7 @@ extension ReportDelivering {
         }
         return try await deliver(
             batch, preview: preview, cwaSubmission: cwaSubmission, crowdNotifierUpload: crowdNotifierUpload,
-            exportDirectory: exportDirectory, language: language)
+            exportDirectory: exportDirectory, language: language, zone: zone)
     }
 
     /// The outputs a holder can choose now: a printer, a mounted USB stick (its folder exists now), an authority.

@@ -1,3 +1,4 @@
+public import Foundation
 public import KioskCore
 
 /// The receipt a positive visitor takes to the test centre: the batch as QR codes (each a complete CKPB/1 text batch,
@@ -11,17 +12,21 @@ public enum ReportReceipt {
     public static let recordsPerCode = 8
 
     /// ESC/POS bytes for `batch` and, when given, `crowdNotifierUpload` (SwissCovid's `UserUploadPayload`, printed as
-    /// `CNUP1:` codes after the batch's, numbered on with them), made at `madeAt` (UNIX seconds; only its UTC date is
-    /// printed), in `language`, its text in `codePage`.
+    /// `CNUP1:` codes after the batch's, numbered on with them), made at `madeAt` (UNIX seconds; only its date in `zone`,
+    /// the venue's, is printed, as `language` writes it), in `language`, its text in `codePage`.
     public static func escpos(
         batch: ReportBatch, crowdNotifierUpload: [UInt8]? = nil, madeAt: Int64, paper: PaperWidth,
-        codePage: PrinterCodePage = .cp1252, language: Language = .fallback
+        codePage: PrinterCodePage = .cp1252, language: Language = .fallback, zone: TimeZone = .current
     ) throws -> [UInt8] {
         let texts = Catalog.of(language)
         var encoder = ESCPOSEncoder(paper: paper, codePage: codePage)
         encoder.initialize()
         encoder.text(texts[.receiptReportTitle], alignment: .center, emphasized: true)
-        encoder.text(texts.text(.receiptReportMade, ["date": TimeText.date(unixSeconds: madeAt)]), alignment: .center)
+        encoder.text(
+            texts.text(
+                .receiptReportMade,
+                ["date": VisitorTime(language, zone: zone).dayWithYear(Date(timeIntervalSince1970: Double(madeAt)))]),
+            alignment: .center)
         encoder.feed(lines: 1)
         let uploadCodes = try crowdNotifierUpload.map { try CrowdNotifierUploadPayload.codeTexts(of: $0) } ?? []
         let codes = ReportSealer.parts(of: batch, recordsPerPart: recordsPerCode).map(\.text) + uploadCodes

@@ -5,7 +5,8 @@ public import KioskCore
 /// personal card carries only its code; the status slip and the warning slip carry nothing personal and no venue.
 public enum StationReceipts {
     /// The receipt for `job` on `paper` in `language` (the language of the person at the kiosk when it is printed),
-    /// its text in `codePage`.
+    /// its text in `codePage`. The warning slip's days are calendar days, written as `language` writes them
+    /// (`VisitorTime.calendarDay`); the status slip is staff's and keeps UTC.
     public static func bytes(
         for job: PrintJob, paper: PaperWidth, codePage: PrinterCodePage = .cp1252, language: Language = .fallback
     ) throws -> [UInt8] {
@@ -57,7 +58,7 @@ public enum StationReceipts {
             encoder.feed(lines: 1)
             encoder.text(texts[slip.exposureDays.count == 1 ? .receiptWarningOneDay : .receiptWarningDays])
             for day in slip.exposureDays {
-                encoder.text(TimeText.date(unixSeconds: day * 86_400), emphasized: true)
+                encoder.text(VisitorTime(language).calendarDay(day), emphasized: true)
             }
             encoder.text(texts[slip.isHighRisk ? .receiptWarningRiskHigh : .receiptWarningRiskLow])
             encoder.feed(lines: 1)

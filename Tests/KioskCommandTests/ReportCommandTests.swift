@@ -129,7 +129,7 @@ import Testing
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(
             result.stdout.contains(
-                "Bakery Rose, Main Street 1, \(TimeText.date(unixSeconds: kiosk.stayStart)) 13:00–14:00, 14:00–14:30 UTC: "
+                "Bakery Rose, Main Street 1, \(TimeText.date(unixSeconds: kiosk.stayStart)), 13:00–14:00, 14:00–14:30 UTC: "
                     + "also sent for warnings in SwissCovid and NotifyMe"), "\(result.stdout)")
         #expect(result.stdout.contains("for SwissCovid's server"))
         let name = try #require(kiosk.exported().first { $0.hasSuffix(".crowdnotifier-upload.pb") })

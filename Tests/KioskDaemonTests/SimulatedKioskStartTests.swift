@@ -158,4 +158,13 @@ import Testing
         #expect(settings.venueCode == SimulatedKioskStartTests.venueURL(seed: 3))
         #expect(DaemonSettings(KioskConfiguration(), secrets: ConfigurationSecrets()).venueCode == nil)
     }
+
+    /// `venue.timeZone` reaches the station (every visitor text with a time); left out, the board's own zone.
+    @Test func theVenuesTimeZoneReachesTheStation() throws {
+        let configuration = try KioskConfiguration.parse(json: #"{"venue": {"timeZone": "Pacific/Auckland"}}"#)
+        let settings = DaemonSettings(configuration, secrets: ConfigurationSecrets(), stateDirectory: "/tmp/unused")
+        #expect(settings.station.timeZone.identifier == "Pacific/Auckland")
+        let unset = DaemonSettings(KioskConfiguration(), secrets: ConfigurationSecrets(), stateDirectory: "/tmp/unused")
+        #expect(unset.station.timeZone == TimeZone.current)
+    }
 }

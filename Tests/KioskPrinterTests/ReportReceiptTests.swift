@@ -48,15 +48,18 @@ import Testing
             let preview = try preview(stays: stays)
             let batch = try ReportSealer.batch(for: preview, crypto: crypto)
             #expect(batch.records.count == 16, "the same two codes for every count up to 7")
-            let bytes = try ReportReceipt.escpos(batch: batch, madeAt: preview.createdAt, paper: .mm58)
+            // Made 2021-03-06 03:06 UTC: the date at the venue (Europe/Rome), as English writes it, never "UTC".
+            let bytes = try ReportReceipt.escpos(
+                batch: batch, madeAt: preview.createdAt, paper: .mm58, zone: TimeZone(identifier: "Europe/Rome")!)
             let lines = try ESCPOSInterpreter.render(bytes, paper: .mm58).lines.map(\.text)
-            let text = lines.joined(separator: " ")
-            #expect(text.contains("Made on 2021-03-06 with your consent."), "\(text)")
+            let text = lines.joined(separator: " ").replacingOccurrences(of: "\u{00A0}", with: " ")
+            #expect(text.contains("Made on 6 March 2021 with your consent."), "\(text)")
+            #expect(!text.contains("UTC"))
             #expect(text.range(of: #"\d{1,2}:\d{2}"#, options: .regularExpression) == nil, "a time of day: \(text)")
             #expect(!text.lowercased().contains("risk") && !text.contains("/8") && !text.lowercased().contains("decoy"))
             #expect(!text.contains("\(preview.reportCount) report"))
             // Digits only in the date and the codes' numbers, which are the same for every count in a bucket.
-            let digits = text.replacingOccurrences(of: "2021-03-06", with: "")
+            let digits = text.replacingOccurrences(of: "6 March 2021", with: "")
                 .replacingOccurrences(of: "Code 1 of 2", with: "").replacingOccurrences(of: "Code 2 of 2", with: "")
                 .filter(\.isNumber)
             #expect(digits.isEmpty, "numbers on the receipt: \(text)")

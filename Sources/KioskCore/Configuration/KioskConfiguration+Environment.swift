@@ -59,7 +59,7 @@ extension KioskConfiguration {
                     ("retentionDays", .integer), ("sessionInactivitySeconds", .integer),
                 ])
             + keys("staff", [("modeTimeoutSeconds", .integer), ("codeCredential", .optionalString)])
-            + keys("venue", [("code", .optionalString)])
+            + keys("venue", [("code", .optionalString), ("timeZone", .optionalString)])
             + keys(
                 "reports",
                 [

@@ -95,6 +95,14 @@ extension KioskConfiguration {
                 }
             }
             configuration.venue.code = code
+            let zone = reader.optionalString("timeZone", default: nil)
+            if let zone, TimeZone(identifier: zone) == nil {
+                log.add(
+                    reader.keyPath("timeZone"),
+                    "expected an IANA time zone name such as \"Europe/Rome\" (or null for the board's own), got \(JSONValue.quoted(zone))"
+                )
+            }
+            configuration.venue.timeZone = zone
             reader.finish()
         }
         if case .present(var reader) = top.section("reports") {

@@ -39,7 +39,9 @@ extension KioskConfiguration {
             "staff": .object([
                 "modeTimeoutSeconds": int(staff.modeTimeoutSeconds), "codeCredential": text(staff.codeCredential),
             ]),
-            "venue": .object(["code": text(venue.code.map { redacting ? Self.redacted : $0 })]),
+            "venue": .object([
+                "code": text(venue.code.map { redacting ? Self.redacted : $0 }), "timeZone": text(venue.timeZone),
+            ]),
             "reports": .object([
                 "exportDirectory": text(reports.exportDirectory),
                 "uploadURL": text(reports.uploadURL.map { redacting ? Self.maskingUserInfo($0) : $0 }),

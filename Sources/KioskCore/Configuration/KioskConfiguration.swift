@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Everything the kiosk daemon is told at start: one JSON file (`/etc/kiosk/kiosk.json`, documented key by key in
 /// `docs/configuration.md`), then `KIOSK_<SECTION>_<KEY>` environment variables over it, with secrets from systemd
@@ -109,8 +109,14 @@ public struct KioskConfiguration: Sendable, Equatable {
     public struct Venue: Sendable, Equatable {
         /// A venue code (`https://e.coronawarn.app?v=1#…`) to bind at start instead. Never logged or shown.
         public var code: String?
+        /// `venue.timeZone`: the IANA name of the venue's time zone (`Europe/Rome`), in which visitors read every
+        /// time; nil: the board's own zone.
+        public var timeZone: String?
 
         public init() {}
+
+        /// The venue's time zone: `timeZone`, else the board's own (`TimeZone.current`).
+        public var zone: TimeZone { timeZone.flatMap { TimeZone(identifier: $0) } ?? .current }
     }
 
     /// Where consented reports go.

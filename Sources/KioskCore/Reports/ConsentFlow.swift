@@ -1,3 +1,5 @@
+public import Foundation
+
 /// The consent flow of a positive visitor who wants to share stays, as a pure state machine that a screen or the
 /// staff console drives (Off-Device Venue Check-Ins specification, App UI requirements 5–9):
 ///
@@ -224,22 +226,29 @@ public struct Preview: Equatable, Sendable {
         items.flatMap { item in item.reports.map { (item.stay.locationId, $0) } }
     }
 
-    /// The preview in plain words, one line each: what is sent for each stay, and what is added.
-    public var lines: [String] { lines(in: .english) }
+    /// The preview in plain words, one line each: what is sent for each stay, and what is added — as the staff
+    /// terminal's report conversation shows it, in UTC (its stay list is in UTC too).
+    public var lines: [String] { lines(in: .english, zone: nil) }
 
-    /// The preview in plain words in `catalog`'s language.
-    public func lines(in catalog: Catalog) -> [String] {
+    /// The preview in plain words in `catalog`'s language. On the kiosk's screen `zone` is the venue's: CWA's
+    /// 10-minute intervals and SwissCovid's parts of hours (UTC) are shown as the visitor's clock reads them
+    /// (`VisitorTime`); nil for the staff terminal's UTC (`TimeText`).
+    public func lines(in catalog: Catalog, zone: TimeZone?) -> [String] {
+        let time = zone.map { VisitorTime(catalog.language, zone: $0) }
+        let now = Date(timeIntervalSince1970: Double(createdAt))
         var lines = [catalog.count(.previewCount, reportCount)]
         for item in items {
             if item.reports.isEmpty && item.hourParts.isEmpty {
                 lines.append(catalog.text(.previewNothing, ["venue": item.stay.venueName]))
                 continue
             }
-            // One line per day the parts of hours fall on.
+            // One line per day (in the venue's zone) the parts of hours begin on.
             var days = [(day: String, windows: [String])]()
             for part in item.hourParts {
-                let day = TimeText.date(unixSeconds: part.intervalStart)
-                let window = TimeText.window(startMs: part.startMs, endMs: part.endMs)
+                let start = Date(timeIntervalSince1970: Double(part.startMs) / 1000)
+                let end = Date(timeIntervalSince1970: Double(part.endMs) / 1000)
+                let day = time?.dayName(start, now: now) ?? TimeText.date(unixSeconds: part.intervalStart)
+                let window = time?.times(start, end) ?? TimeText.window(startMs: part.startMs, endMs: part.endMs)
                 if days.last?.day == day {
                     days[days.count - 1].windows.append(window)
                 } else {
@@ -250,15 +259,23 @@ public struct Preview: Equatable, Sendable {
                 lines.append(
                     catalog.text(
                         .previewHourParts,
-                        ["venue": item.stay.venueName, "day": day, "windows": windows.joined(separator: ", ")]))
+                        [
+                            "venue": item.stay.venueName, "day": day,
+                            "windows": windows.joined(separator: ", ") + (time == nil ? " UTC" : ""),
+                        ]))
             }
             for report in item.reports {
+                let start = Date(timeIntervalSince1970: Double(Int64(report.startIntervalNumber) * Interval.seconds))
+                let end = Date(timeIntervalSince1970: Double(Int64(report.endIntervalNumber) * Interval.seconds))
+                let when =
+                    time?.span(start, end, now: now)
+                    ?? "\(TimeText.day(report.day)) \(TimeText.intervalWindow(report)) UTC"
                 lines.append(
                     catalog.text(
                         .previewReport,
                         [
-                            "venue": item.stay.venueName, "day": TimeText.day(report.day),
-                            "window": TimeText.intervalWindow(report), "level": String(report.transmissionRiskLevel),
+                            "venue": item.stay.venueName,
+                            "when": when, "level": String(report.transmissionRiskLevel),
                         ]))
             }
         }

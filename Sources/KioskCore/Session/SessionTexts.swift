@@ -7,10 +7,13 @@ public struct SessionTexts: Sendable {
     /// The health authority's advice for a warned holder (`warnings.message`) as configured, or nil for the
     /// catalog's advice in the holder's language.
     public var configuredAdvice: String?
+    /// How the holder sees times: in their language and the venue's zone (`venue.timeZone`).
+    public let time: VisitorTime
 
-    public init(_ language: Language = .fallback, warningAdvice: String? = nil) {
+    public init(_ language: Language = .fallback, warningAdvice: String? = nil, zone: TimeZone = .current) {
         catalog = Catalog.of(language)
         configuredAdvice = warningAdvice.flatMap { $0.isEmpty ? nil : $0 }
+        time = VisitorTime(language, zone: zone)
     }
 
     public var language: Language { catalog.language }
@@ -41,7 +44,9 @@ public struct SessionTexts: Sendable {
     var pinOfferTitle: String { t(.sessionPinOfferTitle) }
     var pinOfferExplained: String { t(.sessionPinOfferBody) }
     var noPIN: String { t(.sessionNoPIN) }
-    func locked(until: Int64) -> String { t(.sessionLocked, ["time": TimeText.time(unixSeconds: until)]) }
+    func locked(until: Int64) -> String {
+        t(.sessionLocked, ["time": time.time(Date(timeIntervalSince1970: Double(until)))])
+    }
     var buttonHint: String { catalog.buttonHint }
     func closingSoon(seconds: Int) -> String { t(.sessionClosingSoon, ["seconds": String(seconds)]) }
     var moreTime: String { t(.timeMoreTime) }
@@ -77,22 +82,16 @@ public struct SessionTexts: Sendable {
     var keep: String { t(.sessionKeep) }
     var noStays: String { t(.sessionNoStays) }
 
-    /// One stay as the holder reads it: place, day, from–to in UTC, and whether it is still open.
-    func stayLine(_ stay: StaySummary) -> String {
-        let start = Int64(stay.start.timeIntervalSince1970.rounded(.down))
+    /// One stay as the holder reads it: place, day ("today", "yesterday" as of `now`), from–to in the venue's zone,
+    /// and whether it is still open.
+    func stayLine(_ stay: StaySummary, now: Date? = nil) -> String {
         let place = stay.venueAddress.isEmpty ? stay.venueDescription : "\(stay.venueDescription), \(stay.venueAddress)"
-        let from = "\(TimeText.date(unixSeconds: start)) \(TimeText.time(unixSeconds: start))"
         guard let end = stay.end else {
-            let automatic = Int64(stay.automaticEnd.timeIntervalSince1970.rounded(.down))
-            return t(.sessionStayOpen, ["place": place, "from": from, "end": TimeText.time(unixSeconds: automatic)])
+            return t(
+                .sessionStayOpen,
+                ["place": place, "from": time.moment(stay.start, now: now), "end": time.time(stay.automaticEnd)])
         }
-        let endSeconds = Int64(end.timeIntervalSince1970.rounded(.down))
-        let sameDay = TimeText.date(unixSeconds: endSeconds) == TimeText.date(unixSeconds: start)
-        let until =
-            sameDay
-            ? TimeText.time(unixSeconds: endSeconds)
-            : "\(TimeText.date(unixSeconds: endSeconds)) \(TimeText.time(unixSeconds: endSeconds))"
-        return t(.sessionStayEnded, ["place": place, "from": from, "until": until])
+        return t(.sessionStayEnded, ["place": place, "when": time.span(stay.start, end, now: now)])
     }
 
     // Deleting and blocking
@@ -115,7 +114,8 @@ public struct SessionTexts: Sendable {
     // Warnings
     var warningTitle: String { t(.sessionWarningTitle) }
     func warningLines(_ warning: WarningNotice) -> [String] {
-        let days = warning.exposureDays.map { TimeText.date(unixSeconds: $0 * 86_400) }.joined(separator: ", ")
+        // A day may hold a comma ("Sonntag, 29. November"): the days are set apart by semicolons.
+        let days = warning.exposureDays.map { time.calendarDay($0) }.joined(separator: "; ")
         return [
             t(warning.isHighRisk ? .sessionWarningDaysHigh : .sessionWarningDays, ["days": days]), warningAdvice,
             t(.sessionWarningPrivate),
@@ -167,11 +167,12 @@ public struct SessionTexts: Sendable {
             ? t(.sessionShareNoneSelected)
             : t(.sessionShareSelectedCount, ["selected": String(selected), "total": String(total)])
     }
-    func toggleLine(_ stay: ReportableStay, selected: Bool) -> String {
-        let from = "\(TimeText.date(unixSeconds: stay.start)) \(TimeText.time(unixSeconds: stay.start))"
+    func toggleLine(_ stay: ReportableStay, selected: Bool, now: Date? = nil) -> String {
+        let when = time.span(
+            Date(timeIntervalSince1970: Double(stay.start)), Date(timeIntervalSince1970: Double(stay.end)), now: now)
         return t(
             selected ? .sessionShareSelectedStay : .sessionShareNotSelectedStay,
-            ["venue": stay.venueName, "from": from, "until": TimeText.time(unixSeconds: stay.end)])
+            ["venue": stay.venueName, "when": when])
     }
     var continueLabel: String { t(.sessionShareContinue) }
     var symptomsTitle: String { t(.sessionSymptomsTitle) }

@@ -129,7 +129,9 @@ public struct VisitorSession: Sendable {
     public private(set) var language: Language?
     private let openingLanguage: Language
     private let warningAdvice: String?
-    var texts: SessionTexts { SessionTexts(language ?? openingLanguage, warningAdvice: warningAdvice) }
+    /// The venue's time zone (`venue.timeZone`): the holder's times are shown in it.
+    public let zone: TimeZone
+    var texts: SessionTexts { SessionTexts(language ?? openingLanguage, warningAdvice: warningAdvice, zone: zone) }
 
     /// A session closes after this long without a choice; the screen warns `inactivityWarning` before.
     public static let defaultInactivityLimit: TimeInterval = 90
@@ -143,8 +145,9 @@ public struct VisitorSession: Sendable {
 
     public init(
         card: CardSecret, source: Source, now: Date, language: Language = .fallback, warningAdvice: String? = nil,
-        inactivityLimit: TimeInterval = VisitorSession.defaultInactivityLimit
+        inactivityLimit: TimeInterval = VisitorSession.defaultInactivityLimit, zone: TimeZone = .current
     ) {
+        self.zone = zone
         self.inactivityLimit = inactivityLimit
         self.card = card
         self.source = source
@@ -553,7 +556,7 @@ public struct VisitorSession: Sendable {
     private func content(now: Date) -> ScreenModel {
         guard let view else { return ScreenModel(kind: "prompt", title: texts.opening, lines: [texts.keepCard]) }
         let contents = view.contents
-        let stayLines = contents.stays.map { texts.stayLine($0) }
+        let stayLines = contents.stays.map { texts.stayLine($0, now: now) }
         switch screenView {
         case .waiting:
             return ScreenModel(kind: "prompt", title: texts.opening, lines: [texts.keepCard])
@@ -568,10 +571,10 @@ public struct VisitorSession: Sendable {
         case .pickStay:
             return ScreenModel(
                 kind: "prompt", title: texts.pickStayTitle, lines: [texts.pickStay],
-                choices: contents.stays.map { .init(id: "stay:" + $0.id.hex, label: texts.stayLine($0)) }
+                choices: contents.stays.map { .init(id: "stay:" + $0.id.hex, label: texts.stayLine($0, now: now)) }
                     + [.init(id: "back", label: texts.back)])
         case .confirmDelete(let id):
-            let line = contents.stays.first { $0.id == id }.map { texts.stayLine($0) } ?? ""
+            let line = contents.stays.first { $0.id == id }.map { texts.stayLine($0, now: now) } ?? ""
             return ScreenModel(
                 kind: "prompt", title: texts.deleteOneTitle, lines: [line, texts.deleteForGood],
                 choices: [.init(id: "keep", label: texts.keep), .init(id: "delete", label: texts.deleteIt)])
@@ -631,7 +634,7 @@ public struct VisitorSession: Sendable {
                 stays.map { stay in
                     ScreenModel.Choice(
                         id: Self.toggleChoicePrefix + stay.id,
-                        label: texts.toggleLine(stay, selected: selected.contains(stay.id)))
+                        label: texts.toggleLine(stay, selected: selected.contains(stay.id), now: now))
                 } + [.init(id: "continue", label: texts.continueLabel), .init(id: "cancel", label: texts.cancel)]
             return ScreenModel(
                 kind: "prompt", title: texts.shareTitle,
@@ -668,7 +671,7 @@ public struct VisitorSession: Sendable {
             // Yes and no: the same kind of choice, no default (nothing selected), asked every time.
             return ScreenModel(
                 kind: "prompt", title: texts.consentTitle, lines: [texts.consentQuestion],
-                items: preview.lines(in: texts.catalog),
+                items: preview.lines(in: texts.catalog, zone: zone),
                 choices: ConsentFlow.answers(in: texts.catalog).map {
                     .init(id: $0.answer ? "yes" : "no", label: $0.label)
                 },

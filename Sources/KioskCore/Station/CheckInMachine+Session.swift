@@ -13,7 +13,7 @@ extension CheckInMachine {
     {
         let session = VisitorSession(
             card: card, source: source, now: now.now, language: language, warningAdvice: configuration.warningAdvice,
-            inactivityLimit: configuration.sessionInactivity)
+            inactivityLimit: configuration.sessionInactivity, zone: configuration.timeZone)
         person?.activity = .session(session)
         person?.selection = nil
         return [.openCard(card)]
@@ -46,7 +46,7 @@ extension CheckInMachine {
         if let session = person.session {
             guard now.now.timeIntervalSince(session.lastActivity) >= session.inactivityLimit else { return [] }
             // Closed, and its card must leave the reader and come back to open it again.
-            return closeSession(message: SessionTexts(language).closedMessage)
+            return closeSession(message: SessionTexts(language, zone: configuration.timeZone).closedMessage)
         }
         if case .browsing = person.activity, now.now.timeIntervalSince(person.lastActivity) >= Self.visitorLanguageTime
         {

@@ -99,7 +99,7 @@ public struct CheckInMachine: Sendable {
     }
 
     /// The station's texts in the language it speaks now.
-    public var texts: StationTexts { StationTexts(language) }
+    public var texts: StationTexts { StationTexts(language, zone: configuration.timeZone) }
 
     /// `crypto` is used for hashing and constant-time comparison only.
     public init(

@@ -4,9 +4,12 @@ public import Foundation
 /// stays appear only inside a card holder's own session.
 public struct StationTexts: Sendable {
     public let catalog: Catalog
+    /// How a visitor sees times: in this language and the venue's zone (`venue.timeZone`).
+    public let time: VisitorTime
 
-    public init(_ language: Language = .fallback) {
+    public init(_ language: Language = .fallback, zone: TimeZone = .current) {
         catalog = Catalog.of(language)
+        time = VisitorTime(language, zone: zone)
     }
 
     public var language: Language { catalog.language }
@@ -29,12 +32,12 @@ public struct StationTexts: Sendable {
     public var checkedInEndedElsewhere: StationMessage {
         message(.stationCheckedInTitle, .stationCheckedInEndedElsewhereBody, .success)
     }
-    /// "Checked in", with the time the stay ends by itself.
+    /// "Checked in", with the time the stay ends by itself (in the venue's zone).
     public func checkedIn(until end: Date) -> StationMessage {
         message(
             .stationCheckedInTitle,
             body: catalog.text(
-                .stationCheckedInBodyUntil, ["time": TimeText.time(unixSeconds: Int64(end.timeIntervalSince1970))]),
+                .stationCheckedInBodyUntil, ["time": time.time(end)]),
             .success)
     }
     public var checkedOut: StationMessage { message(.stationCheckedOutTitle, .stationCheckedOutBody, .success) }

@@ -333,7 +333,8 @@ public actor StationRunner {
                 return .success(.failed(DeliveryError.notAvailable("printer, USB stick or upload").description))
             }
             do throws(DeliveryError) {
-                let line = try await reports.sendConsented(preview, crypto: desk.crypto, language: machine.language)
+                let line = try await reports.sendConsented(
+                    preview, crypto: desk.crypto, language: machine.language, zone: machine.configuration.timeZone)
                 logger.debug("Report delivered")
                 return .success(.delivered(line))
             } catch {

@@ -601,6 +601,24 @@ import Testing
         #expect(secrets.staffCode == nil && secrets.uploadToken == nil)
     }
 
+    /// `venue.timeZone`: an IANA name, the board's own zone when left out; an unknown name is a named error.
+    @Test func theVenuesTimeZoneIsReadCheckedAndOverridden() throws {
+        let unset = try KioskConfiguration.parse(json: "{}")
+        #expect(unset.venue.timeZone == nil && unset.venue.zone == TimeZone.current)
+        let rome = try KioskConfiguration.parse(json: #"{"venue": {"timeZone": "Europe/Rome"}}"#)
+        #expect(rome.venue.timeZone == "Europe/Rome" && rome.venue.zone.identifier == "Europe/Rome")
+        let auckland = try KioskConfiguration.parse(
+            json: "{}", environment: ["KIOSK_VENUE_TIME_ZONE": "Pacific/Auckland"])
+        #expect(auckland.venue.zone.identifier == "Pacific/Auckland")
+        #expect(
+            Self.problems(#"{"venue": {"timeZone": "Europe/Bologna"}}"#) == [
+                #"venue.timeZone: expected an IANA time zone name such as "Europe/Rome" (or null for the board's own), got "Europe/Bologna""#
+            ])
+        #expect(Self.problems(#"{"venue": {"timeZone": 1}}"#).first?.hasPrefix("venue.timeZone: ") == true)
+        #expect(!Self.problems(#"{"venue": {"timeZone": ""}}"#).isEmpty)
+        #expect(try KioskConfiguration.parse(json: rome.renderedJSON()) == rome)
+    }
+
     // MARK: Showing
 
     @Test func renderedConfigurationReadsBackToTheSameValue() throws {

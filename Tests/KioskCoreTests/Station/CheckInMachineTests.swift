@@ -67,8 +67,9 @@ import Testing
         let forgetful = StationFixtures.card()
         let brief = StationFixtures.card()
         let checkedIn = harness.run(.cardRead(.card(forgetful)))
-        let ends = TimeText.time(unixSeconds: Int64(StationFixtures.start.timeIntervalSince1970) + 12 * 3600)
-        #expect(checkedIn.messages.first?.body.contains("ends by itself at \(ends) UTC") == true, "\(checkedIn)")
+        // 10:00 UTC + 12 hours: 23:00 at the venue (Europe/Rome), never "UTC" to a visitor.
+        #expect(checkedIn.messages.first?.body.contains("ends by itself at 23:00.") == true, "\(checkedIn)")
+        #expect(checkedIn.messages.first?.body.contains("UTC") == false)
         harness.clock.advance(by: 3600)
         _ = harness.run(.cardRead(.card(brief)))
         harness.clock.advance(by: 3600)
@@ -605,7 +606,7 @@ import Testing
             acknowledgementTag: [UInt8](repeating: 3, count: 32), exposureDays: [day],
             isHighRisk: true, expiryHour: RetentionPolicy.hourNumber(StationFixtures.start) + 14 * 24)
         harness.warnings[exposed.printedText] = notice
-        let dayText = TimeText.date(unixSeconds: day * 86_400)
+        let dayText = VisitorTime(.en, zone: StationFixtures.zone).calendarDay(day)
 
         let first = harness.run(.cardRead(.card(exposed)))
         // The news has no light or sound of its own: bystanders (and a camera) see an ordinary tap.

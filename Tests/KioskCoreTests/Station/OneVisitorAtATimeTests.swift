@@ -166,7 +166,9 @@ import Testing
         }
         #expect(!harness.machine.isSessionOpen)
         let message = try #require(last.messages.last)
-        let until = TimeText.time(unixSeconds: Int64(harness.now.now.timeIntervalSince1970) + 3600)
+        // An hour from now at the venue (Europe/Rome: UTC+1 in March), and no "UTC".
+        let until = TimeText.time(unixSeconds: Int64(harness.now.now.timeIntervalSince1970) + 3600 + 3600) + "."
+        #expect(!message.body.contains("UTC"))
         #expect(message.title == "Locked", "\(message)")
         #expect(message.body.contains("Too many wrong PINs") && message.body.contains(until), "\(message)")
         #expect(message.body.contains("Tapping in and out still works") && message.body.contains("ask staff"))

@@ -33,8 +33,10 @@ enum StationFixtures {
 
     static let cwaCode = codes[0].1
 
-    /// 2026-03-02 10:00 UTC.
+    /// 2026-03-02 10:00 UTC (11:00 at the venue).
     static let start = Date(timeIntervalSince1970: 1_772_445_600)
+    /// The venue's time zone in the station tests: set, so that no test depends on the machine's own.
+    static let zone = TimeZone(identifier: "Europe/Rome")!
 
     static func card(_ kind: CardKind = .visitor) -> CardSecret {
         try! CardSecret.generate(kind: kind, crypto: OpenSSLCrypto())
@@ -62,7 +64,8 @@ struct MachineHarness {
     private(set) var tapOutcomes: [TapOutcome] = []
 
     init(
-        configuration: StationConfiguration = StationConfiguration(staffCode: "STAFF-2026-secret"),
+        configuration: StationConfiguration = StationConfiguration(
+            staffCode: "STAFF-2026-secret", timeZone: StationFixtures.zone),
         state: StationState = .initial, synchronized: Bool = true, store: InMemoryCheckInStore = InMemoryCheckInStore()
     ) {
         self.store = store

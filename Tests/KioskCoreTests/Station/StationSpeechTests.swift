@@ -150,7 +150,7 @@ import Testing
         let sent = Self.said(spoken).last ?? ""
         #expect(sent.contains(french[.sessionSentPrint]) && sent.contains(french[.receiptReportHandOver]))
         #expect(sent.contains(french[.receiptReportOpaque]))
-        #expect(preview.lines(in: french) == question.items)
+        #expect(preview.lines(in: french, zone: StationFixtures.zone) == question.items)
         // The transcript: each utterance is the screen it was said on, or its selected choice — in French.
         let languages = spoken.compactMap { if case .say(_, let language, _) = $0 { language } else { nil } }
         let firstFrench = try #require(languages.firstIndex(of: .fr))

@@ -42,9 +42,10 @@ import Testing
         // UI-2 and UI-3: every stay with its venue, day and times, and how many.
         #expect(home.lines.contains("This kiosk holds 3 stays for this card."))
         #expect(home.items.count == 3)
-        #expect(home.items.allSatisfy { $0.contains("Friseur") && $0.contains("2026-03-02") })
+        // In the venue's zone (Europe/Rome, UTC+1 in March), "today" as of the session, never "UTC".
+        #expect(home.items.allSatisfy { $0.contains("Friseur") && $0.contains("today, ") && !$0.contains("UTC") })
         #expect(home.items.first?.contains("open") == true)
-        #expect(home.items.last?.contains("10:00–11:00 UTC, ended") == true)
+        #expect(home.items.last?.contains("today, 11:00\u{2060}–\u{2060}12:00, ended") == true, "\(home.items)")
         // Taking the card away closes it at once: nothing of it on the screen.
         harness.run(.cardRemoved)
         let after = Self.screen(harness)
@@ -214,6 +215,44 @@ import Testing
         #expect(Self.screen(harness).lines.contains("Warnings: your stays are not checked."))
     }
 
+    /// Issue 23: every visitor text of a session, from the tap to the consent preview, gives times as the venue's
+    /// clocks show them (Europe/Rome here, UTC+1 in March: the stays of 10:00–11:00 UTC read 11:00–12:00), in
+    /// natural words, with no-break characters inside, and never says "UTC".
+    @Test func noVisitorTextSaysUTCAndTimesAreTheVenues() throws {
+        let card = StationFixtures.card()
+        var harness = MachineHarness()
+        harness.bind()
+        var texts = [String]()
+        func read(_ actions: [StationAction]) {
+            texts += actions.messages.flatMap { [$0.title, $0.body] }
+            texts += Self.screen(harness).readingOrder
+        }
+        for _ in 0..<2 {
+            read(harness.run(.cardRead(.card(card))))
+            harness.clock.advance(by: 3600)
+            read(harness.run(.cardRead(.card(card))))
+            harness.run(.cardRemoved)
+            harness.clock.advance(by: 3600)
+        }
+        read(harness.run(.cardRead(.card(card))))
+        harness.run(.cardRemoved)
+        for step in ["session"] { read(harness.run(.chosen(step))) }
+        read(harness.run(.cardRead(.card(card))))
+        let home = Self.screen(harness)
+        #expect(home.items.last == "Friseur, Berlin: today, 11:00\u{2060}–\u{2060}12:00, ended", "\(home.items)")
+        for step in ["delete-one", "back", "share"] { read(harness.run(.chosen(step))) }
+        let toggles = Self.screen(harness).choices.filter { $0.id.hasPrefix("toggle:") }
+        #expect(toggles.contains { $0.label == "Not selected: Friseur, Berlin, today, 11:00\u{2060}–\u{2060}12:00" })
+        for toggle in toggles.prefix(2) { read(harness.run(.chosen(toggle.id))) }
+        for step in ["continue", "week", "print", "continue"] { read(harness.run(.chosen(step))) }
+        let consent = Self.screen(harness)
+        #expect(consent.choices.map(\.id) == ["yes", "no"])
+        #expect(consent.items.contains { $0.hasPrefix("Friseur, Berlin: today, ") && $0.contains("\u{2060}–\u{2060}") })
+        #expect(texts.contains { $0.contains("ends by itself at") }, "the check-in's end was read")
+        #expect(!texts.isEmpty && !texts.contains { $0.contains("UTC") }, "\(texts.filter { $0.contains("UTC") })")
+        #expect(!texts.contains { $0.contains("2026-03-02") }, "no ISO date to a visitor")
+    }
+
     @Test func sharingFollowsTheConsentRulesAndDeliversExactlyThePreview() throws {
         let card = StationFixtures.card()
         var harness = Self.harnessWithStays(card)
@@ -246,7 +285,7 @@ import Testing
         harness.run(.chosen("yes"))
         let preview = try #require(harness.delivered.first)
         #expect(preview.items.count == 2 && preview.output == .print)
-        #expect(preview.lines == screen.items)
+        #expect(preview.lines(in: .english, zone: StationFixtures.zone) == screen.items)
         // Asked again every time: a second share starts from nothing selected.
         harness.run(.chosen("share"))
         #expect(Self.screen(harness).choices.filter { $0.label.hasPrefix("Selected") }.isEmpty)

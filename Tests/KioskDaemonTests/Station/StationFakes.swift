@@ -102,7 +102,8 @@ struct StationBench {
         let warnings = IndexWarningSource(clock: clock)
         let crypto = OpenSSLCrypto()
         runner = try StationRunner(
-            configuration: StationConfiguration(staffCode: "STAFF-CODE-1"),
+            configuration: StationConfiguration(
+                staffCode: "STAFF-CODE-1", timeZone: TimeZone(identifier: "Europe/Rome")!),
             desk: CheckInDesk(store: store, crypto: crypto), indicator: lights ?? indicator,
             printer: printer ?? recording,
             enroller: enroller, warnings: warnings, clock: clock, settings: settings, codePage: codePage,
