@@ -145,6 +145,8 @@ extension KioskDaemon {
                 }
             }
             return ControlResponse(ok: answer.ok, lines: lines, steps: steps)
+        case "camera":
+            return await cameraSequence(request)
         case "show-code":
             guard let camera = simulation?.codes else {
                 return .failure("codes are shown this way only on a simulated kiosk")
@@ -267,6 +269,44 @@ extension KioskDaemon {
             lines.append("  \(index == screen.selected ? ">" : " ") \(choice.label)  (\(choice.id))")
         }
         return lines
+    }
+
+    /// `camera NAME [--loop]`: the simulated camera plays a 1280×720 sequence in real time (the Pi-budget harness,
+    /// `Tools/pi-budget`). For a sequence with a code, waits until the station handled the code and answers how long
+    /// after the code's first fully visible frame that was (`data`: `{"decodedAfterMs", "framesDropped"}`); `off`
+    /// empties the scene.
+    private func cameraSequence(_ request: ControlRequest) async -> ControlResponse {
+        guard let camera = simulation?.codes else {
+            return .failure("the camera is simulated only on a simulated kiosk")
+        }
+        guard let name = request.text, !name.isEmpty else {
+            return .failure("say what the camera sees: empty, passerby, held, moving, phone, or off")
+        }
+        if name == "off" {
+            camera.clear()
+            return ControlResponse(ok: true, lines: ["The camera sees nothing."])
+        }
+        let expectation = loop.expect([.codeScanned])
+        defer { expectation.cancel() }
+        guard let live = camera.playLive(name, looping: request.flag ?? false) else {
+            return .failure("no camera sequence '\(name)': empty, passerby, held, moving or phone")
+        }
+        guard let first = live.firstVisibleFrame else {
+            return ControlResponse(
+                ok: true, lines: ["The camera plays '\(name)'."], data: #"{"framesDropped":\#(camera.framesDropped)}"#)
+        }
+        let visible = live.start + live.frameInterval * first
+        let length = live.frameInterval * live.frameCount
+        guard let handled = await expectation.next(timeout: length + .seconds(10)) else {
+            camera.clear()
+            return .failure("the camera saw no code in '\(name)'")
+        }
+        let decodedAfter = Double((ContinuousClock.now - visible).wholeNanoseconds) / 1e6
+        // Read is what this asks; what the station made of the code (a sequence's code is no venue's) is in the lines.
+        var answer = response(handled.report, fallback: "Code read.")
+        answer.ok = true
+        answer.data = #"{"decodedAfterMs":\#(decodedAfter),"framesDropped":\#(camera.framesDropped)}"#
+        return answer
     }
 
     /// Places a card (or a foreign card) and waits for the station's answer to reading it.

@@ -146,4 +146,25 @@ public protocol CodeFeed: Sendable {
     func show(_ image: GreyImage)
     func show(text: String) throws
     func clear()
+    /// Plays a 1280×720 camera sequence by name (`empty`, `passerby`, `held`, `moving`, `phone`) in real time, 30
+    /// frames a second, as a camera delivers it; nil for a name it does not know.
+    func playLive(_ name: String, looping: Bool) -> LiveCameraSequence?
+    /// Frames of live sequences skipped so far because the frame before was still being scanned.
+    var framesDropped: Int { get }
+}
+
+/// A camera sequence playing in real time: when it started, its frame time, and the first frame in which its code
+/// is fully visible (nil: it shows none).
+public struct LiveCameraSequence: Sendable {
+    public var start: ContinuousClock.Instant
+    public var frameInterval: Duration
+    public var frameCount: Int
+    public var firstVisibleFrame: Int?
+
+    public init(start: ContinuousClock.Instant, frameInterval: Duration, frameCount: Int, firstVisibleFrame: Int?) {
+        self.start = start
+        self.frameInterval = frameInterval
+        self.frameCount = frameCount
+        self.firstVisibleFrame = firstVisibleFrame
+    }
 }

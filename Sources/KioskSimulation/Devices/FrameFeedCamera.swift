@@ -25,12 +25,18 @@ public final class FrameFeedCamera: CodeCamera {
         var scanner: FrameScanner?
         var scene: Scene?
         var frames = 0
+        /// Frames of a live sequence that came while the last one was still being scanned, and were skipped.
+        var dropped = 0
     }
 
     private enum Scene {
         case still(GreyImage)
         /// The sequence and the index of its next frame (the last frame stays in view once it ended).
         case sequence(CameraSequence, next: Int)
+        /// A sequence played in real time from `start`, as a camera delivers it: the frame due now is taken, frames
+        /// that came while the last was scanned are skipped; `looping` starts it again at its end (sensor noise and
+        /// lighting drift go on), else its last frame stays in view.
+        case live(CameraSequence, start: ContinuousClock.Instant, looping: Bool, last: Int)
     }
 
     /// - Parameters:
@@ -90,6 +96,19 @@ public final class FrameFeedCamera: CodeCamera {
     /// Plays `sequence` from its first frame, one frame per `frameInterval`; its last frame stays in view after it.
     public func play(_ sequence: CameraSequence) { state.withLock { $0.scene = .sequence(sequence, next: 0) } }
 
+    /// Plays `sequence` in real time, 30 frames a second by the clock, as a camera delivers frames: when scanning
+    /// a frame takes longer than a frame's time, the frames that came meanwhile are skipped (`framesDropped`).
+    /// Returns when it started. With `looping`, it starts again at its end.
+    @discardableResult
+    public func playLive(_ sequence: CameraSequence, looping: Bool) -> ContinuousClock.Instant {
+        let start = ContinuousClock.now
+        state.withLock { $0.scene = .live(sequence, start: start, looping: looping, last: -1) }
+        return start
+    }
+
+    /// Frames of a live sequence skipped so far because the one before was still being scanned.
+    public var framesDropped: Int { state.withLock { $0.dropped } }
+
     /// Shows `text` as a QR code rendered by libqrencode, as a phone or card held up to the camera would.
     public func show(text: String) throws(QRFrameError) {
         show(try QRFrame.render(text: text, width: width, height: height))
@@ -98,19 +117,30 @@ public final class FrameFeedCamera: CodeCamera {
     /// Nothing in view any more.
     public func clear() { state.withLock { $0.scene = nil } }
 
-    /// The frame the camera sees now (a sequence moves on by one frame).
-    private func nextScene() -> GreyImage? {
-        let scene = state.withLock { feed -> Scene? in
+    /// The frame the camera sees now (a sequence moves on by one frame; a live one to the frame due by the clock),
+    /// and when the next frame is due.
+    private func nextScene() -> (image: GreyImage?, nextDue: ContinuousClock.Instant) {
+        let now = ContinuousClock.now
+        let scene = state.withLock { feed -> (Scene?, Int, ContinuousClock.Instant) in
             let scene = feed.scene
-            if case .sequence(let sequence, let next) = scene {
+            switch scene {
+            case .sequence(let sequence, let next):
                 feed.scene = .sequence(sequence, next: min(next + 1, sequence.frameCount - 1))
+            case .live(let sequence, let start, let looping, let last):
+                let elapsed = Int((now - start) / CameraSequence.frameInterval)
+                if last >= 0, elapsed > last + 1 { feed.dropped += elapsed - last - 1 }
+                feed.scene = .live(sequence, start: start, looping: looping, last: elapsed)
+                let index = looping ? elapsed % sequence.frameCount : min(elapsed, sequence.frameCount - 1)
+                return (scene, index, start + CameraSequence.frameInterval * (elapsed + 1))
+            default: break
             }
-            return scene
+            return (scene, 0, now + frameInterval)
         }
-        switch scene {
-        case nil: return nil
-        case .still(let image): return image
-        case .sequence(let sequence, let next): return sequence.frame(next).image
+        switch scene.0 {
+        case nil: return (nil, scene.2)
+        case .still(let image): return (image, scene.2)
+        case .sequence(let sequence, let next): return (sequence.frame(next).image, scene.2)
+        case .live(let sequence, _, _, _): return (sequence.frame(scene.1).image, scene.2)
         }
     }
 
@@ -128,12 +158,14 @@ public final class FrameFeedCamera: CodeCamera {
             await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
                 let thread = Thread { [self] in
                     while !stopping.load(ordering: .sequentiallyConsistent) {
-                        if let scene = nextScene() {
+                        let (scene, due) = nextScene()
+                        if let scene {
                             _ = try? push(scene)
                         } else {
                             seeNothing()
                         }
-                        _ = wakeUp.wait(timeout: .now() + .milliseconds(Int(max(1, frameInterval.wholeMilliseconds))))
+                        let wait = max(due - ContinuousClock.now, .milliseconds(1))
+                        _ = wakeUp.wait(timeout: .now() + .milliseconds(Int(max(1, wait.wholeMilliseconds))))
                     }
                     continuation.finish()
                     done.resume()

@@ -61,4 +61,21 @@ public struct SimulatedHardware: Sendable {
 
 extension SimulatedClockSource: SimulatedClock {}
 extension SimulatedCardReader: SimulatedCardSlot {}
-extension FrameFeedCamera: CodeFeed {}
+extension FrameFeedCamera: CodeFeed {
+    public func playLive(_ name: String, looping: Bool) -> LiveCameraSequence? {
+        let kinds: [String: CameraSequence.Kind] = [
+            "empty": .emptyScene, "passerby": .passerby, "held": .codeHeldStill, "moving": .codeMoving,
+            "phone": .phoneScreen,
+        ]
+        guard let kind = kinds[name] ?? CameraSequence.Kind(rawValue: name) else { return nil }
+        let sequence = CameraSequence(kind)
+        // Found before it plays (rendering a frame takes a few milliseconds).
+        let firstVisible =
+            sequence.codes.isEmpty
+            ? nil : (0..<sequence.frameCount).first { !sequence.frame($0).fullyVisible.isEmpty }
+        let start = playLive(sequence, looping: looping)
+        return LiveCameraSequence(
+            start: start, frameInterval: CameraSequence.frameInterval, frameCount: sequence.frameCount,
+            firstVisibleFrame: firstVisible)
+    }
+}
