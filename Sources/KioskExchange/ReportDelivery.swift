@@ -26,7 +26,7 @@ public protocol ReportDelivering: Sendable {
     /// its date in `zone` (the venue's).
     func deliver(
         _ batch: ReportBatch, preview: Preview, cwaSubmission: [UInt8]?, crowdNotifierUpload: [UInt8]?,
-        exportDirectory: String?, language: Language, zone: TimeZone
+        exportDirectory: String?, language: Language, zone: VenueZone
     ) async throws(DeliveryError) -> String
 }
 
@@ -77,7 +77,7 @@ public struct ReportDelivery: ReportDelivering {
 
     public func deliver(
         _ batch: ReportBatch, preview: Preview, cwaSubmission: [UInt8]?, crowdNotifierUpload: [UInt8]?,
-        exportDirectory: String?, language: Language, zone: TimeZone
+        exportDirectory: String?, language: Language, zone: VenueZone
     ) async throws(DeliveryError) -> String {
         let count = "\(preview.reportCount) report\(preview.reportCount == 1 ? "" : "s")"
         switch preview.output {
@@ -138,7 +138,7 @@ extension ReportDelivering {
     /// console's conversation and the holder's own session alike. Returns the line for the holder.
     public func sendConsented(
         _ preview: Preview, crypto: any CryptoProvider, exportDirectory: String? = nil, language: Language = .fallback,
-        zone: TimeZone = .current
+        zone: VenueZone = .board
     ) async throws(DeliveryError) -> String {
         let batch: ReportBatch
         let cwaSubmission: [UInt8]?

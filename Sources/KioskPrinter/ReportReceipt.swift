@@ -16,7 +16,7 @@ public enum ReportReceipt {
     /// the venue's, is printed, as `language` writes it), in `language`, its text in `codePage`.
     public static func escpos(
         batch: ReportBatch, crowdNotifierUpload: [UInt8]? = nil, madeAt: Int64, paper: PaperWidth,
-        codePage: PrinterCodePage = .cp1252, language: Language = .fallback, zone: TimeZone = .current
+        codePage: PrinterCodePage = .cp1252, language: Language = .fallback, zone: VenueZone = .board
     ) throws -> [UInt8] {
         let texts = Catalog.of(language)
         var encoder = ESCPOSEncoder(paper: paper, codePage: codePage)

@@ -119,4 +119,20 @@ import Testing
             #expect(Catalog.of(language).rawText("receipt.status.printed")?.hasSuffix("{time} UTC") == true)
         }
     }
+
+    /// The venue's zone is checked in the board's time zone database without loading ICU, and made only when a
+    /// visitor text first needs a time (`VenueZone`).
+    @Test func theVenuesZoneIsCheckedByNameAndMadeWhenFirstNeeded() {
+        #expect(VenueZone.isKnown("Europe/Rome") && VenueZone.isKnown("America/New_York") && VenueZone.isKnown("UTC"))
+        for name in [
+            "Europe/Bologna", "", "Europe", "Europe/", "../etc/passwd", "/etc/localtime", "Europe/Rome\n",
+            "Éurope/Rome",
+        ] {
+            #expect(!VenueZone.isKnown(name), "\(name)")
+        }
+        let rome = VenueZone(identifier: "Europe/Rome")
+        #expect(rome.timeZone.identifier == "Europe/Rome")
+        #expect(rome == VenueZone(TimeZone(identifier: "Europe/Rome")!))
+        #expect(VenueZone.board.identifier == nil && VenueZone.board.timeZone == TimeZone.current)
+    }
 }

@@ -165,6 +165,6 @@ import Testing
         let settings = DaemonSettings(configuration, secrets: ConfigurationSecrets(), stateDirectory: "/tmp/unused")
         #expect(settings.station.timeZone.identifier == "Pacific/Auckland")
         let unset = DaemonSettings(KioskConfiguration(), secrets: ConfigurationSecrets(), stateDirectory: "/tmp/unused")
-        #expect(unset.station.timeZone == TimeZone.current)
+        #expect(unset.station.timeZone.identifier == nil && unset.station.timeZone.timeZone == TimeZone.current)
     }
 }

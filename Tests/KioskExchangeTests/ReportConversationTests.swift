@@ -245,7 +245,7 @@ final class RecordingDelivery: ReportDelivering, Sendable {
 
     func deliver(
         _ batch: ReportBatch, preview: Preview, cwaSubmission: [UInt8]?, crowdNotifierUpload: [UInt8]?,
-        exportDirectory: String?, language: Language, zone: TimeZone
+        exportDirectory: String?, language: Language, zone: VenueZone
     ) async throws(DeliveryError) -> String {
         let failure: DeliveryError? = state.withLock { state in
             state.deliveries.append(

@@ -50,7 +50,7 @@ import Testing
             #expect(batch.records.count == 16, "the same two codes for every count up to 7")
             // Made 2021-03-06 03:06 UTC: the date at the venue (Europe/Rome), as English writes it, never "UTC".
             let bytes = try ReportReceipt.escpos(
-                batch: batch, madeAt: preview.createdAt, paper: .mm58, zone: TimeZone(identifier: "Europe/Rome")!)
+                batch: batch, madeAt: preview.createdAt, paper: .mm58, zone: VenueZone(identifier: "Europe/Rome"))
             let lines = try ESCPOSInterpreter.render(bytes, paper: .mm58).lines.map(\.text)
             let text = lines.joined(separator: " ").replacingOccurrences(of: "\u{00A0}", with: " ")
             #expect(text.contains("Made on 6 March 2021 with your consent."), "\(text)")

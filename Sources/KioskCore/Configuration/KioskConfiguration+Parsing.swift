@@ -96,7 +96,7 @@ extension KioskConfiguration {
             }
             configuration.venue.code = code
             let zone = reader.optionalString("timeZone", default: nil)
-            if let zone, TimeZone(identifier: zone) == nil {
+            if let zone, !VenueZone.isKnown(zone) {
                 log.add(
                     reader.keyPath("timeZone"),
                     "expected an IANA time zone name such as \"Europe/Rome\" (or null for the board's own), got \(JSONValue.quoted(zone))"

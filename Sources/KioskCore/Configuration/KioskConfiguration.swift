@@ -115,8 +115,8 @@ public struct KioskConfiguration: Sendable, Equatable {
 
         public init() {}
 
-        /// The venue's time zone: `timeZone`, else the board's own (`TimeZone.current`).
-        public var zone: TimeZone { timeZone.flatMap { TimeZone(identifier: $0) } ?? .current }
+        /// The venue's time zone: `timeZone`, else the board's own (resolved when a visitor text first needs it).
+        public var zone: VenueZone { VenueZone(identifier: timeZone) }
     }
 
     /// Where consented reports go.

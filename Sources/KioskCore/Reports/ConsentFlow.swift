@@ -233,7 +233,7 @@ public struct Preview: Equatable, Sendable {
     /// The preview in plain words in `catalog`'s language. On the kiosk's screen `zone` is the venue's: CWA's
     /// 10-minute intervals and SwissCovid's parts of hours (UTC) are shown as the visitor's clock reads them
     /// (`VisitorTime`); nil for the staff terminal's UTC (`TimeText`).
-    public func lines(in catalog: Catalog, zone: TimeZone?) -> [String] {
+    public func lines(in catalog: Catalog, zone: VenueZone?) -> [String] {
         let time = zone.map { VisitorTime(catalog.language, zone: $0) }
         let now = Date(timeIntervalSince1970: Double(createdAt))
         var lines = [catalog.count(.previewCount, reportCount)]

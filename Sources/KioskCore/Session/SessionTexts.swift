@@ -10,7 +10,7 @@ public struct SessionTexts: Sendable {
     /// How the holder sees times: in their language and the venue's zone (`venue.timeZone`).
     public let time: VisitorTime
 
-    public init(_ language: Language = .fallback, warningAdvice: String? = nil, zone: TimeZone = .current) {
+    public init(_ language: Language = .fallback, warningAdvice: String? = nil, zone: VenueZone = .board) {
         catalog = Catalog.of(language)
         configuredAdvice = warningAdvice.flatMap { $0.isEmpty ? nil : $0 }
         time = VisitorTime(language, zone: zone)

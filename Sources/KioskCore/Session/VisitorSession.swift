@@ -130,7 +130,7 @@ public struct VisitorSession: Sendable {
     private let openingLanguage: Language
     private let warningAdvice: String?
     /// The venue's time zone (`venue.timeZone`): the holder's times are shown in it.
-    public let zone: TimeZone
+    public let zone: VenueZone
     var texts: SessionTexts { SessionTexts(language ?? openingLanguage, warningAdvice: warningAdvice, zone: zone) }
 
     /// A session closes after this long without a choice; the screen warns `inactivityWarning` before.
@@ -145,7 +145,7 @@ public struct VisitorSession: Sendable {
 
     public init(
         card: CardSecret, source: Source, now: Date, language: Language = .fallback, warningAdvice: String? = nil,
-        inactivityLimit: TimeInterval = VisitorSession.defaultInactivityLimit, zone: TimeZone = .current
+        inactivityLimit: TimeInterval = VisitorSession.defaultInactivityLimit, zone: VenueZone = .board
     ) {
         self.zone = zone
         self.inactivityLimit = inactivityLimit

@@ -22,11 +22,11 @@ public struct StationConfiguration: Sendable, Equatable {
     /// How loud and fast the kiosk speaks (`speech.volume`, `speech.rate`) until a visitor changes it for themselves.
     public var voice = SpeechVoice(volume: 80, rate: 150)
     /// The venue's time zone (`venue.timeZone`): every time a visitor reads, hears or takes away is in it.
-    public var timeZone: TimeZone
+    public var timeZone: VenueZone
 
     public init(
         staffTimeout: TimeInterval = 300, staffCode: String? = nil, defaultStayLength: TimeInterval = 8 * 3600,
-        language: Language = .fallback, warningAdvice: String? = nil, timeZone: TimeZone = .current
+        language: Language = .fallback, warningAdvice: String? = nil, timeZone: VenueZone = .board
     ) {
         self.timeZone = timeZone
         self.staffTimeout = staffTimeout

@@ -7,7 +7,7 @@ public struct StationTexts: Sendable {
     /// How a visitor sees times: in this language and the venue's zone (`venue.timeZone`).
     public let time: VisitorTime
 
-    public init(_ language: Language = .fallback, zone: TimeZone = .current) {
+    public init(_ language: Language = .fallback, zone: VenueZone = .board) {
         catalog = Catalog.of(language)
         time = VisitorTime(language, zone: zone)
     }

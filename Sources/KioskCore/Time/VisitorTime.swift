@@ -13,13 +13,21 @@ public import Foundation
 /// countries whose codes it reads.
 public struct VisitorTime: Sendable {
     public let language: Language
-    public let zone: TimeZone
+    public let venueZone: VenueZone
 
-    /// `zone` defaults to the board's own (`TimeZone.current`), as `venue.timeZone` does.
-    public init(_ language: Language = .fallback, zone: TimeZone = .current) {
+    /// `zone` defaults to the board's own, as `venue.timeZone` does; it is resolved when a time is first written.
+    public init(_ language: Language = .fallback, zone: VenueZone = .board) {
         self.language = language
-        self.zone = zone
+        self.venueZone = zone
     }
+
+    /// A time zone already made.
+    public init(_ language: Language, zone: TimeZone) {
+        self.init(language, zone: VenueZone(zone))
+    }
+
+    /// The venue's zone itself (made on first use).
+    public var zone: TimeZone { venueZone.timeZone }
 
     /// The locale whose conventions write `language`'s dates and times.
     public static func locale(of language: Language) -> Locale {

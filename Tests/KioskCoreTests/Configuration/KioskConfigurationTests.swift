@@ -604,7 +604,7 @@ import Testing
     /// `venue.timeZone`: an IANA name, the board's own zone when left out; an unknown name is a named error.
     @Test func theVenuesTimeZoneIsReadCheckedAndOverridden() throws {
         let unset = try KioskConfiguration.parse(json: "{}")
-        #expect(unset.venue.timeZone == nil && unset.venue.zone == TimeZone.current)
+        #expect(unset.venue.timeZone == nil && unset.venue.zone.timeZone == TimeZone.current)
         let rome = try KioskConfiguration.parse(json: #"{"venue": {"timeZone": "Europe/Rome"}}"#)
         #expect(rome.venue.timeZone == "Europe/Rome" && rome.venue.zone.identifier == "Europe/Rome")
         let auckland = try KioskConfiguration.parse(

@@ -36,7 +36,7 @@ enum StationFixtures {
     /// 2026-03-02 10:00 UTC (11:00 at the venue).
     static let start = Date(timeIntervalSince1970: 1_772_445_600)
     /// The venue's time zone in the station tests: set, so that no test depends on the machine's own.
-    static let zone = TimeZone(identifier: "Europe/Rome")!
+    static let zone = VenueZone(identifier: "Europe/Rome")
 
     static func card(_ kind: CardKind = .visitor) -> CardSecret {
         try! CardSecret.generate(kind: kind, crypto: OpenSSLCrypto())

@@ -103,7 +103,7 @@ struct StationBench {
         let crypto = OpenSSLCrypto()
         runner = try StationRunner(
             configuration: StationConfiguration(
-                staffCode: "STAFF-CODE-1", timeZone: TimeZone(identifier: "Europe/Rome")!),
+                staffCode: "STAFF-CODE-1", timeZone: VenueZone(identifier: "Europe/Rome")),
             desk: CheckInDesk(store: store, crypto: crypto), indicator: lights ?? indicator,
             printer: printer ?? recording,
             enroller: enroller, warnings: warnings, clock: clock, settings: settings, codePage: codePage,
