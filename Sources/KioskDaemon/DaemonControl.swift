@@ -274,7 +274,7 @@ extension KioskDaemon {
     /// `camera NAME [--loop]`: the simulated camera plays a 1280×720 sequence in real time (the Pi-budget harness,
     /// `Tools/pi-budget`). For a sequence with a code, waits until the station handled the code and answers how long
     /// after the code's first fully visible frame that was (`data`: `{"decodedAfterMs", "framesDropped"}`); `off`
-    /// empties the scene.
+    /// empties the scene; `stats` answers the frames skipped and the CPU time spent making frames so far.
     private func cameraSequence(_ request: ControlRequest) async -> ControlResponse {
         guard let camera = simulation?.codes else {
             return .failure("the camera is simulated only on a simulated kiosk")
@@ -282,9 +282,13 @@ extension KioskDaemon {
         guard let name = request.text, !name.isEmpty else {
             return .failure("say what the camera sees: empty, passerby, held, moving, phone, or off")
         }
+        let stats = #"{"framesDropped":\#(camera.framesDropped),"renderCPUSeconds":\#(camera.renderCPUSeconds)}"#
+        if name == "stats" {
+            return ControlResponse(ok: true, lines: [], data: stats)
+        }
         if name == "off" {
             camera.clear()
-            return ControlResponse(ok: true, lines: ["The camera sees nothing."])
+            return ControlResponse(ok: true, lines: ["The camera sees nothing."], data: stats)
         }
         let expectation = loop.expect([.codeScanned])
         defer { expectation.cancel() }

@@ -151,6 +151,8 @@ public protocol CodeFeed: Sendable {
     func playLive(_ name: String, looping: Bool) -> LiveCameraSequence?
     /// Frames of live sequences skipped so far because the frame before was still being scanned.
     var framesDropped: Int { get }
+    /// CPU time spent making the sequences' frames (a board's camera makes them without the kiosk's CPU), seconds.
+    var renderCPUSeconds: Double { get }
 }
 
 /// A camera sequence playing in real time: when it started, its frame time, and the first frame in which its code

@@ -1,4 +1,7 @@
 internal import Foundation
+#if canImport(Glibc)
+    internal import Glibc
+#endif
 public import KioskCamera
 public import KioskCore
 internal import Synchronization
@@ -18,6 +21,7 @@ public final class FrameFeedCamera: CodeCamera {
     private let height: Int
     private let state: Mutex<Feed>
     private let stopping = Atomic<Bool>(false)
+    private let renderNanoseconds = Atomic<Int64>(0)
     private let started = Atomic<Bool>(false)
     private let wakeUp = DispatchSemaphore(value: 0)
 
@@ -139,10 +143,28 @@ public final class FrameFeedCamera: CodeCamera {
         switch scene.0 {
         case nil: return (nil, scene.2)
         case .still(let image): return (image, scene.2)
-        case .sequence(let sequence, let next): return (sequence.frame(next).image, scene.2)
-        case .live(let sequence, _, _, _): return (sequence.frame(scene.1).image, scene.2)
+        case .sequence(let sequence, let next): return (rendered(sequence, next), scene.2)
+        case .live(let sequence, _, _, _): return (rendered(sequence, scene.1), scene.2)
         }
     }
+
+    /// A sequence's frame, rendered here (noise, drift and the code drawn in software), its CPU time counted apart:
+    /// a board's camera delivers its frames without the kiosk's CPU, so the Pi-budget harness subtracts this.
+    private func rendered(_ sequence: CameraSequence, _ index: Int) -> GreyImage {
+        let before = Self.threadCPUNanoseconds()
+        let image = sequence.frame(index).image
+        renderNanoseconds.add(Self.threadCPUNanoseconds() - before, ordering: .relaxed)
+        return image
+    }
+
+    private static func threadCPUNanoseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
+        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+    }
+
+    /// CPU time spent rendering sequence frames so far (the simulation's own work, not a camera's), in seconds.
+    public var renderCPUSeconds: Double { Double(renderNanoseconds.load(ordering: .relaxed)) / 1e9 }
 
     /// Frames taken so far.
     public var framesScanned: Int { state.withLock { $0.frames } }
