@@ -198,10 +198,11 @@ import Testing
         #expect(
             Set((keys ?? [:]).keys).isSubset(of: [
                 "kind", "title", "lines", "items", "choices", "selected", "keypad", "isPrivate", "language",
-                "buttonHint", "pageTitle", "choicesLabel",
+                "buttonHint", "pageTitle", "choicesLabel", "moreBelow",
             ]))
         // The page's own words (window title, the choices' region) come in the screen's language.
         #expect(keys?["pageTitle"] as? String == "Check-in kiosk" && keys?["choicesLabel"] as? String == "Choices")
+        #expect(keys?["moreBelow"] as? String == Catalog.english[.pageMoreBelow])
         #expect(page.body.contains("<title>Check-in kiosk</title>") && page.body.contains("aria-label=\"Choices\""))
 
         // A bank card on the reader: the station's message is on the page.

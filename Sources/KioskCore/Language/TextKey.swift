@@ -28,6 +28,8 @@ public enum TextKey: String, Sendable, CaseIterable {
     case buttonsHint = "buttons.hint"
     case pageTitle = "page.title"
     case pageChoices = "page.choices"
+    /// The page's cue while the text goes on below what the screen shows (it scrolls).
+    case pageMoreBelow = "page.moreBelow"
     case timeMoreTime = "time.moreTime"
     case timeRunningOut = "time.runningOut"
     case timeToday = "time.today"

@@ -230,9 +230,9 @@ public struct Preview: Equatable, Sendable {
     /// (1…8, from when their symptoms began and how long ago the stay was; `TransmissionRisk`). The levels are told in
     /// three plain phrases by the weight Corona-Warn-App gives them (`PresenceTracingParameters.cwaProduction`):
     ///
-    /// - 6, 7, 8 (weight 1.2 to 1.6, the days around the onset of symptoms): “counts fully for warnings”;
-    /// - 4, 5 (weight 0.8 and 1): “counts less for warnings”;
-    /// - 1, 2, 3 (weight 0.6 or none; levels without weight are not sent at all): “counts only a little for warnings”.
+    /// - 6, 7, 8 (weight 1.2 to 1.6, the days around the onset of symptoms): “Counts fully for warnings.”;
+    /// - 4, 5 (weight 0.8 and 1): “Counts less for warnings.”;
+    /// - 1, 2, 3 (weight 0.6 or none; levels without weight are not sent at all): “Counts only a little for warnings.”.
     public static func weight(ofLevel level: UInt8) -> TextKey {
         switch level {
         case 6...: .previewWeightFull

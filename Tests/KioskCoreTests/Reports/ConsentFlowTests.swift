@@ -76,7 +76,7 @@ import Testing
         #expect(report.period == 9)
         // How strongly the stay counts, in words: the level itself is not shown.
         let weight = Catalog.english[Preview.weight(ofLevel: report.transmissionRiskLevel)]
-        #expect(asked.lines.contains { $0.contains(TimeText.intervalWindow(report)) && $0.hasSuffix(": " + weight) })
+        #expect(asked.lines.contains { $0.contains(TimeText.intervalWindow(report)) && $0.hasSuffix(". " + weight) })
         #expect(asked.lines.contains { $0.contains("made-up records are mixed in") })
         do {
             let accepted = flow.handle(.answer(true))

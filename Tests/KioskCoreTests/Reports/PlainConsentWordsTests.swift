@@ -93,6 +93,6 @@ import Testing
                 $0.hasPrefix("Vengono aggiunti ")
                     && $0.hasSuffix(" dati inventati, così nessuno può capire quanti sono i suoi.")
             })
-        #expect(italian.contains { $0.hasSuffix(": conta pienamente per gli avvisi") })
+        #expect(italian.contains { $0.hasSuffix(". Conta pienamente per gli avvisi.") })
     }
 }
