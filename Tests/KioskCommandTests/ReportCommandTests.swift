@@ -106,12 +106,12 @@ import Testing
         let expected = expectedReports(kiosk, symptoms: .symptomOnset(day: now / 86_400 - 4))
         #expect(expected.count == 1)
         #expect(try opened(batch) == expected)
-        // The preview the holder saw names exactly that window and level.
+        // The preview the holder saw names exactly that window, and how strongly it counts in words.
         let report = try #require(expected.first)
+        let weight = Catalog.english[Preview.weight(ofLevel: report.transmissionRiskLevel)]
         #expect(
             result.stdout.contains(
-                "\(TimeText.day(report.day)) \(TimeText.intervalWindow(report)) UTC, risk level \(report.transmissionRiskLevel) of 8"
-            ))
+                "\(TimeText.day(report.day)) \(TimeText.intervalWindow(report)) UTC. \(weight)"), "\(result.stdout)")
         // The stick has the date and the files, not the window or level the holder saw on screen.
         let readMe = try String(
             contentsOfFile: kiosk.exportDir + "/" + #require(names.first { $0.contains("read-me") }), encoding: .utf8)
@@ -130,7 +130,7 @@ import Testing
         #expect(
             result.stdout.contains(
                 "Bakery Rose, Main Street 1, \(TimeText.date(unixSeconds: kiosk.stayStart)), 13:00–14:00, 14:00–14:30 UTC: "
-                    + "also sent for warnings in SwissCovid and NotifyMe"), "\(result.stdout)")
+                    + "also sent for the warning apps SwissCovid and NotifyMe"), "\(result.stdout)")
         #expect(result.stdout.contains("for SwissCovid's server"))
         let name = try #require(kiosk.exported().first { $0.hasSuffix(".crowdnotifier-upload.pb") })
         let entries = try CrowdNotifierUploadPayload.entries(

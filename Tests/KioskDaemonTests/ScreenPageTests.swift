@@ -88,6 +88,22 @@ import Testing
         #expect(ScreenPage.style.contains("overflow-wrap:anywhere"), "a long word wraps inside its button")
     }
 
+    /// Issue 23: text taller than its box is never cut silently: the box has a wide scroll bar, and the page carries
+    /// the cue that more lies below in the screen's language (the script shows it while there is).
+    @Test func longTextScrollsWithAWideBarAndACueInTheScreensLanguage() {
+        let italian = Catalog.of(.it)
+        let preview = ScreenModel(
+            kind: "prompt", title: italian[.sessionConsentTitle], lines: [italian[.sessionConsentQuestion]],
+            items: Array(repeating: italian[.previewRounded], count: 12),
+            choices: [.init(id: "yes", label: italian[.consentYes]), .init(id: "no", label: italian[.consentNo])],
+            language: "it")
+        let html = ScreenPage.html(preview)
+        #expect(html.contains("<p id=\"more\" aria-hidden=\"true\">\(italian[.pageMoreBelow])</p>"))
+        #expect(ScreenPage.style.contains("#message::-webkit-scrollbar{width:4vw}"))
+        #expect(ScreenPage.style.contains("#message.more #more{display:block}"))
+        #expect(ScreenPage.script.contains("box.classList.toggle(\"more\""))
+    }
+
     @Test func pageIsSelfContainedAndEscapesTheMessage() {
         let html = ScreenPage.html(
             ScreenModel(kind: "error", title: "<b>Title</b>", lines: ["a & \"b\""], language: "fr"))
@@ -198,10 +214,11 @@ import Testing
         #expect(
             Set((keys ?? [:]).keys).isSubset(of: [
                 "kind", "title", "lines", "items", "choices", "selected", "keypad", "isPrivate", "language",
-                "buttonHint", "pageTitle", "choicesLabel",
+                "buttonHint", "pageTitle", "choicesLabel", "moreBelow",
             ]))
         // The page's own words (window title, the choices' region) come in the screen's language.
         #expect(keys?["pageTitle"] as? String == "Check-in kiosk" && keys?["choicesLabel"] as? String == "Choices")
+        #expect(keys?["moreBelow"] as? String == Catalog.english[.pageMoreBelow])
         #expect(page.body.contains("<title>Check-in kiosk</title>") && page.body.contains("aria-label=\"Choices\""))
 
         // A bank card on the reader: the station's message is on the page.

@@ -8,8 +8,11 @@ kiosk-authority (built next to kiosk) is the health authority: the kiosk is conf
 CWA venue and enrol cards 1 and 3 (their holders allow matching) and card 2 (with a PIN); cards 1 and 3 check in
 together three times. In Chromium at 800x480: "My check-ins", card 1 tapped, the list and its count, one stay
 deleted, two shared with consent and printed. Checked in the browser, not on the HTML text: the consent answers have
-identical computed style and size, nothing is selected and no choice lies outside the window; after the card is
-taken away no stay, venue or warning is in the DOM; a page from another origin cannot choose anything. The receipt
+identical computed style and size, nothing is selected and no choice lies outside the window; no text of the
+disclosure or the consent preview is cut (it fits its box, or the box scrolls with a scroll bar at least 20 px
+wide and the "more text below" cue inside it, and its last line comes into view; also in every language below);
+after the card is taken away no stay, venue or warning is in the DOM; a page from another origin cannot choose
+anything. The receipt
 is decoded (zbarimg) and its CKPB/1 records opened with the venue's location id (CKPR/1, docs/PROTOCOL.md): exactly
 the consented reports, nothing more. Every view the English scenarios shoot is audited too (axe-core and contrast,
 below). Card 1's last receipt is accepted and published by kiosk-authority and the signed package loaded from a
@@ -254,6 +257,39 @@ return Array.prototype.map.call(document.querySelectorAll('#choices button'), fu
 });"""
 
 
+# Whether the text box cuts anything: when its text is taller than the box, the box must scroll with a visible,
+# wide scroll bar and show the "more text below" cue inside the box, and its last line must come into view when
+# scrolled to the end (the box is scrolled back after).
+CLIP_PROBE = """
+var m = document.getElementById('message'), more = document.getElementById('more');
+var cs = getComputedStyle(m), box = m.getBoundingClientRect();
+var bar = m.offsetWidth - m.clientWidth - parseFloat(cs.borderLeftWidth) - parseFloat(cs.borderRightWidth);
+var r = more ? more.getBoundingClientRect() : null;
+var cue = !!more && getComputedStyle(more).display !== 'none' && getComputedStyle(more).visibility === 'visible'
+  && r.height > 0 && r.top >= box.top - 1 && r.bottom <= box.bottom + 1 && more.textContent.trim().length > 0;
+var texts = m.querySelectorAll('#title, #lines p, #items li, #entry');
+var last = texts[texts.length - 1];
+var result = {scrollHeight: m.scrollHeight, clientHeight: m.clientHeight, bar: bar, cue: cue,
+  text: more ? more.textContent : null};
+var saved = m.scrollTop;
+m.scrollTop = m.scrollHeight;
+var inner = m.getBoundingClientRect().top + m.clientTop + m.clientHeight;
+result.lastReached = last.getBoundingClientRect().bottom <= inner + 1;
+m.scrollTop = saved;
+return result;"""
+
+
+def nothing_cut(page, name):
+    """The text box's text fits, or scrolls visibly: a scroll bar at least 20 px wide and the cue that more lies
+    below; scrolled to the end, its last line shows."""
+    clip = page.driver.execute_script(CLIP_PROBE)
+    fits = clip["scrollHeight"] <= clip["clientHeight"] + 1
+    check(fits or (clip["bar"] >= 20 and clip["cue"]),
+          f"{name}: no text cut at {page.size[0]}x{page.size[1]} (fits, or a visible scroll bar and cue): {clip}")
+    check(clip["lastReached"], f"{name}: the last line comes into view: {clip}")
+    return clip
+
+
 def large_screen(kiosk, artefacts):
     """The same page on a 1920x1080 screen: every choice in reach, no scrolling."""
     page = Page(f"http://{kiosk.web}/", artefacts, (1920, 1080))
@@ -311,8 +347,12 @@ def browser_scenario(kiosk, artefacts):
         page.choose("print", then_title="Before you decide")
         page.shot("disclosure")
         check("reveal who you are" in page.driver.find_element(By.ID, "message").text, "the disclosure first (UI-7)")
+        nothing_cut(page, "disclosure")
         page.choose("continue", then_title="Share these reports?")
         page.shot("consent")
+        clip = nothing_cut(page, "consent")
+        print(f"consent preview at 800x480: {clip['scrollHeight']} px of text in a {clip['clientHeight']} px box, "
+              f"scroll bar {clip['bar']} px, cue {'shown' if clip['cue'] else 'not needed'}")
         answers = page.driver.execute_script(STYLE_PROBE)
         check([a["id"] for a in answers] == ["yes", "no"], "yes and no are the choices")
         check(answers[0]["style"] == answers[1]["style"], f"identical computed style (UI-6): {answers}")
@@ -638,10 +678,12 @@ def sharing(kiosk, page, axe, language):
     page.choose("print")
     page.wait_for(lambda: page.choice_ids() == ["continue", "cancel"], "the disclosure")
     audit(page, axe, f"{language}-disclosure")
+    nothing_cut(page, f"{language}-disclosure")
     page.choose("continue")
     page.wait_for(lambda: page.choice_ids() == ["yes", "no"], "the consent question")
     check(page.lang() == language, f"{language}: the consent question's page says its language")
     audit(page, axe, f"{language}-consent")
+    nothing_cut(page, f"{language}-consent")
     printed = len(json.loads(kiosk.run("receipts", "--json").stdout))
     page.choose("no")
     page.wait_for(lambda: "done" in page.choice_ids(), "the session again")

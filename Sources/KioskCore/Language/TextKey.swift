@@ -28,6 +28,8 @@ public enum TextKey: String, Sendable, CaseIterable {
     case buttonsHint = "buttons.hint"
     case pageTitle = "page.title"
     case pageChoices = "page.choices"
+    /// The page's cue while the text goes on below what the screen shows (it scrolls).
+    case pageMoreBelow = "page.moreBelow"
     case timeMoreTime = "time.moreTime"
     case timeRunningOut = "time.runningOut"
     case timeToday = "time.today"
@@ -322,6 +324,9 @@ public enum TextKey: String, Sendable, CaseIterable {
     case consentDisclosure = "consent.disclosure"
     case previewNothing = "preview.nothing"
     case previewReport = "preview.report"
+    case previewWeightFull = "preview.weight.full"
+    case previewWeightLess = "preview.weight.less"
+    case previewWeightLittle = "preview.weight.little"
     case previewHourParts = "preview.hourParts"
     case previewRounded = "preview.rounded"
     case previewNoVenues = "preview.noVenues"

@@ -168,7 +168,7 @@ public struct ReportableStay: Equatable, Hashable, Sendable, Identifiable {
 }
 
 /// Exactly what will leave the device if the holder says yes: the reports per stay after rounding, decay and
-/// splitting, with their risk levels, and how many dummies are added.
+/// splitting, with their risk levels (told in words: `weight(ofLevel:)`), and how many dummies are added.
 public struct Preview: Equatable, Sendable {
     public struct Item: Equatable, Sendable {
         public let stay: ReportableStay
@@ -226,6 +226,21 @@ public struct Preview: Equatable, Sendable {
         items.flatMap { item in item.reports.map { (item.stay.locationId, $0) } }
     }
 
+    /// How strongly a report counts for warnings, in words: the holder never sees the transmission risk level's number
+    /// (1…8, from when their symptoms began and how long ago the stay was; `TransmissionRisk`). The levels are told in
+    /// three plain phrases by the weight Corona-Warn-App gives them (`PresenceTracingParameters.cwaProduction`):
+    ///
+    /// - 6, 7, 8 (weight 1.2 to 1.6, the days around the onset of symptoms): “Counts fully for warnings.”;
+    /// - 4, 5 (weight 0.8 and 1): “Counts less for warnings.”;
+    /// - 1, 2, 3 (weight 0.6 or none; levels without weight are not sent at all): “Counts only a little for warnings.”.
+    public static func weight(ofLevel level: UInt8) -> TextKey {
+        switch level {
+        case 6...: .previewWeightFull
+        case 4...5: .previewWeightLess
+        default: .previewWeightLittle
+        }
+    }
+
     /// The preview in plain words, one line each: what is sent for each stay, and what is added — as the staff
     /// terminal's report conversation shows it, in UTC (its stay list is in UTC too).
     public var lines: [String] { lines(in: .english, zone: nil) }
@@ -274,8 +289,8 @@ public struct Preview: Equatable, Sendable {
                     catalog.text(
                         .previewReport,
                         [
-                            "venue": item.stay.venueName,
-                            "when": when, "level": String(report.transmissionRiskLevel),
+                            "venue": item.stay.venueName, "when": when,
+                            "weight": catalog[Self.weight(ofLevel: report.transmissionRiskLevel)],
                         ]))
             }
         }

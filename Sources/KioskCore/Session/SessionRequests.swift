@@ -38,9 +38,10 @@ extension CheckInDesk {
             _ = try block(card)
             return .done
         case .markReported(let ids): _ = try markReported(ids, of: card)
-        case .saveEnrolment(let matching, let pin):
+        case .saveEnrolment(let matching, let pin, let language):
             var profile = try profile(of: card)
             profile.matchingAllowed = matching
+            if let language { profile.language = language.rawValue }
             try saveProfile(profile, of: card)
             if let pin { try setPIN(pin, of: card) }
             return .done

@@ -36,8 +36,9 @@ public struct VisitorSession: Sendable {
         case deliver(Preview)
         /// Note these stays as reported by their holder (their own report must not warn them).
         case markReported(Set<String>)
-        /// The answers of a new card's holder at enrolment: permission to match, and a PIN if they chose one.
-        case saveEnrolment(matching: Bool, pin: String?)
+        /// The answers of a new card's holder at enrolment: permission to match, a PIN if they chose one, and the
+        /// language they chose on the idle screen (nil when they chose none): their card's sessions open in it.
+        case saveEnrolment(matching: Bool, pin: String?, language: Language?)
     }
 
     /// The station's answer to a request.

@@ -349,7 +349,9 @@ extension CheckInMachine {
     mutating func answerEnrolment(_ id: String, now: ClockReading) -> [StationAction] {
         guard var questions = staff?.questions else { return [] }
         extendStaff(now: now)
-        let effect = questions.choose(id, language: language)
+        // The language the new holder chose on the idle screen (kept for them when staff enrolled their card) goes
+        // into the card's profile with their answers.
+        let effect = questions.choose(id, language: language, chosen: person?.language)
         staff?.questions = questions
         guard case .save(let request) = effect else { return [] }
         return [.cardRequest(questions.card, request)]

@@ -1,6 +1,8 @@
 /// The questions a new card's holder answers at enrolment, on the screen: may the kiosk match their stays against
 /// warnings (yes and no alike, nothing selected), and an optional PIN (typed twice). A small machine of its own:
-/// choices in, the screen and the request to save out.
+/// choices in, the screen and the request to save out. They are asked in the language the holder chose on the idle
+/// screen, if they chose one (the station's `language`), and that choice is saved with their answers: the card's
+/// next tap and session speak it without a visit to the settings.
 struct EnrolmentQuestions: Sendable {
     enum Step: Sendable, Equatable {
         case matching
@@ -55,8 +57,9 @@ struct EnrolmentQuestions: Sendable {
         return screen
     }
 
-    /// The holder chose `id`.
-    mutating func choose(_ id: String, language: Language) -> Effect {
+    /// The holder chose `id`; the questions are in `language`. `chosen` is the language the holder chose at the kiosk
+    /// (nil when they chose none): saved with the answers.
+    mutating func choose(_ id: String, language: Language, chosen: Language?) -> Effect {
         switch step {
         case .matching:
             guard id == "yes" || id == "no" else { return .none }
@@ -66,10 +69,10 @@ struct EnrolmentQuestions: Sendable {
             if id == "set-pin" {
                 step = .pin(first: nil, typed: "", problem: nil)
             } else {
-                return save(pin: nil)
+                return save(pin: nil, language: chosen)
             }
         case .pin(let first, let typed, _):
-            if id == "no-pin" { return save(pin: nil) }
+            if id == "no-pin" { return save(pin: nil, language: chosen) }
             switch VisitorSession.keypad(id, typed: typed, maxLength: CardProfile.pinLengths.upperBound) {
             case .typed(let now): step = .pin(first: first, typed: now, problem: nil)
             case .submit(let pin):
@@ -81,7 +84,7 @@ struct EnrolmentQuestions: Sendable {
                         step = .pin(first: nil, typed: "", problem: texts.pinMismatch)
                         return .none
                     }
-                    return save(pin: pin)
+                    return save(pin: pin, language: chosen)
                 } else {
                     step = .pin(first: pin, typed: "", problem: nil)
                 }
@@ -93,8 +96,8 @@ struct EnrolmentQuestions: Sendable {
         return .none
     }
 
-    private mutating func save(pin: String?) -> Effect {
+    private mutating func save(pin: String?, language: Language?) -> Effect {
         step = .saving
-        return .save(.saveEnrolment(matching: matching ?? false, pin: pin))
+        return .save(.saveEnrolment(matching: matching ?? false, pin: pin, language: language))
     }
 }

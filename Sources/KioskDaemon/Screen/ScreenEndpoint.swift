@@ -132,12 +132,12 @@ enum ScreenEndpoint {
 }
 
 /// The screen as the page gets it: the screen model, and the page's own words in the screen's language (the
-/// window's title, the name of the choices' region for screen readers).
+/// window's title, the name of the choices' region for screen readers, the cue that more text lies below).
 struct PageScreen: Encodable {
     let screen: ScreenModel
 
     private enum Keys: String, CodingKey {
-        case pageTitle, choicesLabel
+        case pageTitle, choicesLabel, moreBelow
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -145,5 +145,6 @@ struct PageScreen: Encodable {
         var container = encoder.container(keyedBy: Keys.self)
         try container.encode(screen.catalog[.pageTitle], forKey: .pageTitle)
         try container.encode(screen.catalog[.pageChoices], forKey: .choicesLabel)
+        try container.encode(screen.catalog[.pageMoreBelow], forKey: .moreBelow)
     }
 }

@@ -8,7 +8,10 @@ public import KioskCore
 /// size, colour and font (the consent rules ask for yes and no with equal weight); the one the physical buttons would
 /// choose is outlined and marked for screen readers. The script polls `/screen.json` a few times a second, draws
 /// what it gets (it keeps nothing else) and posts a choice to `/choose/<id>`. The text and the choices stay on the
-/// screen at 800×480: the text scrolls on its own, the choices never move out of reach.
+/// screen at 800×480: the text scrolls on its own, the choices never move out of reach. Text that does not fit is
+/// never cut silently: its box shows a wide scroll bar (white on black, whatever the screen's colours) and, while
+/// more lies below what is shown, a bar at its foot saying so in the screen's language (“More text below”, with an
+/// arrow the style draws).
 public enum ScreenPage {
     /// The class every choice carries; the style sheet styles choices only through it.
     public static let buttonClass = "btn"
@@ -25,6 +28,12 @@ public enum ScreenPage {
         html,body{height:100%;background:#000;color:#fff;font-family:"DejaVu Sans",Verdana,sans-serif}
         body{display:flex;flex-direction:column;padding:2vh 2vw;gap:2vh;user-select:none;-webkit-user-select:none}
         #message{flex:1 1 auto;min-height:0;overflow-y:auto;display:flex;flex-direction:column;gap:1.5vh;padding:2.5vh 3vw;border-radius:2vh;border:0.8vh solid #fff;background:#1a1a1a;color:#fff}
+        #message::-webkit-scrollbar{width:4vw}
+        #message::-webkit-scrollbar-track{background:#000;border-radius:2vh}
+        #message::-webkit-scrollbar-thumb{background:#fff;border:0.5vw solid #000;border-radius:2vh;min-height:8vh}
+        #more{display:none;position:sticky;bottom:-2.5vh;flex:0 0 auto;margin:auto -3vw -2.5vh;padding:0.8vh 3vw;background:#000;color:#fff;font:bold 3.6vh "DejaVu Sans",Verdana,sans-serif;text-align:center}
+        #more::after{content:" \\25BC"}
+        #message.more #more{display:block}
         #title{font-size:6.5vh;font-weight:bold;line-height:1.15}
         #lines p{font-size:4vh;line-height:1.35;margin-bottom:1vh}
         #items{font-size:3.6vh;line-height:1.3;padding-left:4vw}
@@ -82,6 +91,10 @@ public enum ScreenPage {
               box.appendChild(list);
             }
             if (screen.keypad) { box.appendChild(el("p", "entry", screen.keypad.shown || "\\u00a0")); }
+            var more = el("p", "more", screen.moreBelow);
+            more.setAttribute("aria-hidden", "true");
+            box.appendChild(more);
+            box.scrollTop = 0;
             var choices = document.getElementById("choices");
             var phone = screen.keypad && screen.keypad.keys.join(",") === "\(phoneKeys)";
             choices.className = screen.keypad ? (phone ? "keys phone" : "keys") : "";
@@ -99,6 +112,13 @@ public enum ScreenPage {
               choices.appendChild(button);
             });
             document.getElementById("hint").textContent = screen.buttonHint;
+            cue();
+          }
+          // The cue at the text's foot while more of it lies below what the box shows.
+          function cue() {
+            var box = document.getElementById("message");
+            var below = box.scrollHeight - box.clientHeight - box.scrollTop;
+            box.classList.toggle("more", box.scrollHeight > box.clientHeight + 1 && below > 1);
           }
           function answer(response) {
             if (!response.ok) { throw new Error("status " + response.status); }
@@ -113,6 +133,10 @@ public enum ScreenPage {
               .then(answer).then(show).catch(function () {})
               .then(function () { setTimeout(poll, \(pollMilliseconds)); });
           }
+          document.getElementById("message").addEventListener("scroll", cue);
+          window.addEventListener("resize", cue);
+          if (window.ResizeObserver) { new ResizeObserver(cue).observe(document.getElementById("message")); }
+          cue();
           poll();
         })();
         """
@@ -160,6 +184,7 @@ public enum ScreenPage {
             <h1 id="title">\(escape(screen.title))</h1>
             <div id="lines">\(lines)</div>
             \(items)\(entry)
+            <p id="more" aria-hidden="true">\(escape(screen.catalog[.pageMoreBelow]))</p>
             </main>
             <nav id="choices" aria-label="\(escape(screen.catalog[.pageChoices]))"\(screen.keypad == nil ? "" : (phone ? " class=\"keys phone\"" : " class=\"keys\""))>
             \(choices)

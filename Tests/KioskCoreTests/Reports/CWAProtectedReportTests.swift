@@ -146,7 +146,7 @@ import Testing
             let text = preview.lines.joined(separator: " ")
             let named = text.contains("Corona-Warn-App format") && text.contains("PCR test")
             #expect(named == (output != .print), "\(output): \(text)")
-            #expect(text.contains("without the places' own codes nobody can tell how many are real"))
+            #expect(text.contains("made-up records are mixed in, so no one can tell how many are yours"))
         }
         let preview = try ConsentWalkthrough.consentedPreview(stays: [stay], now: now, output: .export)
         let payload = try SAP_Internal_SubmissionPayload(

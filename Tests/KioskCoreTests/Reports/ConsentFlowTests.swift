@@ -74,8 +74,10 @@ import Testing
         let report = try #require(asked.items.first?.reports.first)
         // 02:06:40–03:06:40 the day before: 60 min + 30 min decay → 9 intervals, aligned.
         #expect(report.period == 9)
-        #expect(asked.lines.contains { $0.contains(TimeText.intervalWindow(report)) && $0.contains("risk level") })
-        #expect(asked.lines.contains { $0.contains("made-up records") })
+        // How strongly the stay counts, in words: the level itself is not shown.
+        let weight = Catalog.english[Preview.weight(ofLevel: report.transmissionRiskLevel)]
+        #expect(asked.lines.contains { $0.contains(TimeText.intervalWindow(report)) && $0.hasSuffix(". " + weight) })
+        #expect(asked.lines.contains { $0.contains("made-up records are mixed in") })
         do {
             let accepted = flow.handle(.answer(true))
             #expect(accepted)

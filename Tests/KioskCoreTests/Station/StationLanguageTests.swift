@@ -79,6 +79,62 @@ import Testing
         #expect(home.title == Catalog.of(.it)[.sessionHomeTitle])
     }
 
+    /// Issue 23: a person chooses Italian on the idle screen and staff enrol a card for them: its questions (matching,
+    /// a PIN) are in Italian, the language is saved with the answers, and the card's next session opens in Italian
+    /// without a visit to the settings.
+    @Test func aNewCardIsAskedInTheLanguageChosenOnTheIdleScreenAndKeepsIt() throws {
+        var harness = MachineHarness()
+        harness.bind()
+        harness.clock.advance(by: 60)
+        harness.run(.chosen("language"))
+        harness.run(.chosen("language:it"))
+        #expect(Self.screen(harness).language == "it")
+        harness.openStaff()
+        harness.run(.staffCommand(.enrolCard))
+        let enrolled = harness.run(.cardRead(.blank))
+        let card = try #require(enrolled.compactMap { if case .enrolCard(let s) = $0 { s } else { nil } }.first)
+        let italian = Catalog.of(.it)
+        let matching = Self.screen(harness)
+        #expect(matching.choices.map(\.id) == ["yes", "no"])
+        #expect(matching.language == "it")
+        #expect(matching.title == italian[.sessionMatchingQuestionTitle])
+        #expect(
+            matching.choices.map(\.label) == [
+                italian[.sessionMatchingQuestionYes], italian[.sessionMatchingQuestionNo],
+            ])
+        harness.run(.chosen("yes"))
+        let pinOffer = Self.screen(harness)
+        #expect(pinOffer.language == "it" && pinOffer.title == italian[.sessionPinOfferTitle])
+        harness.run(.chosen("no-pin"))
+        let profile = try harness.desk.profile(of: card)
+        #expect(profile.language == "it" && profile.matchingAllowed == true)
+        harness.run(.staffCommand(.leave))
+        // Later, nobody's choice left at the kiosk: it speaks English; the card's session opens in Italian.
+        harness.clock.advance(by: CheckInMachine.visitorLanguageTime + 60)
+        harness.run(.tick)
+        #expect(Self.screen(harness).language == "en")
+        harness.run(.cardRead(.card(card)))
+        harness.run(.chosen("session"))
+        let home = Self.screen(harness)
+        #expect(home.language == "it")
+        #expect(home.title == italian[.sessionHomeTitle])
+    }
+
+    /// Without a language chosen, enrolment saves none: the card follows the kiosk's language.
+    @Test func aNewCardWithoutAChosenLanguageKeepsNone() throws {
+        var harness = MachineHarness()
+        harness.bind()
+        harness.openStaff()
+        harness.run(.staffCommand(.enrolCard))
+        let enrolled = harness.run(.cardRead(.blank))
+        let card = try #require(enrolled.compactMap { if case .enrolCard(let s) = $0 { s } else { nil } }.first)
+        #expect(Self.screen(harness).language == "en")
+        harness.run(.chosen("no"))
+        harness.run(.chosen("no-pin"))
+        let profile = try harness.desk.profile(of: card)
+        #expect(profile.language == nil && profile.matchingAllowed == false)
+    }
+
     @Test func alwaysSpeakIsTheHoldersChoiceKeptWithTheirCard() throws {
         let card = StationFixtures.card()
         var harness = MachineHarness()

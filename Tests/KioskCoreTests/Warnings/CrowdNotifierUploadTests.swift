@@ -94,7 +94,7 @@ import Testing
         #expect(
             preview.lines.contains(
                 "Caffè A, \(TimeText.date(unixSeconds: start)), 10:20–11:00, 11:00–11:40 UTC: "
-                    + "also sent for warnings in SwissCovid and NotifyMe. The health authority sees these times, but not the place."
+                    + "also sent for the warning apps SwissCovid and NotifyMe. The health authority sees these times, but not the place."
             ),
             "\(preview.lines)")
 
