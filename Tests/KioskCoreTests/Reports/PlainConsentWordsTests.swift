@@ -10,7 +10,7 @@ import Testing
 /// the times rounded and lengthened).
 @Suite struct PlainConsentWordsTests {
     let now: Int64 = 1_764_000_000
-    let zone = TimeZone(identifier: "Europe/Rome")!
+    let zone = VenueZone(identifier: "Europe/Rome")
 
     /// CWA stays today and 1 to 3 days ago, and a stay at a SwissCovid venue (its parts of hours are shown too).
     func stays() throws -> [ReportableStay] {
