@@ -1,10 +1,11 @@
 internal import Foundation
-#if canImport(Glibc)
-    internal import Glibc
-#endif
 public import KioskCamera
 public import KioskCore
 internal import Synchronization
+
+#if canImport(Glibc)
+    internal import Glibc
+#endif
 
 /// A camera for the simulated kiosk and tests: frames come from the caller instead of a device, and go through the
 /// same per-frame work as `CameraScanner`'s (`FrameScanner`: change detection, libzbar where the frame changed, the
