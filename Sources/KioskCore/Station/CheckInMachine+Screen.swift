@@ -216,6 +216,7 @@ extension CheckInMachine {
         case .language(let chosen):
             person?.activity = .browsing
             person?.language = chosen
+            person?.languageIsTheirs = true
             // A message still held (a tap's result) was written in the old language: the idle screen, in the new one.
             lastShown = nil
         case .staff(let name):

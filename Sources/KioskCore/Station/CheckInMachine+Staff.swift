@@ -304,7 +304,7 @@ extension CheckInMachine {
             // answer as a person of their own (nothing of the staff member's speech or selection carries over).
             mode.questions = EnrolmentQuestions(card: secret)
             mode.person.wipe(using: crypto)
-            mode.person = mode.person.successor(now: now.now)
+            mode.person = mode.person.successor(now: now.now, keepingChoice: true)
             staff = mode
             return [
                 .show(texts.message(.staffCardEnrolledTitle, .staffCardEnrolledBody, .success)), .indicate(.accepted),
@@ -350,8 +350,9 @@ extension CheckInMachine {
         guard var questions = staff?.questions else { return [] }
         extendStaff(now: now)
         // The language the new holder chose on the idle screen (kept for them when staff enrolled their card) goes
-        // into the card's profile with their answers.
-        let effect = questions.choose(id, language: language, chosen: person?.language)
+        // into the card's profile with their answers; one carried over from an earlier holder does not.
+        let effect = questions.choose(
+            id, language: language, chosen: person?.languageIsTheirs == true ? person?.language : nil)
         staff?.questions = questions
         guard case .save(let request) = effect else { return [] }
         return [.cardRequest(questions.card, request)]
@@ -363,7 +364,7 @@ extension CheckInMachine {
         questions.card.wipe(using: crypto)
         mode.questions = nil
         mode.person.wipe(using: crypto)
-        mode.person = mode.person.successor(now: mode.person.lastActivity)
+        mode.person = mode.person.successor(now: mode.person.lastActivity, keepingChoice: false)
         staff = mode
     }
 

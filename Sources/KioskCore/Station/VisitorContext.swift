@@ -24,6 +24,10 @@ struct VisitorContext: Sendable {
     var activity: Activity = .browsing
     /// The language they chose on the idle screen (their session's own language comes from their card).
     var language: Language?
+    /// Whether `language` is this person's own choice: the one they made, or the one of the person who stood at the
+    /// kiosk when a card was enrolled for them. A language carried over from an earlier holder at a kiosk staff is
+    /// using (`successor(now:keepingChoice:)`) is shown, but it is not theirs, and it is not saved with their card.
+    var languageIsTheirs = false
     /// Speech they asked for (a held button), their voice, and the speech settings while open.
     var speech = PersonalSpeech()
     /// Which choice the buttons would choose, on the screen it was made on.
@@ -51,10 +55,13 @@ struct VisitorContext: Sendable {
     }
 
     /// The context of the next person at a kiosk a staff member is using (a new card's holder answering its
-    /// questions beside them, or staff again after): the language stays, nothing else.
-    func successor(now: Date) -> VisitorContext {
+    /// questions beside them, or staff again after): the language stays, nothing else. `keepingChoice`: the next
+    /// person is the one who stood at the kiosk (a card was just enrolled for them), so a language they chose is
+    /// still theirs; otherwise it is only shown.
+    func successor(now: Date, keepingChoice: Bool) -> VisitorContext {
         var next = VisitorContext(now: now)
         next.language = language
+        next.languageIsTheirs = keepingChoice && languageIsTheirs
         return next
     }
 

@@ -120,6 +120,31 @@ import Testing
         #expect(home.title == italian[.sessionHomeTitle])
     }
 
+    /// Two cards enrolled one after the other: the first holder chose Italian and their card keeps it; the second
+    /// holder sees the questions in the language left on the screen, but nothing of the first holder's choice is
+    /// saved with their card.
+    @Test func theNextHolderDoesNotInheritTheLanguageChoiceOfTheOneBefore() throws {
+        var harness = MachineHarness()
+        harness.bind()
+        harness.clock.advance(by: 60)
+        harness.run(.chosen("language"))
+        harness.run(.chosen("language:it"))
+        harness.openStaff()
+        var cards = [CardSecret]()
+        for index in 0..<2 {
+            harness.randomByte = 0x42 + UInt8(index)  // two different cards
+            harness.run(.staffCommand(.enrolCard))
+            let enrolled = harness.run(.cardRead(.blank))
+            cards.append(try #require(enrolled.compactMap { if case .enrolCard(let s) = $0 { s } else { nil } }.first))
+            harness.run(.chosen("no"))
+            harness.run(.chosen("no-pin"))
+            harness.run(.cardRemoved)
+        }
+        #expect(cards[0] != cards[1])
+        #expect(try harness.desk.profile(of: cards[0]).language == "it")
+        #expect(try harness.desk.profile(of: cards[1]).language == nil)
+    }
+
     /// Without a language chosen, enrolment saves none: the card follows the kiosk's language.
     @Test func aNewCardWithoutAChosenLanguageKeepsNone() throws {
         var harness = MachineHarness()
