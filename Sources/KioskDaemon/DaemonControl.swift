@@ -282,7 +282,9 @@ extension KioskDaemon {
         guard let name = request.text, !name.isEmpty else {
             return .failure("say what the camera sees: empty, passerby, held, moving, phone, or off")
         }
-        let stats = #"{"framesDropped":\#(camera.framesDropped),"renderCPUSeconds":\#(camera.renderCPUSeconds)}"#
+        var stats: String {
+            #"{"framesDropped":\#(camera.framesDropped),"renderCPUSeconds":\#(camera.renderCPUSeconds)}"#
+        }
         if name == "stats" {
             return ControlResponse(ok: true, lines: [], data: stats)
         }
@@ -293,17 +295,16 @@ extension KioskDaemon {
         let expectation = loop.expect([.codeScanned])
         defer { expectation.cancel() }
         guard let live = camera.playLive(name, looping: request.flag ?? false) else {
-            return .failure("no camera sequence '\(name)': empty, passerby, held, moving or phone")
+            return .failure("no camera sequence of that name: empty, passerby, held, moving or phone")
         }
         guard let first = live.firstVisibleFrame else {
-            return ControlResponse(
-                ok: true, lines: ["The camera plays '\(name)'."], data: #"{"framesDropped":\#(camera.framesDropped)}"#)
+            return ControlResponse(ok: true, lines: ["The camera plays the sequence."], data: stats)
         }
         let visible = live.start + live.frameInterval * first
         let length = live.frameInterval * live.frameCount
         guard let handled = await expectation.next(timeout: length + .seconds(10)) else {
             camera.clear()
-            return .failure("the camera saw no code in '\(name)'")
+            return .failure("the camera saw no code in the sequence")
         }
         let decodedAfter = Double((ContinuousClock.now - visible).wholeNanoseconds) / 1e6
         // Read is what this asks; what the station made of the code (a sequence's code is no venue's) is in the lines.

@@ -82,8 +82,7 @@ extension ReportUploader {
     /// `u32 length of the batch | CKPB/1 batch | SubmissionPayload`.
     public static func submission(_ batch: ReportBatch, cwa: [UInt8]) -> [UInt8] {
         let bytes = batch.bytes
-        let length = UInt32(bytes.count)
-        return [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: length >> $0) } + bytes + cwa
+        return lengthPrefix(bytes.count) + bytes + cwa
     }
 
     /// `u32 length of the batch | CKPB/1 batch | u32 length of the SubmissionPayload | SubmissionPayload |
@@ -92,6 +91,7 @@ extension ReportUploader {
         submission(batch, cwa: lengthPrefix(cwa.count) + cwa + crowdNotifier)
     }
 
+    /// `u32 length`, big-endian.
     static func lengthPrefix(_ length: Int) -> [UInt8] {
         [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: UInt32(length) >> $0) }
     }

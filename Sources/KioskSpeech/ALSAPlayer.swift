@@ -86,9 +86,6 @@ public struct ALSAPlayer: Sendable {
     /// whether it was loaded.
     @discardableResult
     public static func release() -> Bool { ALSALibrary.unload() }
-
-    /// Whether alsa-lib is loaded now.
-    public static var isLoaded: Bool { ALSALibrary.isLoaded }
 }
 
 /// A flag another thread sets to stop playback.
@@ -155,8 +152,6 @@ enum ALSALibrary {
             return true
         }
     }
-
-    static var isLoaded: Bool { state.withLock { $0.library.library != nil } }
 }
 
 /// The one owner of an open ALSA playback handle, closed in `deinit`.

@@ -82,9 +82,6 @@ public struct EspeakSynthesizer: Sendable {
     public static func release() -> Bool {
         EspeakEngine.release()
     }
-
-    /// Whether espeak-ng is loaded now (for the tests and the daemon's status).
-    public static var isLoaded: Bool { EspeakEngine.isLoaded }
 }
 
 /// The one way into espeak-ng's global state: loaded and initialized on first use, then one call at a time under
@@ -102,8 +99,6 @@ enum EspeakEngine {
     static func sampleRate() throws(EspeakError) -> Int {
         try initialized.withLock { state throws(EspeakError) in try initializeOnce(&state).rate }
     }
-
-    static var isLoaded: Bool { initialized.withLock { $0?.library.library != nil } }
 
     /// Terminates and unloads espeak-ng, unless it was in the process before it was loaded here (then it stays, as
     /// it is, initialized). espeak-ng 1.51 cannot be initialized again after `espeak_ng_Terminate` in the same

@@ -101,7 +101,7 @@ struct AuthorityAccept: AsyncParsableCommand {
             guard let data = FileManager.default.contents(atPath: input), data.count <= 4 << 20 else { return nil }
             return try? CrowdNotifierUploadPayload.entries(in: [UInt8](data))
         }
-        return CrowdNotifierUploadPayload.bytes(text: input).flatMap { try? CrowdNotifierUploadPayload.entries(in: $0) }
+        return CrowdNotifierUploadPayload.entries(text: input)
     }
 
     /// A batch from a file (binary or text form) or from the text itself.

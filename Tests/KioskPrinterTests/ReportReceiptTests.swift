@@ -101,7 +101,7 @@ import Testing
         let uploadCodes = decoded.filter { $0.hasPrefix(CrowdNotifierUploadPayload.textPrefix) }
         #expect(batchCodes.count == 2 && uploadCodes.count == 4 && decoded.count == 6)
         let entries = try uploadCodes.flatMap { text in
-            try CrowdNotifierUploadPayload.entries(in: try #require(CrowdNotifierUploadPayload.bytes(text: text)))
+            try #require(CrowdNotifierUploadPayload.entries(text: text))
         }
         #expect(Set(entries.map(\.timeKey)) == Set(try CrowdNotifierUploadPayload.entries(in: upload).map(\.timeKey)))
         for text in uploadCodes {

@@ -193,8 +193,9 @@ public struct Preview: Equatable, Sendable {
                 reports: StayPreparation.reports(
                     stayStart: stay.start, stayEnd: stay.end, reportTime: now,
                     symptoms: symptoms, parameters: parameters),
-                hourParts: stay.crowdNotifier?.scheme == .v3
-                    ? CrowdNotifierUploadEntry.HourPart.parts(startMs: stay.start * 1000, endMs: stay.end * 1000) : [])
+                hourParts: stay.crowdNotifier.map {
+                    CrowdNotifierUploadEntry.hourParts(keys: $0, startMs: stay.start * 1000, endMs: stay.end * 1000)
+                } ?? [])
         }
         self.symptoms = symptoms
         self.output = output

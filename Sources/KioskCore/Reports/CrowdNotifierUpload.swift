@@ -23,9 +23,21 @@ public struct CrowdNotifierUploadEntry: Sendable, Equatable {
     public static func entries(
         keys: CrowdNotifierVenueKeys, startMs: Int64, endMs: Int64, crypto: some CryptoProvider
     ) throws(CryptoError) -> [CrowdNotifierUploadEntry] {
-        guard keys.scheme == .v3 else { return [] }
+        try entries(keys: keys, parts: hourParts(keys: keys, startMs: startMs, endMs: endMs), crypto: crypto)
+    }
+
+    /// The parts of hours a stay from `startMs` to `endMs` at the venue of `keys` is uploaded as: its `HourPart`s
+    /// for v3 keys, none for v2 keys (their identities have no time key to hand over).
+    public static func hourParts(keys: CrowdNotifierVenueKeys, startMs: Int64, endMs: Int64) -> [HourPart] {
+        keys.scheme == .v3 ? HourPart.parts(startMs: startMs, endMs: endMs) : []
+    }
+
+    /// The entries of `parts` (from `hourParts(keys:startMs:endMs:)`) at the venue of `keys`.
+    public static func entries(keys: CrowdNotifierVenueKeys, parts: [HourPart], crypto: some CryptoProvider)
+        throws(CryptoError) -> [CrowdNotifierUploadEntry]
+    {
         var out = [CrowdNotifierUploadEntry]()
-        for part in HourPart.parts(startMs: startMs, endMs: endMs) {
+        for part in parts {
             out.append(
                 CrowdNotifierUploadEntry(
                     preId: keys.preId, timeKey: try keys.timeKey(intervalStart: part.intervalStart, crypto: crypto),
@@ -102,13 +114,13 @@ public enum CrowdNotifierUploadPayload {
     /// How far back a decoy's hour may lie: the 14 days a stay is kept.
     static let decoyHours: Int64 = 14 * 24
 
-    /// The payload for `preview`'s consented stays, with decoys, made at `preview.createdAt`.
+    /// The payload for `preview`'s consented stays (exactly the parts of hours it shows), with decoys, made at
+    /// `preview.createdAt`.
     public static func bytes(for preview: Preview, crypto: some CryptoProvider) throws(CryptoError) -> [UInt8] {
         var real = [CrowdNotifierUploadEntry]()
         for item in preview.items {
             guard let keys = item.stay.crowdNotifier else { continue }
-            real += try CrowdNotifierUploadEntry.entries(
-                keys: keys, startMs: item.stay.start * 1000, endMs: item.stay.end * 1000, crypto: crypto)
+            real += try CrowdNotifierUploadEntry.entries(keys: keys, parts: item.hourParts, crypto: crypto)
         }
         let nowHour = CrowdNotifierVenueKeys.floorDivide(preview.createdAt, CrowdNotifierVenueKeys.intervalLength)
         var all = real
@@ -185,13 +197,13 @@ public enum CrowdNotifierUploadPayload {
         }
     }
 
-    /// The payload bytes of one `CNUP1:` text (surrounding white space ignored); nil when it is not one.
-    public static func bytes(text: String) -> [UInt8]? {
+    /// The entries of one `CNUP1:` text (surrounding white space ignored), checked as `entries(in:)` checks them;
+    /// nil when it is not one.
+    public static func entries(text: String) -> [CrowdNotifierUploadEntry]? {
         let trimmed = text.trimmingASCIIWhitespace()
-        guard trimmed.hasPrefix(textPrefix), let bytes = Base45.decode(String(trimmed.dropFirst(textPrefix.count))),
-            (try? entries(in: bytes)) != nil
+        guard trimmed.hasPrefix(textPrefix), let bytes = Base45.decode(String(trimmed.dropFirst(textPrefix.count)))
         else { return nil }
-        return bytes
+        return try? entries(in: bytes)
     }
 }
 

@@ -8,7 +8,20 @@ public struct VenueZone: Sendable, Equatable {
     /// The IANA name (`Europe/Rome`), or nil for the board's own zone.
     public let identifier: String?
     /// A zone given as it is (tests, tools): used without resolving.
-    private let given: TimeZone?
+    private let given: Resolved?
+
+    /// A zone and the Gregorian calendar in it, made once.
+    private struct Resolved: Sendable {
+        let zone: TimeZone
+        let calendar: Calendar
+
+        init(_ zone: TimeZone) {
+            self.zone = zone
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = zone
+            self.calendar = calendar
+        }
+    }
 
     /// The zone named `identifier` (an IANA name), or the board's own for nil.
     public init(identifier: String? = nil) {
@@ -19,7 +32,7 @@ public struct VenueZone: Sendable, Equatable {
     /// A zone already made.
     public init(_ zone: TimeZone) {
         identifier = zone.identifier
-        given = zone
+        given = Resolved(zone)
     }
 
     /// The board's own zone (`TimeZone.current` when first needed).
@@ -27,18 +40,23 @@ public struct VenueZone: Sendable, Equatable {
 
     /// The zone itself; made (and kept) on first use. A name that does not resolve (checked when the configuration
     /// is read, `isKnown`) falls back to the board's own zone.
-    public var timeZone: TimeZone {
+    public var timeZone: TimeZone { resolved.zone }
+
+    /// The Gregorian calendar in the zone (days, "today" and "yesterday"), made with it.
+    public var calendar: Calendar { resolved.calendar }
+
+    private var resolved: Resolved {
         if let given { return given }
         let key = identifier ?? ""
-        return Self.resolved.withLock { made in
-            if let zone = made[key] { return zone }
-            let zone = identifier.flatMap { TimeZone(identifier: $0) } ?? .current
-            made[key] = zone
-            return zone
+        return Self.made.withLock { made in
+            if let known = made[key] { return known }
+            let resolved = Resolved(identifier.flatMap { TimeZone(identifier: $0) } ?? .current)
+            made[key] = resolved
+            return resolved
         }
     }
 
-    private static let resolved = Mutex<[String: TimeZone]>([:])
+    private static let made = Mutex<[String: Resolved]>([:])
 
     public static func == (lhs: VenueZone, rhs: VenueZone) -> Bool { lhs.identifier == rhs.identifier }
 

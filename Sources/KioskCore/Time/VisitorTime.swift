@@ -57,8 +57,11 @@ public struct VisitorTime: Sendable {
     /// of them (in the venue's zone), else the day itself.
     public func dayName(_ date: Date, now: Date?) -> String {
         if let now {
-            if isSameDay(date, now) { return catalog[.timeToday] }
-            if let yesterday = calendar.date(byAdding: .day, value: -1, to: now), isSameDay(date, yesterday) {
+            let calendar = venueZone.calendar
+            if calendar.isDate(date, inSameDayAs: now) { return catalog[.timeToday] }
+            if let yesterday = calendar.date(byAdding: .day, value: -1, to: now),
+                calendar.isDate(date, inSameDayAs: yesterday)
+            {
                 return catalog[.timeYesterday]
             }
         }
@@ -84,15 +87,9 @@ public struct VisitorTime: Sendable {
     }
 
     /// Whether two instants fall on the same day in the venue's zone.
-    public func isSameDay(_ a: Date, _ b: Date) -> Bool { calendar.isDate(a, inSameDayAs: b) }
+    public func isSameDay(_ a: Date, _ b: Date) -> Bool { venueZone.calendar.isDate(a, inSameDayAs: b) }
 
     private var catalog: Catalog { Catalog.of(language) }
-
-    private var calendar: Calendar {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = zone
-        return calendar
-    }
 
     /// An en dash no line break can go next to.
     static let joinedDash = "\u{2060}–\u{2060}"

@@ -123,10 +123,11 @@ public final class FrameFeedCamera: CodeCamera {
     public func clear() { state.withLock { $0.scene = nil } }
 
     /// The frame the camera sees now (a sequence moves on by one frame; a live one to the frame due by the clock),
-    /// and when the next frame is due.
-    private func nextScene() -> (image: GreyImage?, nextDue: ContinuousClock.Instant) {
+    /// and, for a live sequence, when its next frame is due (nil: the next frame comes `frameInterval` after this
+    /// one was scanned).
+    private func nextScene() -> (image: GreyImage?, nextDue: ContinuousClock.Instant?) {
         let now = ContinuousClock.now
-        let scene = state.withLock { feed -> (Scene?, Int, ContinuousClock.Instant) in
+        let scene = state.withLock { feed -> (Scene?, index: Int, due: ContinuousClock.Instant?) in
             let scene = feed.scene
             switch scene {
             case .sequence(let sequence, let next):
@@ -139,13 +140,13 @@ public final class FrameFeedCamera: CodeCamera {
                 return (scene, index, start + CameraSequence.frameInterval * (elapsed + 1))
             default: break
             }
-            return (scene, 0, now + frameInterval)
+            return (scene, 0, nil)
         }
         switch scene.0 {
-        case nil: return (nil, scene.2)
-        case .still(let image): return (image, scene.2)
-        case .sequence(let sequence, let next): return (rendered(sequence, next), scene.2)
-        case .live(let sequence, _, _, _): return (rendered(sequence, scene.1), scene.2)
+        case nil: return (nil, nil)
+        case .still(let image): return (image, nil)
+        case .sequence(let sequence, let next): return (rendered(sequence, next), nil)
+        case .live(let sequence, _, _, _): return (rendered(sequence, scene.index), scene.due)
         }
     }
 
@@ -187,7 +188,7 @@ public final class FrameFeedCamera: CodeCamera {
                         } else {
                             seeNothing()
                         }
-                        let wait = max(due - ContinuousClock.now, .milliseconds(1))
+                        let wait = due.map { $0 - ContinuousClock.now } ?? frameInterval
                         _ = wakeUp.wait(timeout: .now() + .milliseconds(Int(max(1, wait.wholeMilliseconds))))
                     }
                     continuation.finish()

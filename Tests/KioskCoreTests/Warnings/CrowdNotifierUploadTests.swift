@@ -182,12 +182,11 @@ import Testing
         let texts = try CrowdNotifierUploadPayload.codeTexts(of: bytes)
         #expect(texts.count == (entries.count + 4) / 5)
         let readBack = try texts.flatMap { text in
-            try CrowdNotifierUploadPayload.entries(
-                in: try #require(CrowdNotifierUploadPayload.bytes(text: " " + text + "\n")))
+            try #require(CrowdNotifierUploadPayload.entries(text: " " + text + "\n"))
         }
         #expect(readBack == entries)
-        #expect(CrowdNotifierUploadPayload.bytes(text: "CKPB1:ABC") == nil)
-        #expect(CrowdNotifierUploadPayload.bytes(text: String(texts[0].dropLast(3))) == nil)
+        #expect(CrowdNotifierUploadPayload.entries(text: "CKPB1:ABC") == nil)
+        #expect(CrowdNotifierUploadPayload.entries(text: String(texts[0].dropLast(3))) == nil)
 
         var message = try decodedPayload(bytes)
         message.venueInfos[0].fake = Data([1])
