@@ -108,6 +108,7 @@ extension DaemonSettings {
         station.sessionInactivity = TimeInterval(configuration.checkIns.sessionInactivitySeconds)
         station.voice = configuration.speech.voice
         station.timeZone = configuration.venue.zone
+        station.screen = configuration.screen
         // The authority's own advice when one is configured; otherwise the catalog's, in the holder's language.
         station.warningAdvice =
             configuration.warnings.message == KioskConfiguration.Warnings.defaultMessage

@@ -110,6 +110,12 @@ struct ConfigCheck: ParsableCommand {
                 ? nil : "\(configuration.lightsAndButtons.buttons.count) buttons",
         ].compactMap { $0 }
         print("  devices: \(devices.isEmpty ? "none" : devices.joined(separator: ", "))")
+        let screen = configuration.screen
+        print(
+            "  screen: \(screen.widthPixels)x\(screen.heightPixels) px, \(screen.diagonalMillimetres) mm diagonal, read at "
+                + "\(screen.viewingDistanceCentimetres) cm: capital H at least "
+                + "\(String(format: "%.1f", screen.minimumCapitalHeightPixels)) px, text \(screen.textPixels) px, "
+                + "\(screen.staysPerPage) stay(s) a page")
         let needed = configuration.neededCredentials.map(\.name)
         if source.noCredentials {
             print(

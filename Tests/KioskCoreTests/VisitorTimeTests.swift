@@ -33,6 +33,19 @@ import Testing
         #expect(!span.contains("UTC"))
     }
 
+    /// A time to come ("locked until", "ends by itself at"): the time alone on the same day, with its day after
+    /// midnight.
+    @Test func aTimeToComeNamesItsDayWhenItIsNotToday() {
+        let time = VisitorTime(.en, zone: Self.rome)
+        #expect(time.until(Self.end, now: Self.start) == "11:45")
+        // 2026-11-30 00:30 UTC: 01:30 on Monday in Rome.
+        let tomorrow = Date(timeIntervalSince1970: 1_795_998_600)
+        #expect(Self.plain(time.until(tomorrow, now: Self.start)) == "Monday 30 November, 01:30")
+        #expect(
+            Self.plain(VisitorTime(.it, zone: Self.rome).until(tomorrow, now: Self.start))
+                == "lunedì 30 novembre, 01:30")
+    }
+
     @Test func datesAndTimeRangesDoNotBreakInside() {
         for language in Language.allCases {
             let time = VisitorTime(language, zone: Self.rome)

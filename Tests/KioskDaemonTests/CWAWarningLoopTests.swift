@@ -177,7 +177,7 @@ import Testing
         #expect(!(try Self.filesHolding(before, in: kiosk.stateDirectory)).isEmpty, "control: the search finds them")
         _ = try await kiosk.send(ControlRequest(command: "advance", seconds: 60))
         _ = try await kiosk.send(ControlRequest(command: "tap", card: 2))
-        for choice in ["session", "delete-all", "delete"] {
+        for choice in ["session", "delete", "delete-all", "delete"] {
             let chosen = try await kiosk.send(ControlRequest(command: "choose", text: choice))
             #expect(chosen.ok, "\(choice): \(chosen.lines)")
         }

@@ -39,11 +39,14 @@ import Testing
         #expect(shapes == [#"<button type="button" class="btn" >"#], "\(tags)")
         #expect(!tags.contains { $0.contains("style=") || $0.contains("id=") || $0.contains("aria-current") })
         // The style sheet never singles a choice out (only the one the buttons selected is outlined); the only rules
-        // that name a choice place a PIN keypad's keys as on a telephone, and set nothing but their place.
+        // that name a choice place a PIN keypad's keys as on a telephone, and set nothing but their place. (Every
+        // stay, to delete or to share, takes a whole row: a stay's line is long; it sets nothing else.)
+        let stays = "#choices [data-choice^=\"stay:\"],#choices [data-choice^=\"toggle:\"]{grid-column:1/-1"
         let naming = ScreenPage.style.components(separatedBy: "}").map {
             $0.trimmingCharacters(in: .whitespacesAndNewlines)
         }
-        .filter { $0.contains("[data-choice") }
+        .filter { $0.contains("[data-choice") && $0 != stays }
+        #expect(ScreenPage.style.contains(stays + "}"))
         #expect(!naming.isEmpty)
         for rule in naming {
             #expect(rule.hasPrefix("#choices.phone [data-choice=\"key:"), "\(rule)")
@@ -115,15 +118,50 @@ import Testing
         #expect(!html.contains("src=") && !html.contains("href=") && !html.contains("http"))
         #expect(
             html.contains("<script>\(ScreenPage.script)</script>")
-                && html.contains("<style>\(ScreenPage.style)</style>"))
+                && html.contains("<style>\(ScreenPage.style(for: ScreenGeometry()))</style>"))
+    }
+
+    /// The text size comes from the panel and the viewing distance (EN 301 549 5.1.4), not from taste: the default
+    /// 7-inch 800×480 panel at 40 cm needs 36 px text; a 10.1-inch 1280×800 panel read at 60 cm needs more.
+    @Test func theTextSizeComesFromThePanelAndTheViewingDistance() {
+        let seven = ScreenGeometry()
+        #expect(ScreenPage.style(for: seven).hasPrefix(":root{--text:36px}"))
+        var ten = ScreenGeometry()
+        (ten.widthPixels, ten.heightPixels, ten.diagonalMillimetres, ten.viewingDistanceCentimetres) = (
+            1280, 800, 257, 60
+        )
+        // 257 mm over 1509.4 px: 0.170 mm a pixel; 0.7° at 600 mm: 7.33 mm, 43.1 px; over 0.729 em: 59.1 → 60 px.
+        #expect(ScreenPage.style(for: ten).hasPrefix(":root{--text:60px}"))
+        // Every visitor text's size is at least that (a size written without it would be smaller on a small panel).
+        for rule in ["#title{", "#lines p{", "#items{", "#more{", ".btn{", "#hint{", "#entry{"] {
+            let body = ScreenPage.style.components(separatedBy: rule).dropFirst().first?.prefix { $0 != "}" } ?? ""
+            #expect(body.contains("var(--text)"), "\(rule) sized from the panel: \(body)")
+        }
+        // Where the panel holds fewer than 16 lines the buttons' hint is spoken only.
+        #expect(ScreenPage.style(for: seven).hasSuffix("@media (max-height:749px){#hint{display:none}}"))
+    }
+
+    @Test func theIdleScreensGuidePointsToTheReaderAndTheCamera() {
+        var idle = ScreenModel(kind: "idle", title: "Welcome", lines: ["Tap your card on the reader to the left."])
+        idle.guide = ScreenModel.Guide(reader: .left, camera: .below)
+        let html = ScreenPage.html(idle)
+        #expect(
+            html.contains(
+                "<div id=\"guide\" aria-hidden=\"true\"><span class=\"card\"></span><span class=\"arrow\">\u{2190}</span>"
+            ))
+        #expect(html.contains("<span class=\"code\"></span><span class=\"arrow\">\u{2193}</span></div>"))
+        #expect(!ScreenPage.html(ScreenModel(kind: "info", title: "Checked in")).contains("id=\"guide\""))
     }
 
     @Test func policyAllowsExactlyThePagesOwnScriptAndStyle() throws {
         let crypto = OpenSSLCrypto()
-        let policy = ScreenPage.contentSecurityPolicy { (try? crypto.sha256($0)) ?? [] }
+        let geometry = ScreenGeometry()
+        let policy = ScreenPage.contentSecurityPolicy(geometry: geometry) { (try? crypto.sha256($0)) ?? [] }
         let scriptHash = Data(try crypto.sha256(Array(ScreenPage.script.utf8))).base64EncodedString()
+        let styleHash = Data(try crypto.sha256(Array(ScreenPage.style(for: geometry).utf8))).base64EncodedString()
         #expect(policy.hasPrefix("default-src 'none';"))
         #expect(policy.contains("script-src 'sha256-\(scriptHash)'"))
+        #expect(policy.contains("style-src 'sha256-\(styleHash)'"))
         #expect(policy.contains("connect-src 'self'") && policy.contains("frame-ancestors 'none'"))
         #expect(!policy.contains("unsafe"))
     }

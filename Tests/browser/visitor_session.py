@@ -35,6 +35,7 @@ import hmac
 import http.server
 import itertools
 import json
+import math
 import os
 import shutil
 import socket
@@ -166,6 +167,8 @@ class Page:
         self.url, self.artefacts, self.size = url, artefacts, size
         self.driver.get(url)
         self.shots = 0
+        # The smallest capital H measured on any view (readable()).
+        self.smallest = float("inf")
         # axe-core's script: when set, every view shot is also audited (accessible()).
         self.axe = None
 
@@ -319,12 +322,21 @@ def browser_scenario(kiosk, artefacts):
         page.shot("my-check-ins")
         text = page.driver.find_element(By.ID, "message").text
         check("This kiosk holds 3 stays for this card." in text, "the count of stays (UI-3)")
-        items = page.driver.find_elements(By.CSS_SELECTOR, "#items li")
-        check(len(items) == 3 and all("Friseur" in item.text for item in items), "every stay listed with its venue (UI-2)")
+        # At 800x480 one stay a page (text no smaller than 5.1.4 asks): "Stay 1 of 3", then the next pages.
+        check("Stay 1 of 3" in text and "previous-page" not in page.choice_ids(), "the first page of stays says so")
+        listed = every_page(page, lambda: [li.text for li in page.driver.find_elements(By.CSS_SELECTOR, "#items li")])
+        check(len(listed) == 3 and all("Friseur" in item for item in listed),
+              f"every stay listed with its venue, page after page (UI-2): {listed}")
+        check("Stay 3 of 3" in page.driver.find_element(By.ID, "message").text, "the last page says so")
+        page.shot("my-check-ins-last-page")
         check(page.driver.execute_script("return document.documentElement.lang") == "en", "the page's language")
 
+        page.choose("delete", then_title="Delete or block")
+        page.shot("delete-or-block")
         page.choose("delete-one", then_title="Delete a stay")
         page.shot("delete-a-stay")
+        # The oldest stay is on the last page.
+        every_page(page, lambda: [])
         oldest = [c for c in page.choice_ids() if c.startswith("stay:")][-1]
         page.choose(oldest, then_title="Delete this stay?")
         page.shot("delete-this-stay")
@@ -334,12 +346,11 @@ def browser_scenario(kiosk, artefacts):
 
         page.choose("share", then_title="Share after a positive test")
         page.shot("share-select")
-        toggles = [c for c in page.choice_ids() if c.startswith("toggle:")]
-        labels = [b.text for b in page.driver.find_elements(By.CSS_SELECTOR, "#choices button") if
-                  b.get_attribute("data-choice").startswith("toggle:")]
-        check(len(toggles) == 2 and all(label.startswith("Not selected") for label in labels), "nothing preselected (UI-8)")
-        for toggle in toggles:
-            page.choose(toggle)
+        labels = every_page(page, lambda: [b.text for b in page.driver.find_elements(By.CSS_SELECTOR, "#choices button")
+                                           if b.get_attribute("data-choice").startswith("toggle:")])
+        check(len(labels) == 2 and all(label.startswith("Not selected") for label in labels),
+              f"nothing preselected (UI-8): {labels}")
+        check(toggle_every_stay(page) == 2, "both stays selected, page after page")
         page.choose("continue", then_title="When did symptoms begin?")
         page.shot("symptoms")
         page.choose("week", then_title="How should the reports leave?")
@@ -487,9 +498,14 @@ def buttons_scenario(kiosk):
     kiosk.run("tap", "--card", "1")
     check(kiosk.screen()["title"] == "Your check-ins", "buttons: the session opened")
     press_to(kiosk, "share")
-    toggles = [c["id"] for c in kiosk.screen()["choices"] if c["id"].startswith("toggle:")]
-    for toggle in toggles[:2]:
-        press_to(kiosk, toggle)
+    # Two stays selected with the buttons, a page of stays after the other ("Next page" is a choice like any).
+    toggled = 0
+    while toggled < 2:
+        for toggle in [c["id"] for c in kiosk.screen()["choices"] if c["id"].startswith("toggle:")][:2 - toggled]:
+            press_to(kiosk, toggle)
+            toggled += 1
+        if toggled < 2:
+            press_to(kiosk, "next-page")
     press_to(kiosk, "continue")
     press_to(kiosk, "symptoms")
     press_to(kiosk, "print")
@@ -562,6 +578,67 @@ document.querySelectorAll('body *').forEach(function (e) {
 return worst;"""
 
 
+# The panel the kiosk's text is sized for: its defaults (docs/configuration.md, `screen.*`), a 7-inch 800x480 panel
+# read at 40 cm. EN 301 549 5.1.4: a capital H subtends at least 0.7 degrees there.
+PANEL_PIXELS, PANEL_DIAGONAL_MM, VIEWING_DISTANCE_MM = (800, 480), 178, 400
+
+
+def minimum_capital_height():
+    """The clause's smallest capital H on the panel, in its pixels."""
+    pitch = PANEL_DIAGONAL_MM / math.hypot(*PANEL_PIXELS)
+    return 2 * VIEWING_DISTANCE_MM * math.tan(math.radians(0.7 / 2)) / pitch
+
+
+# Every visible element with text of its own (letters): the height of a capital H in its computed font, as the
+# browser draws it (canvas measureText of "H" in that font); the smallest comes back with the ones below `minimum`.
+TEXT_SIZE_PROBE = """
+var minimum = arguments[0], ctx = document.createElement('canvas').getContext('2d');
+var small = [], least = null;
+document.querySelectorAll('body *').forEach(function (e) {
+  var own = Array.prototype.filter.call(e.childNodes, function (n) { return n.nodeType === 3; })
+    .map(function (n) { return n.textContent; }).join('');
+  if (!/\\p{L}/u.test(own) || e.getClientRects().length === 0) return;
+  var s = getComputedStyle(e);
+  if (s.visibility !== 'visible' || s.display === 'none') return;
+  ctx.font = s.fontStyle + ' ' + s.fontWeight + ' ' + s.fontSize + ' ' + s.fontFamily;
+  var m = ctx.measureText('H'), h = m.actualBoundingBoxAscent + m.actualBoundingBoxDescent;
+  if (least === null || h < least.height) least = {height: h, text: own.trim().slice(0, 40), font: ctx.font};
+  if (h + 0.01 < minimum) small.push(e.tagName + '#' + e.id + ' ' + h.toFixed(1) + ' px: ' + own.trim().slice(0, 40));
+});
+return {small: small, least: least};"""
+
+# A date written with no-break spaces ("Sonntag, 29. November") and a time or a range of times ("10:55-11:45", word
+# joiners around the dash) must each stay on one line: every such run's client rectangles share one line.
+BREAK_PROBE = """
+var broken = [], pattern = /(?:[\\p{L}\\d.,]+(?:\\u00a0[\\p{L}\\d.,]+)+)|(?:\\d{1,2}[:.h]\\d{2}(?:\\u2060?[\\u2013-]\\u2060?\\d{1,2}[:.h]\\d{2})?)/gu;
+var walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+for (var node = walker.nextNode(); node; node = walker.nextNode()) {
+  if (!node.parentElement || node.parentElement.getClientRects().length === 0) continue;
+  var text = node.textContent, match;
+  pattern.lastIndex = 0;
+  while ((match = pattern.exec(text)) !== null) {
+    var range = document.createRange();
+    range.setStart(node, match.index);
+    range.setEnd(node, match.index + match[0].length);
+    var tops = Array.prototype.map.call(range.getClientRects(), function (r) { return Math.round(r.top); })
+      .filter(function (t, i, all) { return all.indexOf(t) === i; });
+    if (tops.length > 1) broken.push(match[0]);
+  }
+}
+return broken;"""
+
+
+def readable(page, name):
+    """Every visible text at least the clause's size on the panel, and no date or time broken across lines."""
+    minimum = minimum_capital_height()
+    sizes = page.driver.execute_script(TEXT_SIZE_PROBE, minimum)
+    check(sizes["small"] == [], f"{name}: every text's capital H at least {minimum:.1f} px (0.7 degrees at 40 cm on a "
+          f"7-inch 800x480 panel): {sizes['small']}")
+    page.smallest = min(page.smallest, sizes["least"]["height"]) if sizes["least"] else page.smallest
+    broken = page.driver.execute_script(BREAK_PROBE)
+    check(broken == [], f"{name}: no date or time broken across lines: {broken}")
+
+
 def audit(page, axe, name):
     """The view audited (accessible()) and its screenshot."""
     page.axe = axe
@@ -587,6 +664,7 @@ def accessible(page, name):
         " return b.scrollWidth > b.clientWidth + 1 || b.scrollHeight > b.clientHeight + 1; })"
         ".map(function (b) { return b.textContent; });")
     check(cut == [], f"{name}: every choice's words inside its button: {cut}")
+    readable(page, name)
 
 
 def accessibility(kiosk, artefacts):
@@ -627,7 +705,15 @@ def accessibility(kiosk, artefacts):
                 audit(page, axe, f"{language}-settings")
                 page.choose("back")
                 page.wait_for(lambda: "share" in page.choice_ids(), "the session again")
-                # Deleting, up to the question; kept.
+                # The stays' pages.
+                if "next-page" in page.choice_ids():
+                    page.choose("next-page")
+                    audit(page, axe, f"{language}-my-check-ins-next-page")
+                    page.choose("previous-page")
+                # Deleting and blocking, up to each question; each starts on the safe answer, kept.
+                page.choose("delete")
+                page.wait_for(lambda: "delete-one" in page.choice_ids(), "deleting or blocking")
+                audit(page, axe, f"{language}-delete-or-block")
                 page.choose("delete-one")
                 page.wait_for(lambda: any(c.startswith("stay:") for c in page.choice_ids()), "the stays to delete")
                 audit(page, axe, f"{language}-delete-a-stay")
@@ -637,6 +723,15 @@ def accessibility(kiosk, artefacts):
                 audit(page, axe, f"{language}-delete-this-stay")
                 page.choose("keep")
                 page.wait_for(lambda: "share" in page.choice_ids(), "the session again")
+                for question, answer in (("delete-all", "delete"), ("block", "block")):
+                    page.choose("delete")
+                    page.wait_for(lambda: question in page.choice_ids(), "deleting or blocking")
+                    page.choose(question)
+                    page.wait_for(lambda: page.choice_ids() == ["keep", answer], f"the question before {question}")
+                    check(page.current() == "keep", f"{language}: {question} starts on the safe answer")
+                    audit(page, axe, f"{language}-{question}-question")
+                    page.choose("keep")
+                    page.wait_for(lambda: "share" in page.choice_ids(), "the session again")
                 sharing(kiosk, page, axe, language)
                 kiosk.run("remove")
                 page.wait_for(lambda: "settings" not in page.choice_ids(), "the session closed")
@@ -657,17 +752,40 @@ def accessibility(kiosk, artefacts):
             page.quit()
 
 
+def every_page(page, collect):
+    """What `collect` finds on each page of a list of stays, from the page shown to the last (next page after next
+    page)."""
+    found = collect()
+    while "next-page" in page.choice_ids():
+        page.choose("next-page")
+        found += collect()
+    return found
+
+
+def toggle_every_stay(page):
+    """Each stay of the share list selected, page after page (from the first): each toggle's label changes (marked
+    selected); returns how many."""
+    while "previous-page" in page.choice_ids():
+        page.choose("previous-page")
+    count = 0
+    while True:
+        for toggle in [c for c in page.choice_ids() if c.startswith("toggle:")]:
+            before = page.driver.find_element(By.CSS_SELECTOR, f'button[data-choice="{toggle}"]').text
+            page.choose(toggle)
+            after = page.driver.find_element(By.CSS_SELECTOR, f'button[data-choice="{toggle}"]').text
+            check(after != before, f"the stay is marked selected: {after!r}")
+            count += 1
+        if "next-page" not in page.choice_ids():
+            return count
+        page.choose("next-page")
+
+
 def sharing(kiosk, page, axe, language):
     """Every view of sharing up to the consent question, in `language`; answered no: nothing printed."""
     page.choose("share")
     page.wait_for(lambda: "continue" in page.choice_ids(), "the stays to share")
     audit(page, axe, f"{language}-share-select")
-    toggles = [c for c in page.choice_ids() if c.startswith("toggle:")]
-    check(len(toggles) == 2, f"{language}: two stays to share")
-    unselected = page.labels()[:2]
-    for toggle in toggles:
-        page.choose(toggle)
-    check(all(a != b for a, b in zip(page.labels()[:2], unselected)), f"{language}: both stays selected")
+    check(toggle_every_stay(page) == 2, f"{language}: two stays to share, both selected")
     audit(page, axe, f"{language}-share-selected")
     page.choose("continue")
     page.wait_for(lambda: "week" in page.choice_ids(), "the symptoms question")

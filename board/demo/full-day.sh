@@ -60,6 +60,7 @@ step "09:33  Anna opens her check-ins with her PIN and deletes her stay"
 sim choose session
 sim tap --card 1
 sim type 2580
+sim choose delete
 sim choose delete-all
 sim choose delete
 sim choose done

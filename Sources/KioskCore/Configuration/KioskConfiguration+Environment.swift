@@ -77,13 +77,19 @@ extension KioskConfiguration {
             + keys("clock", [("source", .string)])
             + keys("metrics", [("listen", .optionalString), ("allowNonLoopback", .bool)])
             + keys("web", [("listen", .optionalString), ("allowNonLoopback", .bool)])
+            + keys(
+                "screen",
+                [
+                    ("widthPixels", .integer), ("heightPixels", .integer), ("diagonalMillimetres", .integer),
+                    ("viewingDistanceCentimetres", .integer), ("readerSide", .string), ("cameraSide", .string),
+                ])
             + keys("speech", [("device", .string), ("volume", .integer), ("rate", .integer)])
     }()
 
     /// The sections, in the documented order.
     public static let sections = [
         "nfc", "camera", "lightsAndButtons", "receiptPrinter", "checkIns", "staff", "venue",
-        "reports", "warnings", "language", "clock", "metrics", "web", "speech",
+        "reports", "warnings", "language", "clock", "metrics", "web", "screen", "speech",
     ]
 
     /// `checkIns` → `CHECK_INS`, `baseURL` → `BASE_URL`.

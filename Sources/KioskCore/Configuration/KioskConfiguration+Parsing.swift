@@ -134,13 +134,17 @@ extension KioskConfiguration {
             configuration.web.allowNonLoopback = allow
             reader.finish()
         }
+        if case .present(var reader) = top.section("screen") {
+            configuration.screen = readScreen(&reader)
+            reader.finish()
+        }
         if case .present(var reader) = top.section("speech") {
             configuration.speech = readSpeech(&reader)
             reader.finish()
         }
         for key in [
             "lightsAndButtons", "checkIns", "staff", "venue", "reports", "warnings", "language", "clock", "metrics",
-            "web", "speech",
+            "web", "screen", "speech",
         ] {
             if top.members[key] == .null { log.add(key, "cannot be null (leave the section out for its defaults)") }
         }
@@ -149,6 +153,20 @@ extension KioskConfiguration {
     }
 
     // MARK: Sections
+
+    private static func readScreen(_ reader: inout ObjectReader) -> ScreenGeometry {
+        var screen = ScreenGeometry()
+        let numbers: [WritableKeyPath<ScreenGeometry, Int>] = [
+            \.widthPixels, \.heightPixels, \.diagonalMillimetres, \.viewingDistanceCentimetres,
+        ]
+        for (number, rule) in zip(numbers, ScreenGeometry.ranges) {
+            screen[keyPath: number] = reader.integer(
+                rule.key, default: screen[keyPath: number], range: rule.range, unit: rule.unit)
+        }
+        screen.readerSide = reader.choice("readerSide", default: screen.readerSide)
+        screen.cameraSide = reader.choice("cameraSide", default: screen.cameraSide)
+        return screen
+    }
 
     private static func readNFC(_ reader: inout ObjectReader) -> NFC {
         var nfc = NFC()

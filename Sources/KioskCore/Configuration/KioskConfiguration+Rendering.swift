@@ -58,6 +58,12 @@ extension KioskConfiguration {
             "clock": .object(["source": .string(clock.source.rawValue)]),
             "metrics": .object(["listen": text(metrics.listen), "allowNonLoopback": .bool(metrics.allowNonLoopback)]),
             "web": .object(["listen": text(web.listen), "allowNonLoopback": .bool(web.allowNonLoopback)]),
+            "screen": .object([
+                "widthPixels": int(screen.widthPixels), "heightPixels": int(screen.heightPixels),
+                "diagonalMillimetres": int(screen.diagonalMillimetres),
+                "viewingDistanceCentimetres": int(screen.viewingDistanceCentimetres),
+                "readerSide": .string(screen.readerSide.rawValue), "cameraSide": .string(screen.cameraSide.rawValue),
+            ]),
             "speech": .object([
                 "device": .string(speech.device), "volume": int(speech.volume), "rate": int(speech.rate),
             ]),
@@ -111,6 +117,8 @@ extension KioskConfiguration {
             "baseURL", "cwaBaseURL", "syncIntervalMinutes", "maxPackageBytes", "maxInflatedBytes", "publicKey",
             "cwaPublicKey", "message", "default",
             "source", "listen", "allowNonLoopback",
+            "widthPixels", "heightPixels", "diagonalMillimetres", "viewingDistanceCentimetres", "readerSide",
+            "cameraSide",
             "volume", "rate",
         ]
 

@@ -26,6 +26,8 @@ public struct KioskConfiguration: Sendable, Equatable {
     public var clock = Clock()
     public var metrics = Metrics()
     public var web = Web()
+    /// The panel and the viewing distance its text is sized for; where the reader and camera are.
+    public var screen = ScreenGeometry()
     public var language = LanguageSettings()
     public var speech = Speech()
 

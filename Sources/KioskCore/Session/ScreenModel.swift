@@ -36,6 +36,18 @@ public struct ScreenModel: Sendable, Equatable, Codable {
         }
     }
 
+    /// Where a card is tapped and a printed code is shown, seen from the visitor (the idle screen): the page draws a
+    /// card and a code, each with an arrow to its side; the screen's lines say the same in words.
+    public struct Guide: Sendable, Equatable, Codable {
+        public var reader: ScreenGeometry.Side
+        public var camera: ScreenGeometry.Side
+
+        public init(reader: ScreenGeometry.Side, camera: ScreenGeometry.Side) {
+            self.reader = reader
+            self.camera = camera
+        }
+    }
+
     /// `idle`, or a message's kind: `info`, `success`, `warning`, `error`, `prompt`.
     public var kind: String
     public var title: String
@@ -54,6 +66,8 @@ public struct ScreenModel: Sendable, Equatable, Codable {
     public var language: String
     /// How the two buttons work, in one line (shown under the choices, spoken after them).
     public var buttonHint: String
+    /// The idle screen's pictures of where to tap and show a code; nil elsewhere.
+    public var guide: Guide?
 
     public init(
         kind: String, title: String, lines: [String] = [], items: [String] = [], choices: [Choice] = [],

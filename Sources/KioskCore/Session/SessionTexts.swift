@@ -44,8 +44,8 @@ public struct SessionTexts: Sendable {
     var pinOfferTitle: String { t(.sessionPinOfferTitle) }
     var pinOfferExplained: String { t(.sessionPinOfferBody) }
     var noPIN: String { t(.sessionNoPIN) }
-    func locked(until: Int64) -> String {
-        t(.sessionLocked, ["time": time.time(Date(timeIntervalSince1970: Double(until)))])
+    func locked(until: Int64, now: Date) -> String {
+        t(.sessionLocked, ["time": time.until(Date(timeIntervalSince1970: Double(until)), now: now)])
     }
     var buttonHint: String { catalog.buttonHint }
     func closingSoon(seconds: Int) -> String { t(.sessionClosingSoon, ["seconds": String(seconds)]) }
@@ -81,6 +81,14 @@ public struct SessionTexts: Sendable {
     var cancel: String { t(.sessionCancel) }
     var keep: String { t(.sessionKeep) }
     var noStays: String { t(.sessionNoStays) }
+    var nextPage: String { t(.sessionNextPage) }
+    var previousPage: String { t(.sessionPreviousPage) }
+    /// Which stays a page shows, counted from 1: "Stays 4–6 of 7", "Stay 2 of 3".
+    func staysPage(first: Int, last: Int, count: Int) -> String {
+        first == last
+            ? t(.sessionStaysPageOne, ["first": String(first), "count": String(count)])
+            : t(.sessionStaysPage, ["first": String(first), "last": String(last), "count": String(count)])
+    }
 
     /// One stay as the holder reads it: place, day ("today", "yesterday" as of `now`), from–to in the venue's zone,
     /// and whether it is still open.
@@ -95,6 +103,9 @@ public struct SessionTexts: Sendable {
     }
 
     // Deleting and blocking
+    var deleteMenu: String { t(.sessionDeleteMenu) }
+    var deleteMenuTitle: String { t(.sessionDeleteMenuTitle) }
+    var deleteMenuExplained: String { t(.sessionDeleteMenuBody) }
     var pickStayTitle: String { t(.sessionPickStayTitle) }
     var pickStay: String { t(.sessionPickStayBody) }
     var deleteOneTitle: String { t(.sessionDeleteOneTitle) }

@@ -92,6 +92,7 @@ public struct VisitorSession: Sendable {
     enum View: Sendable, Equatable {
         case pin(typed: String, problem: String?)
         case home(note: String?)
+        case deleteMenu
         case pickStay
         case confirmDelete(StayID)
         case confirmDeleteAll
@@ -121,6 +122,10 @@ public struct VisitorSession: Sendable {
     private var symptoms: SymptomIndication?
     private var output: ReportOutput?
     private var shareIDs: Set<String> = []
+    /// The page of the list of stays shown (home, deleting, sharing), from 0; back to 0 on any other choice.
+    private var stayPage = 0
+    /// How many stays one page lists (`ScreenGeometry.staysPerPage`).
+    public let staysPerPage: Int
     /// Whether the card's stays may be shown: its PIN was accepted, or it has none.
     private var unlocked = false
     /// When the holder last did something (for the session's inactivity limit).
@@ -146,9 +151,11 @@ public struct VisitorSession: Sendable {
 
     public init(
         card: CardSecret, source: Source, now: Date, language: Language = .fallback, warningAdvice: String? = nil,
-        inactivityLimit: TimeInterval = VisitorSession.defaultInactivityLimit, zone: VenueZone = .board
+        inactivityLimit: TimeInterval = VisitorSession.defaultInactivityLimit, zone: VenueZone = .board,
+        staysPerPage: Int = ScreenGeometry().staysPerPage
     ) {
         self.zone = zone
+        self.staysPerPage = max(1, staysPerPage)
         self.inactivityLimit = inactivityLimit
         self.card = card
         self.source = source
@@ -177,7 +184,8 @@ public struct VisitorSession: Sendable {
             if first {
                 if fresh.contents.profile.isLocked(at: Self.seconds(now)) {
                     return .close(
-                        reason: texts.locked(until: fresh.contents.profile.lockedUntil ?? 0), title: texts.lockedTitle)
+                        reason: texts.locked(until: fresh.contents.profile.lockedUntil ?? 0, now: now),
+                        title: texts.lockedTitle)
                 }
                 unlocked = !fresh.contents.profile.hasPIN
                 screenView = unlocked ? .home(note: nil) : .pin(typed: "", problem: nil)
@@ -199,7 +207,8 @@ public struct VisitorSession: Sendable {
                 unlocked = true
                 screenView = .home(note: nil)
             case .wrong(let remaining): screenView = .pin(typed: "", problem: texts.wrongPIN(remaining: remaining))
-            case .locked(let until): return .close(reason: texts.locked(until: until), title: texts.lockedTitle)
+            case .locked(let until):
+                return .close(reason: texts.locked(until: until, now: now), title: texts.lockedTitle)
             }
             return .none
         case (.delivered, _):
@@ -235,6 +244,12 @@ public struct VisitorSession: Sendable {
         guard let view else { return .none }
         let contents = view.contents
         if id == "done" { return .close(reason: texts.closed) }
+        if let count = listedStays(view), let page = Self.turn(id, page: stayPage, of: count, by: staysPerPage) {
+            stayPage = page
+            return .none
+        }
+        // A stay picked or toggled keeps its page; anything else starts the next list at its first.
+        if !id.hasPrefix(Self.toggleChoicePrefix) { stayPage = 0 }
         switch screenView {
         case .waiting, .sending:
             return .none
@@ -253,12 +268,19 @@ public struct VisitorSession: Sendable {
             return .none
         case .home, .sent:
             switch id {
-            case "delete-one": screenView = contents.stays.isEmpty ? .home(note: texts.noStays) : .pickStay
-            case "delete-all": screenView = .confirmDeleteAll
-            case "block": screenView = .confirmBlock
+            case "delete": screenView = .deleteMenu
             case "warning": screenView = .warning(note: nil)
             case "settings": screenView = .settings(note: nil)
             case "share": startShare(now: now)
+            default: break
+            }
+            return .none
+        case .deleteMenu:
+            switch id {
+            case "delete-one": screenView = contents.stays.isEmpty ? .home(note: texts.noStays) : .pickStay
+            case "delete-all": screenView = .confirmDeleteAll
+            case "block": screenView = .confirmBlock
+            case "back": screenView = .home(note: nil)
             default: break
             }
             return .none
@@ -557,7 +579,6 @@ public struct VisitorSession: Sendable {
     private func content(now: Date) -> ScreenModel {
         guard let view else { return ScreenModel(kind: "prompt", title: texts.opening, lines: [texts.keepCard]) }
         let contents = view.contents
-        let stayLines = contents.stays.map { texts.stayLine($0, now: now) }
         switch screenView {
         case .waiting:
             return ScreenModel(kind: "prompt", title: texts.opening, lines: [texts.keepCard])
@@ -566,14 +587,22 @@ public struct VisitorSession: Sendable {
                 title: texts.pinTitle, lines: [problem, texts.pinAsk].compactMap { $0 }, purpose: .pin, typed: typed,
                 keys: (0...9).map(String.init), extra: [.init(id: "done", label: texts.done)])
         case .home(let note):
-            return home(note: note, view: view, stayLines: stayLines)
+            return home(note: note, view: view, now: now)
         case .sent(let line):
-            return home(note: line, view: view, stayLines: stayLines)
-        case .pickStay:
+            return home(note: line, view: view, now: now)
+        case .deleteMenu:
             return ScreenModel(
-                kind: "prompt", title: texts.pickStayTitle, lines: [texts.pickStay],
-                choices: contents.stays.map { .init(id: "stay:" + $0.id.hex, label: texts.stayLine($0, now: now)) }
-                    + [.init(id: "back", label: texts.back)])
+                kind: "prompt", title: texts.deleteMenuTitle, lines: [texts.deleteMenuExplained],
+                choices: [
+                    .init(id: "delete-one", label: texts.deleteOne), .init(id: "delete-all", label: texts.deleteAll),
+                    .init(id: "block", label: texts.block), .init(id: "back", label: texts.back),
+                ])
+        case .pickStay:
+            let page = page(of: contents.stays)
+            return ScreenModel(
+                kind: "prompt", title: texts.pickStayTitle, lines: [texts.pickStay] + page.line,
+                choices: page.shown.map { .init(id: "stay:" + $0.id.hex, label: texts.stayLine($0, now: now)) }
+                    + page.choices + [.init(id: "back", label: texts.back)])
         case .confirmDelete(let id):
             let line = contents.stays.first { $0.id == id }.map { texts.stayLine($0, now: now) } ?? ""
             return ScreenModel(
@@ -631,15 +660,17 @@ public struct VisitorSession: Sendable {
                 stays = listed
                 selected = current
             }
+            let page = page(of: stays)
             let choices =
-                stays.map { stay in
+                page.shown.map { stay in
                     ScreenModel.Choice(
                         id: Self.toggleChoicePrefix + stay.id,
                         label: texts.toggleLine(stay, selected: selected.contains(stay.id), now: now))
-                } + [.init(id: "continue", label: texts.continueLabel), .init(id: "cancel", label: texts.cancel)]
+                } + page.choices
+                + [.init(id: "continue", label: texts.continueLabel), .init(id: "cancel", label: texts.cancel)]
             return ScreenModel(
                 kind: "prompt", title: texts.shareTitle,
-                lines: [texts.selectExplained, texts.selectedCount(selected.count, of: stays.count)],
+                lines: [texts.selectExplained, texts.selectedCount(selected.count, of: stays.count)] + page.line,
                 choices: choices, selected: nil)
         case .symptoms:
             return ScreenModel(
@@ -686,23 +717,74 @@ public struct VisitorSession: Sendable {
         }
     }
 
-    private func home(note: String?, view: CardView, stayLines: [String]) -> ScreenModel {
+    private func home(note: String?, view: CardView, now: Date) -> ScreenModel {
         let contents = view.contents
+        let page = page(of: contents.stays)
         var lines = [String]()
         if let note { lines.append(note) }
         lines.append(texts.count(contents.stays.count))
+        lines += page.line
         if let warning = view.warning, !warning.exposureDays.isEmpty, !view.warningAcknowledged {
             lines.append(texts.newsForYou)
         }
         if contents.profile.matchingAllowed != true { lines.append(texts.matchingOff) }
         var choices = [ScreenModel.Choice]()
         if view.warning != nil { choices.append(.init(id: "warning", label: texts.readWarning)) }
+        choices += page.choices
         choices += [
-            .init(id: "share", label: texts.share), .init(id: "delete-one", label: texts.deleteOne),
-            .init(id: "delete-all", label: texts.deleteAll), .init(id: "settings", label: texts.settings),
-            .init(id: "block", label: texts.block), .init(id: "done", label: texts.done),
+            .init(id: "share", label: texts.share), .init(id: "delete", label: texts.deleteMenu),
+            .init(id: "settings", label: texts.settings), .init(id: "done", label: texts.done),
         ]
-        return ScreenModel(kind: "info", title: texts.homeTitle, lines: lines, items: stayLines, choices: choices)
+        return ScreenModel(
+            kind: "info", title: texts.homeTitle, lines: lines,
+            items: page.shown.map { texts.stayLine($0, now: now) }, choices: choices)
+    }
+
+    // MARK: - Pages of stays
+
+    /// The ids of the choices that turn the page of a list of stays.
+    public static let nextPageChoice = "next-page"
+    public static let previousPageChoice = "previous-page"
+
+    /// How many stays the screen shown now lists, when it lists them.
+    private func listedStays(_ view: CardView) -> Int? {
+        switch screenView {
+        case .home, .sent, .pickStay: return view.contents.stays.count
+        case .selectStays:
+            guard case .selecting(let listed, _) = flow?.state else { return nil }
+            return listed.count
+        default: return nil
+        }
+    }
+
+    /// The page after `id` (next or previous) in a list of `count` stays, `perPage` a page; nil when `id` turns no
+    /// page there.
+    static func turn(_ id: String, page: Int, of count: Int, by perPage: Int) -> Int? {
+        let pages = max(1, (count + perPage - 1) / perPage)
+        let current = min(page, pages - 1)
+        switch id {
+        case nextPageChoice where current + 1 < pages: return current + 1
+        case previousPageChoice where current > 0: return current - 1
+        default: return nil
+        }
+    }
+
+    /// The stays of the page shown now, the line saying which they are ("Stays 4–6 of 7", none when one page holds
+    /// them all) and the choices that turn the page (previous first; each only where there is a page to go to).
+    private func page<Stay>(of stays: [Stay]) -> (
+        shown: ArraySlice<Stay>, line: [String], choices: [ScreenModel.Choice]
+    ) {
+        guard stays.count > staysPerPage else { return (stays[...], [], []) }
+        let pages = (stays.count + staysPerPage - 1) / staysPerPage
+        let current = min(stayPage, pages - 1)
+        let first = current * staysPerPage
+        let last = min(stays.count, first + staysPerPage)
+        var choices = [ScreenModel.Choice]()
+        if current > 0 { choices.append(.init(id: Self.previousPageChoice, label: texts.previousPage)) }
+        if current + 1 < pages { choices.append(.init(id: Self.nextPageChoice, label: texts.nextPage)) }
+        return (
+            stays[first..<last], [texts.staysPage(first: first + 1, last: last, count: stays.count)], choices
+        )
     }
 
     private func keypadScreen(

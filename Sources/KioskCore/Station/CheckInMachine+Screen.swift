@@ -88,6 +88,12 @@ extension CheckInMachine {
         }
         var screen = messageScreen(idle, choices: choices)
         screen.kind = "idle"
+        if now.isSynchronized, state.venue != nil {
+            let screenGeometry = configuration.screen
+            // Where to tap and where to show the code, drawn and in words (they say what the general sentence says).
+            screen.lines = texts.guide(reader: screenGeometry.readerSide, camera: screenGeometry.cameraSide)
+            screen.guide = ScreenModel.Guide(reader: screenGeometry.readerSide, camera: screenGeometry.cameraSide)
+        }
         return screen
     }
 

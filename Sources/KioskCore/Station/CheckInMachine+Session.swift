@@ -13,7 +13,8 @@ extension CheckInMachine {
     {
         let session = VisitorSession(
             card: card, source: source, now: now.now, language: language, warningAdvice: configuration.warningAdvice,
-            inactivityLimit: configuration.sessionInactivity, zone: configuration.timeZone)
+            inactivityLimit: configuration.sessionInactivity, zone: configuration.timeZone,
+            staysPerPage: configuration.screen.staysPerPage)
         person?.activity = .session(session)
         person?.selection = nil
         return [.openCard(card)]

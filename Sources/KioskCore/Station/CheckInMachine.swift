@@ -148,7 +148,7 @@ public struct CheckInMachine: Sendable {
         case .buttonPressed(let button): actions += buttonPressed(button, now: now)
         case .clockChanged(let reading): actions += clockChanged(reading)
         case .tick: actions += tick(now: now)
-        case .tapDone(let outcome, let warning): actions += tapDone(outcome, warning: warning)
+        case .tapDone(let outcome, let warning): actions += tapDone(outcome, warning: warning, now: now.now)
         case .enrolDone(let result): actions += enrolDone(result, now: now)
         case .printDone(let kind, let result): actions += printDone(kind, result, now: now)
         case .persistDone(let result): actions += persistDone(result)
@@ -380,7 +380,7 @@ public struct CheckInMachine: Sendable {
 
     // MARK: - Visitors
 
-    private mutating func tapDone(_ outcome: TapOutcome, warning: WarningNotice?) -> [StationAction] {
+    private mutating func tapDone(_ outcome: TapOutcome, warning: WarningNotice?, now: Date) -> [StationAction] {
         var actions = [StationAction]()
         var changed = false
         switch outcome {
@@ -391,7 +391,9 @@ public struct CheckInMachine: Sendable {
             state.openCheckInEnds.sort()
             changed = true
             actions += [
-                .show(endedElsewhere ? texts.checkedInEndedElsewhere : texts.checkedIn(until: automaticCheckout)),
+                .show(
+                    endedElsewhere ? texts.checkedInEndedElsewhere : texts.checkedIn(until: automaticCheckout, now: now)
+                ),
                 .indicate(.accepted),
             ]
         case .checkedOut(_, let stayedFor):

@@ -23,6 +23,8 @@ public struct StationConfiguration: Sendable, Equatable {
     public var voice = SpeechVoice(volume: 80, rate: 150)
     /// The venue's time zone (`venue.timeZone`): every time a visitor reads, hears or takes away is in it.
     public var timeZone: VenueZone
+    /// The panel and viewing distance (`screen.*`): how many stays a screen lists, where the idle screen points.
+    public var screen = ScreenGeometry()
 
     public init(
         staffTimeout: TimeInterval = 300, staffCode: String? = nil, defaultStayLength: TimeInterval = 8 * 3600,

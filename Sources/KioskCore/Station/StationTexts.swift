@@ -33,11 +33,11 @@ public struct StationTexts: Sendable {
         message(.stationCheckedInTitle, .stationCheckedInEndedElsewhereBody, .success)
     }
     /// "Checked in", with the time the stay ends by itself (in the venue's zone).
-    public func checkedIn(until end: Date) -> StationMessage {
+    public func checkedIn(until end: Date, now: Date) -> StationMessage {
         message(
             .stationCheckedInTitle,
             body: catalog.text(
-                .stationCheckedInBodyUntil, ["time": time.time(end)]),
+                .stationCheckedInBodyUntil, ["time": time.until(end, now: now)]),
             .success)
     }
     public var checkedOut: StationMessage { message(.stationCheckedOutTitle, .stationCheckedOutBody, .success) }
@@ -79,6 +79,24 @@ public struct StationTexts: Sendable {
     }
     /// The idle screen.
     public var idle: StationMessage { message(.stationIdleTitle, .stationIdleBody, .info) }
+    /// Where the reader and the camera are, in words (the idle screen draws them too).
+    public func guide(reader: ScreenGeometry.Side, camera: ScreenGeometry.Side) -> [String] {
+        let readerKey: TextKey =
+            switch reader {
+            case .left: .stationGuideReaderLeft
+            case .right: .stationGuideReaderRight
+            case .above: .stationGuideReaderAbove
+            case .below: .stationGuideReaderBelow
+            }
+        let cameraKey: TextKey =
+            switch camera {
+            case .left: .stationGuideCameraLeft
+            case .right: .stationGuideCameraRight
+            case .above: .stationGuideCameraAbove
+            case .below: .stationGuideCameraBelow
+            }
+        return [catalog[readerKey], catalog[cameraKey]]
+    }
     /// "My check-ins" was chosen: waiting for the card.
     public var sessionPrompt: StationMessage {
         message(.stationSessionPromptTitle, .stationSessionPromptBody, .prompt)

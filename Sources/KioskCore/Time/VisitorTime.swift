@@ -68,6 +68,13 @@ public struct VisitorTime: Sendable {
         return day(date)
     }
 
+    /// A time to come, as a visitor reads "until …" or "at …": `11:50` on the day of `now` (in the venue's zone), else
+    /// with its day, `lunedì 30 novembre, 01:00`: a lock or a stay's end after midnight is never mistaken for one
+    /// earlier today.
+    public func until(_ date: Date, now: Date) -> String {
+        isSameDay(date, now) ? time(date) : moment(date)
+    }
+
     /// `domenica 29 novembre, 10:55` (or `oggi, 10:55`).
     public func moment(_ date: Date, now: Date? = nil) -> String {
         catalog.text(.timeDayAndTime, ["day": dayName(date, now: now), "time": time(date)])

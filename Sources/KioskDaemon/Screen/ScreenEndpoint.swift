@@ -33,7 +33,8 @@ enum ScreenEndpoint {
     ) -> LocalHTTPServer? {
         guard let listen = settings.webListen, let address = parse(listen) else { return nil }
         let crypto = OpenSSLCrypto()
-        let policy = ScreenPage.contentSecurityPolicy { (try? crypto.sha256($0)) ?? [] }
+        let geometry = settings.station.screen
+        let policy = ScreenPage.contentSecurityPolicy(geometry: geometry) { (try? crypto.sha256($0)) ?? [] }
         let boundPort = Mutex(address.port)
         let server: LocalHTTPServer
         do {
@@ -51,7 +52,7 @@ enum ScreenEndpoint {
                         host: request.header("Host"), origin: request.header("Origin"), isPost: request.method == "POST"
                     )
                 switch verdict {
-                case .allowed: return await answer(request, view: view, press: press)
+                case .allowed: return await answer(request, geometry: geometry, view: view, press: press)
                 case .wrongHost: return .text(421, "This page is served for the kiosk's own screen only.\n")
                 case .crossOrigin: return .text(403, "Buttons can be pressed from the kiosk's own page only.\n")
                 }
@@ -68,7 +69,8 @@ enum ScreenEndpoint {
 
     /// The page's routes, for requests the guard let through.
     static func answer(
-        _ request: LocalHTTPRequest, view: @Sendable () async -> ScreenModel,
+        _ request: LocalHTTPRequest, geometry: ScreenGeometry = ScreenGeometry(),
+        view: @Sendable () async -> ScreenModel,
         press: (@Sendable (StationEvent) async -> Void)?
     ) async -> LocalHTTPResponse {
         let path = request.path
@@ -78,7 +80,7 @@ enum ScreenEndpoint {
             guard isRead else { return .text(405, "GET only.\n") }
             return LocalHTTPResponse(
                 status: 200, headers: [("Content-Type", "text/html; charset=utf-8")],
-                body: Array(ScreenPage.html(await view()).utf8))
+                body: Array(ScreenPage.html(await view(), geometry: geometry).utf8))
         case "/screen.json":
             guard isRead else { return .text(405, "GET only.\n") }
             return json(await view())

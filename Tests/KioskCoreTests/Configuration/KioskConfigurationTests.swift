@@ -366,7 +366,7 @@ import Testing
                 #"nfc.connection: expected "driver:port" with a libnfc driver (pn532_uart, pn532_i2c, pn532_spi, pn53x_usb, acr122_usb, acr122s, arygon), got "x""#,
                 "camera.width: must be 160 to 1920 pixels, got 1",
                 "checkIns.retentionDays: must be at most 14 days: stays are deleted 14 days after they end, got 30",
-                "colour: unknown key (known here: stateDirectory, logLevel, nfc, camera, lightsAndButtons, receiptPrinter, checkIns, staff, venue, reports, warnings, language, clock, metrics, web, speech)",
+                "colour: unknown key (known here: stateDirectory, logLevel, nfc, camera, lightsAndButtons, receiptPrinter, checkIns, staff, venue, reports, warnings, language, clock, metrics, web, screen, speech)",
             ])
         do {
             _ = try KioskConfiguration.parse(json: text)
@@ -617,6 +617,29 @@ import Testing
         #expect(Self.problems(#"{"venue": {"timeZone": 1}}"#).first?.hasPrefix("venue.timeZone: ") == true)
         #expect(!Self.problems(#"{"venue": {"timeZone": ""}}"#).isEmpty)
         #expect(try KioskConfiguration.parse(json: rome.renderedJSON()) == rome)
+    }
+
+    /// `screen.*`: the panel and the viewing distance the text is sized for, and where the reader and camera are.
+    @Test func theScreensPanelAndViewingDistanceAreReadAndChecked() throws {
+        let defaults = try KioskConfiguration.parse(json: "{}").screen
+        #expect(defaults == ScreenGeometry())
+        #expect((defaults.widthPixels, defaults.heightPixels, defaults.diagonalMillimetres) == (800, 480, 178))
+        #expect(
+            defaults.viewingDistanceCentimetres == 40 && defaults.readerSide == .right && defaults.cameraSide == .above)
+        let ten = try KioskConfiguration.parse(
+            json:
+                #"{"screen": {"widthPixels": 1280, "heightPixels": 800, "diagonalMillimetres": 257, "readerSide": "left"}}"#,
+            environment: ["KIOSK_SCREEN_VIEWING_DISTANCE_CENTIMETRES": "60", "KIOSK_SCREEN_CAMERA_SIDE": "below"])
+        #expect(ten.screen.widthPixels == 1280 && ten.screen.diagonalMillimetres == 257)
+        #expect(ten.screen.viewingDistanceCentimetres == 60 && ten.screen.readerSide == .left)
+        #expect(ten.screen.cameraSide == .below)
+        #expect(
+            Self.problems(#"{"screen": {"heightPixels": 10}}"#) == [
+                "screen.heightPixels: must be 240 to 4320 px, got 10"
+            ])
+        #expect(Self.problems(#"{"screen": {"readerSide": "top"}}"#).first?.hasPrefix("screen.readerSide: ") == true)
+        #expect(Self.problems(#"{"screen": {"diagonalInches": 7}}"#).first?.hasPrefix("screen.diagonalInches") == true)
+        #expect(try KioskConfiguration.parse(json: ten.renderedJSON()) == ten)
     }
 
     // MARK: Showing

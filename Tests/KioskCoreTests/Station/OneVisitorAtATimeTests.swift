@@ -251,7 +251,10 @@ import Testing
     @Test(arguments: 0..<60)
     func nothingOfOnePersonReachesTheNext(seed: Int) throws {
         var random = SplitMix64(seed: UInt64(seed) &+ 0x5EED)
-        var harness = MachineHarness()
+        // A large panel: each holder's stays on one page (the check below looks for theirs among them).
+        var configuration = StationConfiguration(staffCode: "STAFF-2026-secret", timeZone: StationFixtures.zone)
+        configuration.screen = StationFixtures.largePanel
+        var harness = MachineHarness(configuration: configuration)
         harness.bind()
         let names = ["Zebra Bar", "Quokka Cafe", "Yak Inn"]
         let languages: [Language] = [.it, .fr, .de].shuffled(using: &random)

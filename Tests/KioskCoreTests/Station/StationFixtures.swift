@@ -7,6 +7,14 @@ import Synchronization
 /// Venue codes of every format, cards, and a harness that carries out a machine's actions the way the runner does
 /// (in memory: the desk over `InMemoryCheckInStore`, fixed randomness), for scenario tests without I/O.
 enum StationFixtures {
+    /// A 15.6-inch 1920×1080 panel: a screen lists six stays, so tests of other things see every stay at once (the
+    /// 7-inch panel's pages: `StayPagesTests`).
+    static let largePanel: ScreenGeometry = {
+        var panel = ScreenGeometry()
+        (panel.widthPixels, panel.heightPixels, panel.diagonalMillimetres) = (1920, 1080, 396)
+        return panel
+    }()
+
     /// One valid code per format the parser reads.
     static let codes: [(VenueCodeFormat, String)] = {
         let cwaPayload = String(VenueCodeParserTests.seedExample.split(separator: "#")[1])

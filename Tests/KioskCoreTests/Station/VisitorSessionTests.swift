@@ -8,9 +8,14 @@ import Testing
 /// without checking in or out, the holder's stays and their count, deleting, blocking, the PIN, permission to
 /// match, sharing with consent, and closing.
 @Suite struct VisitorSessionTests {
-    /// A bound kiosk where `card` checked in three times (10:00–11:00, 12:00–13:00, 14:00 still open).
-    static func harnessWithStays(_ card: CardSecret) -> MachineHarness {
-        var harness = MachineHarness()
+    /// A bound kiosk where `card` checked in three times (10:00–11:00, 12:00–13:00, 14:00 still open), on `screen`
+    /// (a large panel unless said: all three stays on one page).
+    static func harnessWithStays(_ card: CardSecret, screen: ScreenGeometry = StationFixtures.largePanel)
+        -> MachineHarness
+    {
+        var configuration = StationConfiguration(staffCode: "STAFF-2026-secret", timeZone: StationFixtures.zone)
+        configuration.screen = screen
+        var harness = MachineHarness(configuration: configuration)
         harness.bind()
         for _ in 0..<2 {
             harness.run(.cardRead(.card(card)))
@@ -76,6 +81,8 @@ import Testing
         var harness = Self.harnessWithStays(card)
         harness.run(.chosen("session"))
         harness.run(.cardRead(.card(card)))
+        harness.run(.chosen("delete"))
+        #expect(Self.screen(harness).choices.map(\.id) == ["delete-one", "delete-all", "block", "back"])
         harness.run(.chosen("delete-one"))
         let pick = Self.screen(harness)
         #expect(pick.choices.filter { $0.id.hasPrefix("stay:") }.count == 3)
@@ -88,10 +95,12 @@ import Testing
         #expect(home.lines.contains("This kiosk holds 2 stays for this card."))
         #expect(harness.store.allRows.count == 2)
 
+        harness.run(.chosen("delete"))
         harness.run(.chosen("delete-all"))
         #expect(Self.screen(harness).lines.first == "All 2 stays and your settings on this kiosk will be deleted.")
         harness.run(.chosen("keep"))
         #expect(harness.store.allRows.count == 2)
+        harness.run(.chosen("delete"))
         harness.run(.chosen("delete-all"))
         harness.run(.chosen("delete"))
         home = Self.screen(harness)
@@ -106,6 +115,7 @@ import Testing
         // The printed code opens the session just as the card does.
         harness.run(.chosen("session"))
         harness.run(.codeScanned(card.printedText))
+        harness.run(.chosen("delete"))
         harness.run(.chosen("block"))
         #expect(Self.screen(harness).title == "Block this card?")
         let blocked = harness.run(.chosen("block"))
@@ -220,7 +230,9 @@ import Testing
     /// natural words, with no-break characters inside, and never says "UTC".
     @Test func noVisitorTextSaysUTCAndTimesAreTheVenues() throws {
         let card = StationFixtures.card()
-        var harness = MachineHarness()
+        var configuration = StationConfiguration(staffCode: "STAFF-2026-secret", timeZone: StationFixtures.zone)
+        configuration.screen = StationFixtures.largePanel
+        var harness = MachineHarness(configuration: configuration)
         harness.bind()
         var texts = [String]()
         func read(_ actions: [StationAction]) {
@@ -240,7 +252,7 @@ import Testing
         read(harness.run(.cardRead(.card(card))))
         let home = Self.screen(harness)
         #expect(home.items.last == "Friseur, Berlin: today, 11:00\u{2060}–\u{2060}12:00, ended", "\(home.items)")
-        for step in ["delete-one", "back", "share"] { read(harness.run(.chosen(step))) }
+        for step in ["delete", "delete-one", "back", "share"] { read(harness.run(.chosen(step))) }
         let toggles = Self.screen(harness).choices.filter { $0.id.hasPrefix("toggle:") }
         #expect(toggles.contains { $0.label == "Not selected: Friseur, Berlin, today, 11:00\u{2060}–\u{2060}12:00" })
         for toggle in toggles.prefix(2) { read(harness.run(.chosen(toggle.id))) }
@@ -333,9 +345,11 @@ import Testing
         }
         #expect(seen == home.choices.map(\.id))
         #expect(Self.screen(harness).selectedID == home.choices.first?.id)
-        // Down to "Delete everything", then choose.
-        while Self.screen(harness).selectedID != "delete-all" { harness.run(.navigated(.next)) }
-        harness.run(.navigated(.choose))
+        // Down to "Delete or block", choose, down to "Delete everything", then choose.
+        for entry in ["delete", "delete-all"] {
+            while Self.screen(harness).selectedID != entry { harness.run(.navigated(.next)) }
+            harness.run(.navigated(.choose))
+        }
         #expect(Self.screen(harness).title == "Delete everything?")
     }
 
@@ -351,8 +365,10 @@ import Testing
         for (entry, question) in [
             ("delete-all", "Delete everything?"), ("block", "Block this card?"),
         ] {
-            while Self.screen(harness).selectedID != entry { harness.run(.navigated(.next)) }
-            harness.run(.navigated(.choose))
+            for step in ["delete", entry] {
+                while Self.screen(harness).selectedID != step { harness.run(.navigated(.next)) }
+                harness.run(.navigated(.choose))
+            }
             let asked = Self.screen(harness)
             #expect(asked.title == question)
             #expect(asked.selectedID == "keep", "\(question) starts on \(asked.selectedID ?? "nothing")")

@@ -414,6 +414,7 @@ import Testing
         let records = await bench.runner.state.warnings
         #expect(records.count == 1 && records.allSatisfy { $0.owner != nil }, "\(records)")
         _ = await bench.runner.handle(.chosen("session"))
+        _ = await bench.runner.handle(.chosen("delete"))
         _ = await bench.runner.handle(.chosen("delete-all"))
         _ = await bench.runner.handle(.chosen("delete"))
         #expect(await bench.runner.state.warnings.isEmpty)
