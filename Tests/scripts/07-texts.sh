@@ -4,6 +4,9 @@
 # the code that makes screens, speech and receipts. Not user-facing, and so not checked: key-derivation labels
 # ("CheckInKiosk … v1"), log lines, and the files named in `english_only` with the reason (text for logs, the staff
 # terminal and systemd only; the screen takes its words from the catalogs).
+# Then the catalogs' plain words: the consent and session texts must read at least "fairly easy" in every language
+# (Tools/readability/readability.py: Flesch, Amstad, Kandel-Moles and Gulpease; its thresholds and their published
+# scales are written there).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 python3 - <<'PY'
@@ -52,3 +55,5 @@ if found:
     sys.exit(1)
 print(f"07-texts: {len(files)} files make screens, speech and receipts from the catalogs only")
 PY
+# Plain words: a consent or session group below its language's threshold fails (python3's standard library only).
+python3 Tools/readability/readability.py --check --lowest 0
