@@ -39,14 +39,13 @@ import Testing
         #expect(shapes == [#"<button type="button" class="btn" >"#], "\(tags)")
         #expect(!tags.contains { $0.contains("style=") || $0.contains("id=") || $0.contains("aria-current") })
         // The style sheet never singles a choice out (only the one the buttons selected is outlined); the only rules
-        // that name a choice place a PIN keypad's keys as on a telephone, and set nothing but their place. (Every
-        // stay, to delete or to share, takes a whole row: a stay's line is long; it sets nothing else.)
-        let stays = "#choices [data-choice^=\"stay:\"],#choices [data-choice^=\"toggle:\"]{grid-column:1/-1"
+        // that name a choice place a PIN keypad's keys as on a telephone, and set nothing but their place. (A long
+        // label, a stay's, takes a whole row by its length, whatever the choice: `.row` sets nothing else.)
+        #expect(ScreenPage.style.contains("#choices .row{grid-column:1/-1}"))
         let naming = ScreenPage.style.components(separatedBy: "}").map {
             $0.trimmingCharacters(in: .whitespacesAndNewlines)
         }
-        .filter { $0.contains("[data-choice") && $0 != stays }
-        #expect(ScreenPage.style.contains(stays + "}"))
+        .filter { $0.contains("[data-choice") }
         #expect(!naming.isEmpty)
         for rule in naming {
             #expect(rule.hasPrefix("#choices.phone [data-choice=\"key:"), "\(rule)")
@@ -139,6 +138,21 @@ import Testing
         }
         // Where the panel holds fewer than 16 lines the buttons' hint is spoken only.
         #expect(ScreenPage.style(for: seven).hasSuffix("@media (max-height:749px){#hint{display:none}}"))
+    }
+
+    /// A long label (a stay's) takes a whole row, so it wraps between words, not inside them; short ones share rows.
+    @Test func aLongLabelTakesAWholeRow() {
+        let screen = ScreenModel(
+            kind: "prompt", title: "Delete a stay",
+            choices: [
+                .init(id: "stay:01", label: "Caffè Aurora, Via Roma 12, Bologna: domenica 29 novembre, 10:55–11:45"),
+                .init(id: "back", label: "Back"),
+            ])
+        let tags = Self.buttonTags(ScreenPage.html(screen))
+        #expect(tags.count == 2)
+        #expect(tags[0].contains("class=\"btn row\""), "\(tags[0])")
+        #expect(tags[1].contains("class=\"btn\""), "\(tags[1])")
+        #expect(ScreenPage.script.contains("choice.label.length > 32 ? \" row\" : \"\""))
     }
 
     @Test func theIdleScreensGuidePointsToTheReaderAndTheCamera() {

@@ -179,7 +179,8 @@ class Page:
         return self.driver.execute_script("return document.documentElement.lang")
 
     def kind(self):
-        return self.driver.find_element(By.ID, "message").get_attribute("class").removeprefix("kind-")
+        classes = self.driver.find_element(By.ID, "message").get_attribute("class").split()
+        return next((c.removeprefix("kind-") for c in classes if c.startswith("kind-")), None)
 
     def wait_for(self, predicate, what, seconds=15):
         deadline = time.time() + seconds
@@ -679,6 +680,15 @@ def accessibility(kiosk, artefacts):
                 "p.style.color = '#777'; p.style.background = '#888'; document.body.appendChild(p);"
                 + CONTRAST_PROBE.replace("return worst;", "p.remove(); return worst;"))
             check(any("P#probe" in item for item in low), "the contrast probe reports low contrast")
+            # The size and break probes find what they look for: small text, and a date split over two lines.
+            page.driver.execute_script(
+                "var p = document.createElement('p'); p.id = 'probe'; p.style.fontSize = '14px';"
+                "p.style.width = '3em'; p.style.wordBreak = 'break-all'; p.textContent = 'Sonntag,\\u00a029.\\u00a0November 10:55'; document.body.appendChild(p);")
+            small = page.driver.execute_script(TEXT_SIZE_PROBE, minimum_capital_height())["small"]
+            broken = page.driver.execute_script(BREAK_PROBE)
+            page.driver.execute_script("document.getElementById('probe').remove();")
+            check(any("P#probe" in item for item in small), f"the size probe reports 14 px text: {small}")
+            check(any("November" in item for item in broken), f"the break probe reports a broken date: {broken}")
             for language in ("en", "de", "fr", "it"):
                 page.wait_for(lambda: "language" in page.choice_ids(), "the idle screen")
                 page.choose("language")
@@ -748,6 +758,8 @@ def accessibility(kiosk, artefacts):
                 warning(kiosk, page, axe, language)
                 staff(kiosk, page, axe, language)
                 speech_settings(kiosk, page, axe, language)
+            print(f"smallest capital H drawn at {size[0]}x{size[1]}: {page.smallest:.1f} px "
+                  f"(at least {minimum_capital_height():.1f} px)")
         finally:
             page.quit()
 
@@ -864,8 +876,14 @@ def staff(kiosk, page, axe, language):
         page.choose("cancel", then_title=menu)
     # A new card's holder answers on the screen: may the kiosk match their stays, and a PIN.
     kiosk.run("enrol", "--card", str(next(NEW_CARDS)))
-    page.wait_for(lambda: page.choice_ids() == ["yes", "no"], "the question of matching")
+    page.wait_for(lambda: page.choice_ids() == ["yes", "no", "language"], "the question of matching")
     audit(page, axe, f"{language}-enrolment-matching")
+    # The holder may choose their language before answering (here the one already shown).
+    page.choose("language")
+    page.wait_for(lambda: f"language:{language}" in page.choice_ids(), "the languages at enrolment")
+    audit(page, axe, f"{language}-enrolment-language")
+    page.choose(f"language:{language}")
+    page.wait_for(lambda: page.choice_ids() == ["yes", "no", "language"], "the question of matching again")
     page.choose("yes")
     page.wait_for(lambda: page.choice_ids() == ["set-pin", "no-pin"], "the offer of a PIN")
     audit(page, axe, f"{language}-enrolment-pin-offer")

@@ -23,20 +23,24 @@ public struct CheckInDesk: Sendable {
 
     /// Serves a tap as `tap(_:at:clock:)` does and, when `collectingMatchable`, also returns the card's stays as
     /// they stand after the tap, ready to match against warnings (`matchableStays`): the stays are opened once per
-    /// tap, whatever follows.
+    /// tap, whatever follows. `language`: the one the card's holder chose (kept in its profile), for the tap's
+    /// message; nil when they chose none or the tap was refused.
     public func tap(_ card: CardSecret, at venue: StayVenue, clock: ClockReading, collectingMatchable: Bool)
-        -> (outcome: TapOutcome, matchable: [MatchableStay])
+        -> (outcome: TapOutcome, matchable: [MatchableStay], language: Language?)
     {
-        guard clock.isSynchronized else { return (.refused(.clockNotSynchronized), []) }
-        guard card.kind == .visitor else { return (.refused(.staffCard), []) }
+        guard clock.isSynchronized else { return (.refused(.clockNotSynchronized), [], nil) }
+        guard card.kind == .visitor else { return (.refused(.staffCard), [], nil) }
         var stays: [Stay] = []
         var matching = collectingMatchable
+        var language: Language?
         do throws(TapRefusal) {
             let keys = try makeKeys(card)
             defer { keys.wipe() }
             if try isBlocked(keys) { throw TapRefusal.cardBlocked }
+            let profile = try profile(keys: keys)
+            language = profile.language.flatMap(Language.init(rawValue:))
             // A card is matched against warnings only with its holder's permission (`CardProfile.matchingAllowed`).
-            if matching { matching = try profile(keys: keys).matchingAllowed == true }
+            if matching { matching = profile.matchingAllowed == true }
             stays = try openStays(keys: keys)
             let newID: StayID
             do { newID = try StayID.random(using: crypto) } catch { throw TapRefusal.cryptoFailure }
@@ -47,13 +51,13 @@ public struct CheckInDesk: Sendable {
                 let replaced = Set(decision.upserts.map(\.id)).union(decision.deletions)
                 stays = stays.filter { !replaced.contains($0.id) } + decision.upserts
             }
-            return (decision.outcome, matching ? matchableStays(stays, clock: clock) : [])
+            return (decision.outcome, matching ? matchableStays(stays, clock: clock) : [], language)
         } catch {
             switch error {
             case .storeUnavailable, .cryptoFailure, .clockNotSynchronized, .cardBlocked:
-                return (.refused(error), [])
+                return (.refused(error), [], nil)
             default:
-                return (.refused(error), matching ? matchableStays(stays, clock: clock) : [])
+                return (.refused(error), matching ? matchableStays(stays, clock: clock) : [], language)
             }
         }
     }

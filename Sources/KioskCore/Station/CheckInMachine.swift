@@ -148,7 +148,11 @@ public struct CheckInMachine: Sendable {
         case .buttonPressed(let button): actions += buttonPressed(button, now: now)
         case .clockChanged(let reading): actions += clockChanged(reading)
         case .tick: actions += tick(now: now)
-        case .tapDone(let outcome, let warning): actions += tapDone(outcome, warning: warning, now: now.now)
+        case .tapDone(let outcome, let warning, let language):
+            // The card's holder chose a language (kept with their card) and the person here chose none now: the tap
+            // is answered in theirs, and so is what follows until they leave.
+            if let language, person?.languageIsTheirs != true, person?.session == nil { person?.language = language }
+            actions += tapDone(outcome, warning: warning, now: now.now)
         case .enrolDone(let result): actions += enrolDone(result, now: now)
         case .printDone(let kind, let result): actions += printDone(kind, result, now: now)
         case .persistDone(let result): actions += persistDone(result)

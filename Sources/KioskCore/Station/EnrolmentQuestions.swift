@@ -1,11 +1,13 @@
 /// The questions a new card's holder answers at enrolment, on the screen: may the kiosk match their stays against
 /// warnings (yes and no alike, nothing selected), and an optional PIN (typed twice). A small machine of its own:
 /// choices in, the screen and the request to save out. They are asked in the language the holder chose on the idle
-/// screen, if they chose one (the station's `language`), and that choice is saved with their answers: the card's
-/// next tap and session speak it without a visit to the settings.
+/// screen, if they chose one (the station's `language`); the first question also offers "Language", so a holder who
+/// did not choose before staff began chooses now. That choice is saved with their answers: the card's next tap and
+/// session speak it without a visit to the settings.
 struct EnrolmentQuestions: Sendable {
     enum Step: Sendable, Equatable {
         case matching
+        case language
         case pinOffer
         case pin(first: String?, typed: String, problem: String?)
         case saving
@@ -21,18 +23,24 @@ struct EnrolmentQuestions: Sendable {
     var card: CardSecret
     var step: Step = .matching
     var matching: Bool?
+    /// The language the holder chose during the questions, if they did: it wins over the station's.
+    var chosenLanguage: Language?
 
     init(card: CardSecret) { self.card = card }
 
     var isSaving: Bool { step == .saving }
 
     /// The questions' screen in `language`.
-    func screen(language: Language) -> ScreenModel {
+    func screen(language station: Language) -> ScreenModel {
+        let language = chosenLanguage ?? station
         let texts = SessionTexts(language)
         var screen: ScreenModel
         switch step {
         case .matching:
             screen = texts.matchingQuestion()
+            screen.choices.append(.init(id: "language", label: texts.languageChoice))
+        case .language:
+            screen = LanguageChoice.screen(in: texts.catalog, back: .init(id: "back", label: texts.back))
         case .pinOffer:
             screen = ScreenModel(
                 kind: "prompt", title: texts.pinOfferTitle, lines: [texts.pinOfferExplained],
@@ -59,12 +67,25 @@ struct EnrolmentQuestions: Sendable {
 
     /// The holder chose `id`; the questions are in `language`. `chosen` is the language the holder chose at the kiosk
     /// (nil when they chose none): saved with the answers.
-    mutating func choose(_ id: String, language: Language, chosen: Language?) -> Effect {
+    mutating func choose(_ id: String, language station: Language, chosen stationChoice: Language?) -> Effect {
+        let language = chosenLanguage ?? station
+        let chosen = chosenLanguage ?? stationChoice
         switch step {
         case .matching:
+            if id == "language" {
+                step = .language
+                return .none
+            }
             guard id == "yes" || id == "no" else { return .none }
             matching = id == "yes"
             step = .pinOffer
+        case .language:
+            if let picked = LanguageChoice.language(of: id) {
+                chosenLanguage = picked
+                step = .matching
+            } else if id == "back" {
+                step = .matching
+            }
         case .pinOffer:
             if id == "set-pin" {
                 step = .pin(first: nil, typed: "", problem: nil)

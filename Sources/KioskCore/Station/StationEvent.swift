@@ -14,7 +14,7 @@ public enum StationEvent: Sendable {
     case tick
     /// The result of carrying out `.recordTap`: the tap's outcome and, if the card's stays overlap a published
     /// warning, the notice for it.
-    case tapDone(TapOutcome, warning: WarningNotice?)
+    case tapDone(TapOutcome, warning: WarningNotice?, language: Language? = nil)
     /// The result of carrying out `.enrolCard`.
     case enrolDone(Result<Void, StationFailure>)
     /// The result of carrying out `.print`.

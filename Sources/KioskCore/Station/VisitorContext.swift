@@ -6,8 +6,9 @@ public import Foundation
 ///
 /// One value, created when a person starts (their first choice, button, held button or card) and dropped whole when
 /// they leave: their card leaves the reader, “Done”, a deadline, another card. Nothing outside it carries a
-/// person's choice, so nothing of theirs can reach the next person. A card's remembered profile (“always speak”, its
-/// language) comes into it only when that card's session opens.
+/// person's choice, so nothing of theirs can reach the next person. A card's remembered profile comes into it only
+/// from that card: its language at its tap (unless the person chose one now) and when its session opens, “always
+/// speak” when its session opens.
 struct VisitorContext: Sendable {
     /// What the person is doing.
     enum Activity: Sendable {

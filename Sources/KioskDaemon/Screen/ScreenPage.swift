@@ -20,6 +20,10 @@ public enum ScreenPage {
     /// delete and OK lie apart; the keys stay in the order 0…9 for the buttons and screen readers.
     static let phoneKeys = (0...9).map(String.init).joined(separator: ",")
 
+    /// A choice whose label is longer than this (in UTF-16 units, as the script counts) takes a whole row: half a row
+    /// of 800 px holds two lines of about 16 characters of the smallest text.
+    static let rowLabelLength = 32
+
     /// How often the page asks for the screen, in milliseconds.
     public static let pollMilliseconds = 300
 
@@ -50,7 +54,7 @@ public enum ScreenPage {
         #message.kind-warning{background:#ffd400;color:#000;border-color:#000}
         #message.kind-error{background:#8a0000;color:#fff;border-color:#fff}
         #choices{flex:0 0 auto;display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,max(30vw,calc(var(--text) * 9))),1fr));gap:1vh 1vw}
-        #choices [data-choice^="stay:"],#choices [data-choice^="toggle:"]{grid-column:1/-1}
+        #choices .row{grid-column:1/-1}
         #choices.keys{grid-template-columns:repeat(auto-fit,minmax(max(8vw,calc(var(--text) * 1.6)),1fr))}
         #choices.keys .wide{grid-column:span 3}
         #choices.phone{grid-template-columns:repeat(3,1fr)}
@@ -136,7 +140,7 @@ public enum ScreenPage {
               var button = el("button", null, choice.label);
               button.type = "button";
               var extra = screen.keypad && keys.indexOf(choice.id) < 0 && !(phone && (choice.id === "key:delete" || choice.id === "key:ok"));
-              button.className = "\(buttonClass)" + (extra ? " wide" : "");
+              button.className = "\(buttonClass)" + (extra ? " wide" : "") + (!screen.keypad && choice.label.length > \(rowLabelLength) ? " row" : "");
               button.setAttribute("data-choice", choice.id);
               if (index === screen.selected) { button.setAttribute("aria-current", "true"); }
               button.addEventListener("click", function () { choose(choice.id); });
@@ -213,8 +217,10 @@ public enum ScreenPage {
             // keypad delete and OK take the places beside 0.
             let onPhoneRow = phone && (choice.id == "key:delete" || choice.id == "key:ok")
             let wide = screen.keypad != nil && !keys.contains(choice.id) && !onPhoneRow ? " wide" : ""
+            // A long label (a stay, to delete or to share) takes a whole row of the choices.
+            let row = screen.keypad == nil && choice.label.utf16.count > rowLabelLength ? " row" : ""
             return
-                "<button type=\"button\" class=\"\(buttonClass)\(wide)\" data-choice=\"\(escape(choice.id))\"\(current)>"
+                "<button type=\"button\" class=\"\(buttonClass)\(wide)\(row)\" data-choice=\"\(escape(choice.id))\"\(current)>"
                 + "\(escape(choice.label))</button>"
         }.joined(separator: "\n")
         return """

@@ -232,7 +232,7 @@ public actor StationRunner {
         let tapped = card
         // The card's stays are opened once, off the actor: the tap, and the stays to match when warnings are held.
         let matching = await warnings.holdsWarnings
-        let (outcome, matchable) = await offload {
+        let (outcome, matchable, language) = await offload {
             desk.tap(tapped, at: venue, clock: reading, collectingMatchable: matching)
         }
         report.steps.append(.tapRecorded(outcome))
@@ -268,7 +268,7 @@ public actor StationRunner {
                 logger.warning("Warnings not checked", metadata: ["checkin.error": "\(RefusalReason(error).rawValue)"])
             }
         }
-        return .tapDone(outcome, warning: notice)
+        return .tapDone(outcome, warning: notice, language: language)
     }
 
     // MARK: - The card holder's session

@@ -100,11 +100,13 @@ struct MachineHarness {
             for action in actions {
                 switch action {
                 case .recordTap(let card, let venue):
-                    let outcome = desk.tap(card, at: venue, clock: clock.read())
+                    let (outcome, _, language) = desk.tap(
+                        card, at: venue, clock: clock.read(), collectingMatchable: false)
                     tapOutcomes.append(outcome)
                     // As the runner: only a card whose holder allowed matching is matched.
                     let allowed = (try? desk.profile(of: card).matchingAllowed) == true
-                    pending.append(.tapDone(outcome, warning: allowed ? warnings[card.printedText] : nil))
+                    pending.append(
+                        .tapDone(outcome, warning: allowed ? warnings[card.printedText] : nil, language: language))
                 case .persist(let state):
                     if case .success = persistResult { persisted = state }
                     pending.append(.persistDone(persistResult))

@@ -95,12 +95,12 @@ import Testing
         let card = try #require(enrolled.compactMap { if case .enrolCard(let s) = $0 { s } else { nil } }.first)
         let italian = Catalog.of(.it)
         let matching = Self.screen(harness)
-        #expect(matching.choices.map(\.id) == ["yes", "no"])
+        #expect(matching.choices.map(\.id) == ["yes", "no", "language"])
         #expect(matching.language == "it")
         #expect(matching.title == italian[.sessionMatchingQuestionTitle])
         #expect(
             matching.choices.map(\.label) == [
-                italian[.sessionMatchingQuestionYes], italian[.sessionMatchingQuestionNo],
+                italian[.sessionMatchingQuestionYes], italian[.sessionMatchingQuestionNo], italian[.sessionLanguage],
             ])
         harness.run(.chosen("yes"))
         let pinOffer = Self.screen(harness)
@@ -113,11 +113,55 @@ import Testing
         harness.clock.advance(by: CheckInMachine.visitorLanguageTime + 60)
         harness.run(.tick)
         #expect(Self.screen(harness).language == "en")
-        harness.run(.cardRead(.card(card)))
+        // The tap itself is answered in Italian: the card remembers it.
+        let tapped = harness.run(.cardRead(.card(card)))
+        #expect(tapped.messages.last?.title == italian[.stationCheckedInTitle], "\(tapped.messages)")
+        #expect(Self.screen(harness).language == "it")
         harness.run(.chosen("session"))
         let home = Self.screen(harness)
         #expect(home.language == "it")
         #expect(home.title == italian[.sessionHomeTitle])
+        // Once the holder has left, the next person is greeted in the kiosk's language.
+        harness.run(.cardRemoved)
+        harness.clock.advance(by: 60)
+        harness.run(.tick)
+        #expect(Self.screen(harness).language == "en")
+    }
+
+    /// A holder who chose no language before staff began chooses it at the first question: the questions go on in
+    /// it, and the card keeps it.
+    @Test func aNewHolderChoosesTheirLanguageAtTheFirstQuestion() throws {
+        var harness = MachineHarness()
+        harness.bind()
+        harness.openStaff()
+        harness.run(.staffCommand(.enrolCard))
+        let enrolled = harness.run(.cardRead(.blank))
+        let card = try #require(enrolled.compactMap { if case .enrolCard(let s) = $0 { s } else { nil } }.first)
+        #expect(Self.screen(harness).language == "en")
+        harness.run(.chosen("language"))
+        let languages = Self.screen(harness)
+        #expect(languages.choices.map(\.id) == ["language:en", "language:de", "language:fr", "language:it", "back"])
+        harness.run(.chosen("language:fr"))
+        let french = Catalog.of(.fr)
+        let matching = Self.screen(harness)
+        #expect(matching.language == "fr" && matching.title == french[.sessionMatchingQuestionTitle])
+        #expect(matching.selected == nil, "yes and no alike: nothing selected")
+        harness.run(.chosen("yes"))
+        #expect(Self.screen(harness).title == french[.sessionPinOfferTitle])
+        harness.run(.chosen("no-pin"))
+        #expect(try harness.desk.profile(of: card).language == "fr")
+        // "Back" from the languages changes nothing.
+        harness.randomByte = 0x51
+        harness.run(.cardRemoved)
+        harness.run(.staffCommand(.enrolCard))
+        let second = harness.run(.cardRead(.blank))
+        let other = try #require(second.compactMap { if case .enrolCard(let s) = $0 { s } else { nil } }.first)
+        harness.run(.chosen("language"))
+        harness.run(.chosen("back"))
+        #expect(Self.screen(harness).language == "en")
+        harness.run(.chosen("no"))
+        harness.run(.chosen("no-pin"))
+        #expect(try harness.desk.profile(of: other).language == nil)
     }
 
     /// Two cards enrolled one after the other: the first holder chose Italian and their card keeps it; the second

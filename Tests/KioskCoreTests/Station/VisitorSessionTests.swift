@@ -201,7 +201,8 @@ import Testing
         let enrolled = harness.run(.cardRead(.blank))
         let card = try #require(enrolled.compactMap { if case .enrolCard(let s) = $0 { s } else { nil } }.first)
         let question = Self.screen(harness)
-        #expect(question.choices.map(\.id) == ["yes", "no"])
+        // Yes and no, equal; then the holder's language, before answering.
+        #expect(question.choices.map(\.id) == ["yes", "no", "language"])
         #expect(question.selected == nil, "no default")
         harness.run(.chosen("yes"))
         #expect(Self.screen(harness).choices.map(\.id) == ["set-pin", "no-pin"])
