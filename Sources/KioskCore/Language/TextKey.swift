@@ -117,6 +117,8 @@ public enum TextKey: String, Sendable, CaseIterable {
     case staffMenuForgetStaff = "staff.menu.forgetStaff"
     case staffMenuWipe = "staff.menu.wipe"
     case staffMenuLeave = "staff.menu.leave"
+    case staffMenuMore = "staff.menu.more"
+    case staffMenuBack = "staff.menu.back"
     case staffClosedTitle = "staff.closed.title"
     case staffClosedBody = "staff.closed.body"
     case staffNotOpenTitle = "staff.notOpen.title"

@@ -46,7 +46,14 @@ extension CheckInMachine {
             let choices: [ScreenModel.Choice]
             if staff.step == .menu, staff.openOffer(now: now.now) == nil {
                 // The menu's entries, chosen on the screen or with the two buttons.
-                choices = StaffCommand.menu.map { StationChoice.staff($0.name).choice(texts.catalog[$0.label]) }
+                // The menu's entries, a page at a time: the everyday ones, then “More”; the others, then “Back”.
+                let entries = StaffCommand.menu.filter { StaffCommand.firstPage.contains($0.name) != staff.showsMore }
+                    .map { StationChoice.staff($0.name).choice(texts.catalog[$0.label]) }
+                choices =
+                    staff.showsMore
+                    ? entries + [StationChoice.staff("back").choice(texts.catalog[.staffMenuBack])]
+                    : entries.dropLast() + [StationChoice.staff("more").choice(texts.catalog[.staffMenuMore])]
+                        + entries.suffix(1)
             } else {
                 choices = [StationChoice.confirm.choice(texts.confirm), StationChoice.cancel.choice(texts.cancel)]
             }
@@ -226,7 +233,13 @@ extension CheckInMachine {
             // A message still held (a tap's result) was written in the old language: the idle screen, in the new one.
             lastShown = nil
         case .staff(let name):
+            // Turning the menu's page (in staff mode only: `staff` is nil elsewhere).
+            if name == "more" || name == "back" {
+                staff?.showsMore = name == "more"
+                return []
+            }
             guard let command = StaffCommand.named(name) else { return [] }
+            staff?.showsMore = false
             return staffCommand(command, now: now)
         case .confirm: return buttonPressed(.confirm, now: now)
         case .cancel: return buttonPressed(.cancel, now: now)

@@ -31,6 +31,8 @@ public enum StaffStep: Sendable, Equatable {
 /// new holder answers, and a receipt that did not print, offered again. Everything here goes when staff mode closes.
 struct StaffMode: Sendable {
     var step: StaffStep = .menu
+    /// Whether the menu shows its second page (after “More”).
+    var showsMore = false
     /// Staff mode closes at this moment unless staff act before.
     var until: Date
     /// The kind of card `.awaitingBlankCard` and `.enrolling` make.

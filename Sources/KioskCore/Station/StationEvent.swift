@@ -112,6 +112,10 @@ extension StaffCommand {
         ("leave", .staffMenuLeave, .leave),
     ]
 
+    /// The entries of the menu's first page, what staff do every day; the others come after “More” (`staff:more`),
+    /// with “Back” (`staff:back`): a 7-inch screen's text size leaves room for about five choices beside the text.
+    public static let firstPage: Set<String> = ["bind", "enrol", "status-slip", "leave"]
+
     /// The menu's command named `name`, if any.
     public static func named(_ name: String) -> StaffCommand? { menu.first { $0.name == name }?.command }
 }

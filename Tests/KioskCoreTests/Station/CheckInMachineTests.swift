@@ -265,8 +265,22 @@ import Testing
         harness.bind()
         harness.openStaff()
         let menu = harness.machine.screen(now: harness.now)
-        #expect(menu.choices.map(\.id) == StaffCommand.menu.map { "staff:" + $0.name })
+        // A page at a time: the everyday entries and “More”, leaving last; then the others and “Back”.
+        #expect(
+            menu.choices.map(\.id) == ["staff:bind", "staff:enrol", "staff:status-slip", "staff:more", "staff:leave"])
         #expect(menu.choices.first?.label == "Bind venue" && menu.choices.last?.label == "Leave staff mode")
+        harness.run(.chosen("staff:more"))
+        let more = harness.machine.screen(now: harness.now)
+        #expect(
+            more.choices.map(\.id) == [
+                "staff:reprint", "staff:rotate", "staff:enrol-staff", "staff:forget-staff", "staff:wipe", "staff:back",
+            ])
+        // Every entry of the staff terminal's menu is on one of the two pages.
+        #expect(
+            Set((menu.choices + more.choices).map(\.id))
+                .isSuperset(of: StaffCommand.menu.map { "staff:" + $0.name }))
+        harness.run(.chosen("staff:back"))
+        #expect(harness.machine.screen(now: harness.now).choices.map(\.id) == menu.choices.map(\.id))
         let printed = harness.run(.chosen("staff:status-slip"))
         #expect(printed.contains { if case .print(.statusSlip) = $0 { true } else { false } })
         harness.run(.chosen("staff:bind"))
