@@ -3,6 +3,7 @@ import KioskCore
 import KioskOpenSSL
 import KioskSimulation
 import Synchronization
+import Testing
 
 /// Venue codes of every format, cards, and a harness that carries out a machine's actions the way the runner does
 /// (in memory: the desk over `InMemoryCheckInStore`, fixed randomness), for scenario tests without I/O.
@@ -185,6 +186,13 @@ struct MachineHarness {
     }
 
     /// Binds the kiosk to `code` through staff mode, then leaves staff mode.
+    /// Staff (already in staff mode) enrol a blank card: the new card's secret, its questions on the screen.
+    mutating func enrolBlankCard() throws -> CardSecret {
+        run(.staffCommand(.enrolCard))
+        let enrolled = run(.cardRead(.blank))
+        return try #require(enrolled.compactMap { if case .enrolCard(let s) = $0 { s } else { nil } }.first)
+    }
+
     mutating func bind(_ code: String = StationFixtures.cwaCode) {
         openStaff()
         run(.codeScanned(code))

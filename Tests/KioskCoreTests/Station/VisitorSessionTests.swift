@@ -197,9 +197,7 @@ import Testing
         var harness = MachineHarness()
         harness.bind()
         harness.openStaff()
-        harness.run(.staffCommand(.enrolCard))
-        let enrolled = harness.run(.cardRead(.blank))
-        let card = try #require(enrolled.compactMap { if case .enrolCard(let s) = $0 { s } else { nil } }.first)
+        let card = try harness.enrolBlankCard()
         let question = Self.screen(harness)
         // Yes and no, equal; then the holder's language, before answering.
         #expect(question.choices.map(\.id) == ["yes", "no", "language"])
