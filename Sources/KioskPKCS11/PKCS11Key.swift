@@ -27,6 +27,27 @@ public struct PKCS11KeyUsage: OptionSet, Sendable, Hashable {
     public static let wrap = PKCS11KeyUsage(rawValue: 1 << 2)
 }
 
+/// Whether, and under which keys, a key made by the kiosk may leave its token wrapped (`C_WrapKey`). It never leaves
+/// in the clear: every key is sensitive.
+public enum PKCS11KeyExport: Sendable, Equatable {
+    /// Never (`CKA_EXTRACTABLE` false): the key lives and dies in its token. A kiosk's keys, copies included.
+    case never
+    /// Only wrapped under a trusted key (`CKA_EXTRACTABLE` and `CKA_WRAP_WITH_TRUSTED` true, the latter fixed for
+    /// good): under a wrapping key the token's security officer installed (`CKA_TRUSTED`), never under one the user
+    /// made. A region's master key that is to be copied to other kiosks' tokens.
+    case underTrustedKeys
+    /// Wrapped under any wrapping key the user may use (`CKA_EXTRACTABLE` true).
+    case underAnyWrappingKey
+}
+
+/// Who logs in to a session (`C_Login`'s user type).
+public enum PKCS11Role: Sendable, Equatable {
+    /// The token's user (`CKU_USER`): the kiosk.
+    case user
+    /// The token's security officer (`CKU_SO`): installs trusted wrapping keys (`importWrappingKey`), nothing else.
+    case securityOfficer
+}
+
 /// How a new key is derived inside the token from an existing one (`C_DeriveKey`), its value never leaving it.
 public enum PKCS11Derivation: Sendable, Equatable {
     /// `CKM_AES_ECB_ENCRYPT_DATA`: the new key's value is the base key's AES encryption of `data` (16 bytes, one
@@ -119,16 +140,22 @@ final class Template {
         }
     }
 
-    /// An AES secret key's attributes: private, sensitive, extractable only when asked, on the token, used only as
-    /// `usage` says.
-    static func secretKey(label: String, usage: PKCS11KeyUsage, extractable: Bool) -> Template {
+    /// An AES secret key's attributes: sensitive, on the token, leaving it only as `export` says, used only as
+    /// `usage` says; private (seen only by the logged-in user), unless `trusted`: a trusted wrapping key, which only
+    /// the security officer may make, is a public object (`CKA_PRIVATE` false, its value still sensitive) so that
+    /// the user's sessions can wrap under it.
+    static func secretKey(label: String, usage: PKCS11KeyUsage, export: PKCS11KeyExport, trusted: Bool = false)
+        -> Template
+    {
         let template = Template()
         template.add(CK_ATTRIBUTE_TYPE(CKA_CLASS), CK_ULONG(CKO_SECRET_KEY))
         template.add(CK_ATTRIBUTE_TYPE(CKA_KEY_TYPE), CK_ULONG(CKK_AES))
         template.add(CK_ATTRIBUTE_TYPE(CKA_TOKEN), true)
-        template.add(CK_ATTRIBUTE_TYPE(CKA_PRIVATE), true)
+        template.add(CK_ATTRIBUTE_TYPE(CKA_PRIVATE), !trusted)
+        if trusted { template.add(CK_ATTRIBUTE_TYPE(CKA_TRUSTED), true) }
         template.add(CK_ATTRIBUTE_TYPE(CKA_SENSITIVE), true)
-        template.add(CK_ATTRIBUTE_TYPE(CKA_EXTRACTABLE), extractable)
+        template.add(CK_ATTRIBUTE_TYPE(CKA_EXTRACTABLE), export != .never)
+        if export == .underTrustedKeys { template.add(CK_ATTRIBUTE_TYPE(CKA_WRAP_WITH_TRUSTED), true) }
         template.add(CK_ATTRIBUTE_TYPE(CKA_LABEL), label)
         template.add(CK_ATTRIBUTE_TYPE(CKA_ENCRYPT), false)
         template.add(CK_ATTRIBUTE_TYPE(CKA_DECRYPT), false)

@@ -81,9 +81,13 @@ public final class PKCS11Module: Sendable {
         }
     }
 
-    /// Opens a read-write session with the token labelled `tokenLabel` and logs its user in with `pin`. A wrong
-    /// PIN throws `.failed(function: "C_Login", code: .pinIncorrect)`, with the session closed.
-    public func openSession(tokenLabel: String, pin: PKCS11PIN) throws(PKCS11Error) -> PKCS11Session {
+    /// Opens a read-write session with the token labelled `tokenLabel` and logs `role` in with `pin`. A wrong PIN
+    /// throws `.failed(function: "C_Login", code: .pinIncorrect)`, with the session closed. When the process is
+    /// logged in to the token already (PKCS #11 keeps one login state per application and token, shared by its
+    /// sessions), the new session shares it and the PIN is not checked again (`CKR_USER_ALREADY_LOGGED_IN`).
+    public func openSession(tokenLabel: String, pin: PKCS11PIN, as role: PKCS11Role = .user) throws(PKCS11Error)
+        -> PKCS11Session
+    {
         let (slot, handle) = try state.withLock { state throws(PKCS11Error) -> (CK_SLOT_ID, CK_SESSION_HANDLE) in
             guard let library = state.library else { throw .closed }
             let functions = library.functions
@@ -97,7 +101,8 @@ public final class PKCS11Module: Sendable {
                 "C_OpenSession", functions.C_OpenSession!(slot, CKF_SERIAL_SESSION | CKF_RW_SESSION, nil, nil, &handle))
             var pinBytes = pin.bytes
             let login = pinBytes.withUnsafeMutableBufferPointer { pointer in
-                functions.C_Login!(handle, CKU_USER, pointer.baseAddress, CK_ULONG(pointer.count))
+                functions.C_Login!(
+                    handle, role == .user ? CKU_USER : CKU_SO, pointer.baseAddress, CK_ULONG(pointer.count))
             }
             pinBytes.withUnsafeMutableBytes { raw in
                 for index in raw.indices { raw[index] = 0 }

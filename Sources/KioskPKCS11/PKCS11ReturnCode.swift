@@ -7,6 +7,7 @@ public struct PKCS11ReturnCode: RawRepresentable, Hashable, Sendable, CustomStri
     }
 
     public static let ok = PKCS11ReturnCode(rawValue: 0x0)
+    public static let attributeReadOnly = PKCS11ReturnCode(rawValue: 0x10)
     public static let attributeSensitive = PKCS11ReturnCode(rawValue: 0x11)
     public static let attributeTypeInvalid = PKCS11ReturnCode(rawValue: 0x12)
     public static let keyHandleInvalid = PKCS11ReturnCode(rawValue: 0x60)

@@ -33,10 +33,12 @@ public final class PKCS11Session: Sendable {
     // MARK: Keys
 
     /// The AES-128 secret key labelled `label`. It must be an AES key of 16 bytes (or of a length the module did not
-    /// record: SoftHSM2 2.6 records none for a key it unwrapped), sensitive (`CKA_SENSITIVE`) and, unless
-    /// `allowExtractable`, not extractable (`CKA_EXTRACTABLE` false: it can never leave the token, not even
-    /// wrapped); `.keyNotUsable` says which it is not.
-    public func findSecretKey(label: String, allowExtractable: Bool = false) throws(PKCS11Error) -> PKCS11SecretKey {
+    /// record: SoftHSM2 2.6 records none for a key it unwrapped), sensitive (`CKA_SENSITIVE`), and leave the token
+    /// in no other way than `allowing` says (by default never: `CKA_EXTRACTABLE` false); `.keyNotUsable` says
+    /// which it is not.
+    public func findSecretKey(label: String, allowing export: PKCS11KeyExport = .never) throws(PKCS11Error)
+        -> PKCS11SecretKey
+    {
         try module.withSession(handle) { functions throws(PKCS11Error) in
             let template = Template()
             template.add(CK_ATTRIBUTE_TYPE(CKA_CLASS), CK_ULONG(CKO_SECRET_KEY))
@@ -61,19 +63,29 @@ public final class PKCS11Session: Sendable {
             guard try readBool(functions, object, CK_ATTRIBUTE_TYPE(CKA_SENSITIVE)) else {
                 throw .keyNotUsable(label: label, reason: "it is not sensitive (CKA_SENSITIVE false)")
             }
-            if !allowExtractable, try readBool(functions, object, CK_ATTRIBUTE_TYPE(CKA_EXTRACTABLE)) {
-                throw .keyNotUsable(label: label, reason: "it is extractable (CKA_EXTRACTABLE true)")
+            if try readBool(functions, object, CK_ATTRIBUTE_TYPE(CKA_EXTRACTABLE)) {
+                let onlyUnderTrusted = try readBool(functions, object, CK_ATTRIBUTE_TYPE(CKA_WRAP_WITH_TRUSTED))
+                switch export {
+                case .never:
+                    throw .keyNotUsable(label: label, reason: "it is extractable (CKA_EXTRACTABLE true)")
+                case .underTrustedKeys where !onlyUnderTrusted:
+                    throw .keyNotUsable(
+                        label: label, reason: "it is extractable under any wrapping key (CKA_WRAP_WITH_TRUSTED false)")
+                case .underTrustedKeys, .underAnyWrappingKey:
+                    break
+                }
             }
             return PKCS11SecretKey(label: label, handle: object)
         }
     }
 
     /// Generates a new AES-128 key inside the token (`CKM_AES_KEY_GEN`), sensitive, kept on the token, used only as
-    /// `usage` says; extractable only when `extractable` (a key that is to be copied to another token, wrapped).
-    public func generateAESKey(label: String, usage: PKCS11KeyUsage, extractable: Bool = false) throws(PKCS11Error)
-        -> PKCS11SecretKey
+    /// `usage` says, leaving it only as `export` says (a key that is to be copied to other tokens: wrapped under
+    /// trusted keys only).
+    public func generateAESKey(label: String, usage: PKCS11KeyUsage, export: PKCS11KeyExport = .never)
+        throws(PKCS11Error) -> PKCS11SecretKey
     {
-        let template = Template.secretKey(label: label, usage: usage, extractable: extractable)
+        let template = Template.secretKey(label: label, usage: usage, export: export)
         template.add(CK_ATTRIBUTE_TYPE(CKA_VALUE_LEN), CK_ULONG(Self.keyBytes))
         return try module.withSession(handle) { functions throws(PKCS11Error) in
             var mechanism = CK_MECHANISM(
@@ -88,14 +100,41 @@ public final class PKCS11Session: Sendable {
 
     /// Creates an AES-128 key in the token from a known value (`C_CreateObject` with `CKA_VALUE`): for tests with
     /// published vectors and for set-up, never for a key that is to stay secret (its value was outside a token).
-    public func importAESKey(label: String, value: [UInt8], usage: PKCS11KeyUsage, extractable: Bool = false)
+    public func importAESKey(label: String, value: [UInt8], usage: PKCS11KeyUsage, export: PKCS11KeyExport = .never)
         throws(PKCS11Error) -> PKCS11SecretKey
     {
         guard value.count == Self.keyBytes else {
             throw .invalidArgument("an AES-128 key has \(Self.keyBytes) bytes, not \(value.count)")
         }
-        let template = Template.secretKey(label: label, usage: usage, extractable: extractable)
+        let template = Template.secretKey(label: label, usage: usage, export: export)
         template.add(CK_ATTRIBUTE_TYPE(CKA_VALUE), bytes: value)
+        return try create(template, label: label)
+    }
+
+    /// Installs a wrapping key (`.wrap` only, never leaving the token) from its components, each held by another
+    /// person: the key is their exclusive or, formed here and wiped once the token holds it, so no one person ever
+    /// knew it. Installed `trusted` (`CKA_TRUSTED`), only the security officer may do it (a `.securityOfficer`
+    /// session; the user's attempt fails with `CKR_ATTRIBUTE_READ_ONLY`), and only under such a key does a key made
+    /// with `.underTrustedKeys` leave its token.
+    public func importWrappingKey(label: String, components: [[UInt8]], trusted: Bool) throws(PKCS11Error)
+        -> PKCS11SecretKey
+    {
+        guard !components.isEmpty, components.allSatisfy({ $0.count == Self.keyBytes }) else {
+            throw .invalidArgument("a wrapping key's components have \(Self.keyBytes) bytes each")
+        }
+        var value = [UInt8](repeating: 0, count: Self.keyBytes)
+        for component in components {
+            for index in value.indices { value[index] ^= component[index] }
+        }
+        let template = Template.secretKey(label: label, usage: .wrap, export: .never, trusted: trusted)
+        template.add(CK_ATTRIBUTE_TYPE(CKA_VALUE), bytes: value)
+        value.withUnsafeMutableBytes { raw in
+            for index in raw.indices { raw[index] = 0 }
+        }
+        return try create(template, label: label)
+    }
+
+    private func create(_ template: Template, label: String) throws(PKCS11Error) -> PKCS11SecretKey {
         return try module.withSession(handle) { functions throws(PKCS11Error) in
             var object: CK_OBJECT_HANDLE = 0
             try template.withAttributes { (attributes, count) throws(PKCS11Error) in
@@ -110,7 +149,7 @@ public final class PKCS11Session: Sendable {
     public func deriveAESKey(
         from base: PKCS11SecretKey, _ derivation: PKCS11Derivation, label: String, usage: PKCS11KeyUsage
     ) throws(PKCS11Error) -> PKCS11SecretKey {
-        let template = Template.secretKey(label: label, usage: usage, extractable: false)
+        let template = Template.secretKey(label: label, usage: usage, export: .never)
         template.add(CK_ATTRIBUTE_TYPE(CKA_VALUE_LEN), CK_ULONG(Self.keyBytes))
         let (type, iv, data): (PKCS11Mechanism, [UInt8], [UInt8])
         switch derivation {
@@ -189,8 +228,9 @@ public final class PKCS11Session: Sendable {
     }
 
     /// `key` wrapped under `wrappingKey` (`C_WrapKey`): the bytes that carry it to another token, which unwraps
-    /// them under the same wrapping key. `key` must be extractable (`CKR_KEY_UNEXTRACTABLE` otherwise);
-    /// `wrappingKey` needs `.wrap`.
+    /// them under the same wrapping key. `key` must have been made to leave (`CKR_KEY_UNEXTRACTABLE` otherwise),
+    /// under a trusted key when it was made `.underTrustedKeys` (`CKR_KEY_NOT_WRAPPABLE` otherwise); `wrappingKey`
+    /// needs `.wrap`.
     public func wrap(_ key: PKCS11SecretKey, with wrappingKey: PKCS11SecretKey, _ wrapping: PKCS11KeyWrapping)
         throws(PKCS11Error) -> [UInt8]
     {
@@ -208,17 +248,17 @@ public final class PKCS11Session: Sendable {
     }
 
     /// Unwraps `wrapped` (24 bytes: a wrapped AES-128 key) under `unwrappingKey` into a new AES-128 key in this
-    /// token (`C_UnwrapKey`): sensitive, extractable only when `extractable`, used as `usage` says. Altered bytes
+    /// token (`C_UnwrapKey`): sensitive, leaving it only as `export` says (by default never), used as `usage` says. Altered bytes
     /// fail the wrapping's integrity check inside the token, and no key is made.
     public func unwrapAESKey(
         _ wrapped: [UInt8], with unwrappingKey: PKCS11SecretKey, _ wrapping: PKCS11KeyWrapping, label: String,
-        usage: PKCS11KeyUsage, extractable: Bool = false
+        usage: PKCS11KeyUsage, export: PKCS11KeyExport = .never
     ) throws(PKCS11Error) -> PKCS11SecretKey {
         // A 16-byte key wraps to 24 bytes under both mechanisms (RFC 3394: exactly 16 bytes; RFC 5649: 1 to 16).
         guard wrapped.count == Self.keyBytes + 8 else {
             throw .invalidArgument("a wrapped AES-128 key has \(Self.keyBytes + 8) bytes, not \(wrapped.count)")
         }
-        let template = Template.secretKey(label: label, usage: usage, extractable: extractable)
+        let template = Template.secretKey(label: label, usage: usage, export: export)
         return try module.withSession(handle) { functions throws(PKCS11Error) in
             var mechanism = CK_MECHANISM(mechanism: wrapping.mechanism, pParameter: nil, ulParameterLen: 0)
             var object: CK_OBJECT_HANDLE = 0

@@ -157,7 +157,7 @@ import Testing
             let transport = [UInt8](hex: "000102030405060708090a0b0c0d0e0f")
             let wrapA = try first.importAESKey(label: "transport", value: transport, usage: .wrap)
             let wrapB = try second.importAESKey(label: "transport", value: transport, usage: .wrap)
-            let region = try first.generateAESKey(label: "region", usage: .mac, extractable: true)
+            let region = try first.generateAESKey(label: "region", usage: .mac, export: .underAnyWrappingKey)
             let wrapped = try first.wrap(region, with: wrapA, wrapping)
             #expect(wrapped.count == 24)
             let copy = try second.unwrapAESKey(wrapped, with: wrapB, wrapping, label: "region", usage: .mac)
@@ -176,14 +176,59 @@ import Testing
             ) {
                 _ = try first.findSecretKey(label: "region")
             }
-            #expect(try first.findSecretKey(label: "region", allowExtractable: true) == region)
+            #expect(try first.findSecretKey(label: "region", allowing: .underAnyWrappingKey) == region)
         }
+    }
+
+    /// Split control: the transport key is the exclusive or of two custodians' components, installed as trusted by
+    /// each token's security officer; the region's key, made to leave only under trusted keys, cannot be wrapped
+    /// under a key the user made.
+    @Test func theRegionKeyLeavesOnlyUnderATrustedKeyTheSecurityOfficerInstalled() throws {
+        let hsm = try SoftHSM()
+        defer { hsm.remove() }
+        try hsm.initToken(label: "kiosk-a", pin: Self.pin)
+        try hsm.initToken(label: "kiosk-b", pin: Self.pin)
+        let module = try hsm.load()
+        defer { module.close() }
+        let components = [
+            [UInt8](hex: "0f1e2d3c 4b5a6978 8796a5b4 c3d2e1f0"), [UInt8](hex: "11223344 55667788 99aabbcc ddeeff00"),
+        ]
+        for token in ["kiosk-a", "kiosk-b"] {
+            let officer = try module.openSession(
+                tokenLabel: token, pin: PKCS11PIN(SoftHSM.securityOfficerPIN), as: .securityOfficer)
+            _ = try officer.importWrappingKey(label: "transport", components: components, trusted: true)
+            officer.close()
+        }
+        let first = try module.openSession(tokenLabel: "kiosk-a", pin: PKCS11PIN(Self.pin))
+        defer { first.close() }
+        let second = try module.openSession(tokenLabel: "kiosk-b", pin: PKCS11PIN(Self.pin))
+        defer { second.close() }
+        // The user cannot make a trusted key of their own.
+        #expect(throws: PKCS11Error.failed(function: "C_CreateObject", code: .attributeReadOnly)) {
+            _ = try first.importWrappingKey(label: "mine", components: components, trusted: true)
+        }
+        let untrusted = try first.importWrappingKey(label: "untrusted", components: components, trusted: false)
+        let region = try first.generateAESKey(label: "region", usage: .mac, export: .underTrustedKeys)
+        #expect(throws: PKCS11Error.failed(function: "C_WrapKey", code: .keyNotWrappable)) {
+            _ = try first.wrap(region, with: untrusted, .aesKeyWrapPad)
+        }
+        let wrapped = try first.wrap(region, with: first.findSecretKey(label: "transport"), .aesKeyWrapPad)
+        let copy = try second.unwrapAESKey(
+            wrapped, with: second.findSecretKey(label: "transport"), .aesKeyWrapPad, label: "region", usage: .mac)
+        let uid = [UInt8](hex: "04 4e 3c 2a 61 70 80")
+        #expect(try first.cmac(uid, key: region) == second.cmac(uid, key: copy))
+        #expect(try second.checkValueUnreadable(copy) == .attributeSensitive)
+        // The original is found only when its export under trusted keys is allowed.
+        #expect(throws: PKCS11Error.keyNotUsable(label: "region", reason: "it is extractable (CKA_EXTRACTABLE true)")) {
+            _ = try first.findSecretKey(label: "region")
+        }
+        #expect(try first.findSecretKey(label: "region", allowing: .underTrustedKeys) == region)
     }
 
     @Test func anAlteredWrappedKeyIsRefused() throws {
         try withToken { _, session in
             let transport = try session.generateAESKey(label: "transport", usage: .wrap)
-            let region = try session.generateAESKey(label: "region", usage: .mac, extractable: true)
+            let region = try session.generateAESKey(label: "region", usage: .mac, export: .underAnyWrappingKey)
             var wrapped = try session.wrap(region, with: transport, .aesKeyWrapPad)
             wrapped[5] ^= 0x01
             // The integrity check of RFC 5649 fails inside the token: no key is made.
