@@ -53,6 +53,29 @@ import Testing
         }
     }
 
+    /// Calls from many threads at once go one at a time through the module's lock, each with its own answer.
+    @Test func concurrentCMACsThroughOneSessionAreEachRight() async throws {
+        let hsm = try SoftHSM()
+        defer { hsm.remove() }
+        try hsm.initToken(label: "kiosk", pin: Self.pin)
+        let module = try hsm.load()
+        defer { module.close() }
+        let session = try module.openSession(tokenLabel: "kiosk", pin: PKCS11PIN(Self.pin))
+        defer { session.close() }
+        let key = try session.importAESKey(label: "rfc4493", value: Self.rfc4493Key, usage: .mac)
+        let wrong = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for round in 0..<64 {
+                let example = Self.rfc4493Examples[round % Self.rfc4493Examples.count]
+                group.addTask {
+                    let mac = try session.cmac(Array(Self.rfc4493Message.prefix(example.length)), key: key)
+                    return mac != [UInt8](hex: example.mac)
+                }
+            }
+            return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(wrong == 0)
+    }
+
     @Test func aGeneratedKeyMACsButItsValueCannotBeRead() throws {
         try withToken { _, session in
             let key = try session.generateAESKey(label: "region", usage: .mac)
