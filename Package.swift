@@ -60,6 +60,9 @@ let package = Package(
         .systemLibrary(name: "CKioskEspeak", providers: [.apt(["libespeak-ng-dev"])]),
         .systemLibrary(name: "CKioskALSA", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CKioskSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
+        // Headers only: the PKCS #11 types and function list (p11-kit's drop-in pkcs11.h). Neither p11-kit nor any
+        // PKCS #11 module is linked: the configured module is loaded at run time.
+        .systemLibrary(name: "CKioskPKCS11", providers: [.apt(["libp11-kit-dev"])]),
         // libc calls the Glibc module lacks (pseudo-terminals, the kernel's clock state).
         .systemLibrary(name: "CKioskLinux"),
 
@@ -126,6 +129,9 @@ let package = Package(
             dependencies: ["CKioskEspeak", "CKioskALSA", "KioskCore", logging],
             swiftSettings: strictness
         ),
+        // PKCS #11, the one owner: a token's secret keys (the region's master key, the day keys), AES-CMAC, derivation
+        // and wrapping inside the token; the module (SoftHSM2, tpm2-pkcs11, OpenSC) is loaded at run time.
+        .target(name: "KioskPKCS11", dependencies: ["CKioskPKCS11", "KioskPOSIX"], swiftSettings: strictness),
 
         // MARK: What crosses the kiosk's edge: the report conversation and delivery (USB stick, upload), the
         // warnings feeds (CKPW/1 and CWA hourly packages, downloaded or from a stick).
@@ -308,6 +314,8 @@ let package = Package(
         ),
         .testTarget(name: "KioskZipTests", dependencies: ["KioskZip"], swiftSettings: strictness),
         .testTarget(name: "KioskHTTPTests", dependencies: ["KioskHTTP"], swiftSettings: strictness),
+        // Against a real SoftHSM2 (Debian's softhsm2), one token directory per test.
+        .testTarget(name: "KioskPKCS11Tests", dependencies: ["KioskPKCS11"], swiftSettings: strictness),
         .testTarget(
             name: "KioskSpeechTests",
             dependencies: ["KioskSpeech", "KioskCore", "KioskLogTesting", logging],

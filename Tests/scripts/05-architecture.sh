@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The package's dependency rules (docs/ARCHITECTURE.md): the core imports no C and no I/O module, a device module
 # (KioskOpenSSL, KioskSodium, KioskNFC, KioskGPIO, KioskStore, KioskZip, KioskCamera, KioskPrinter, KioskHTTP,
-# KioskSpeech: the list is DEVICE_OWNERS in check-architecture.py) imports only the core and its own C module, the daemon never reaches the simulation, the authority, Hummingbird or
+# KioskSpeech, KioskPKCS11: the list is DEVICE_OWNERS in check-architecture.py) imports only the core and its own C module, the daemon never reaches the simulation, the authority, Hummingbird or
 # NIO, production code never links test support; then the release `kiosk` executable is built and must contain no
 # Hummingbird or NIO symbol (the debug `kiosk-authority`, which serves with Hummingbird, must: the symbol check
 # itself is checked).

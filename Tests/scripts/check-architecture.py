@@ -29,6 +29,8 @@ DEVICE_OWNERS = {
     "KioskHTTP": {"CKioskCurl"},
     # One owner for both C libraries of speech: espeak-ng's samples go to ALSA (docs/ARCHITECTURE.md).
     "KioskSpeech": {"CKioskEspeak", "CKioskALSA"},
+    # The one owner of the PKCS #11 API: a token's keys, loaded module by module (SoftHSM2, tpm2-pkcs11, OpenSC).
+    "KioskPKCS11": {"CKioskPKCS11"},
 }
 # Shared, C-free helpers a device owner may use besides the core (none of them is a device or does I/O of its own).
 SHARED_HELPERS = {"KioskPOSIX"}
