@@ -154,8 +154,8 @@ public struct OpenSSLCrypto: CryptoProvider {
     }
 }
 
-/// One `EVP_CIPHER_CTX` for one operation, freed when the run ends.
-private enum CipherRun {
+/// One `EVP_CIPHER_CTX` for one operation, freed when the run ends (shared with `OpenSSLCrypto+AES128.swift`).
+enum CipherRun {
     static func run(cipher: OpaquePointer?, key: [UInt8], iv: [UInt8], input: [UInt8], encrypt: Bool, padding: Bool)
         throws(CryptoError) -> [UInt8]
     {
