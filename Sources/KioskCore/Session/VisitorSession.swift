@@ -745,6 +745,7 @@ public struct VisitorSession: Sendable {
     /// The ids of the choices that turn the page of a list of stays.
     public static let nextPageChoice = "next-page"
     public static let previousPageChoice = "previous-page"
+    public static let pageChoices: Set<String> = [nextPageChoice, previousPageChoice]
 
     /// How many stays the screen shown now lists, when it lists them.
     private func listedStays(_ view: CardView) -> Int? {

@@ -204,8 +204,9 @@ extension CheckInMachine {
             person?.session = session
             let actions = perform(effect, now: now)
             // A stay picked or unpicked for sharing stays where it was touched: the outline marks that stay, not the
-            // first one, and "next" goes on from there.
-            if id.hasPrefix(VisitorSession.toggleChoicePrefix) {
+            // first one, and "next" goes on from there. A page turned keeps the outline on its choice, so that
+            // "choose" again turns the next page (with the buttons alone, page after page).
+            if id.hasPrefix(VisitorSession.toggleChoicePrefix) || VisitorSession.pageChoices.contains(id) {
                 let next = screen(now: now)
                 if let index = next.choices.firstIndex(where: { $0.id == id }) {
                     person?.selection = Selection(screen: Self.identity(of: next), index: index)

@@ -42,6 +42,23 @@ import Testing
         #expect(Self.screen(harness).lines.contains("Stay 1 of 3"))
     }
 
+    /// With the two buttons: "choose" on "Next page" turns the page and the outline stays on "Next page", so
+    /// pressing "choose" again turns the next one.
+    @Test func theButtonsTurnPageAfterPage() {
+        let card = StationFixtures.card()
+        var harness = VisitorSessionTests.harnessWithStays(card, screen: ScreenGeometry())
+        harness.run(.chosen("session"))
+        harness.run(.cardRead(.card(card)))
+        #expect(Self.screen(harness).selectedID == "next-page")
+        harness.run(.navigated(.choose))
+        #expect(Self.screen(harness).lines.contains("Stay 2 of 3"))
+        #expect(Self.screen(harness).selectedID == "next-page")
+        harness.run(.navigated(.choose))
+        #expect(Self.screen(harness).lines.contains("Stay 3 of 3"))
+        // The last page has no next: the outline starts again from the first choice.
+        #expect(Self.screen(harness).selectedID == "previous-page")
+    }
+
     /// The stays to delete and to share are paged too; a stay selected for sharing keeps its page, and the count
     /// of selected stays counts every page.
     @Test func theStaysToDeleteAndToShareArePaged() throws {
