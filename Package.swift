@@ -32,6 +32,7 @@ let package = Package(
         .executable(name: "kiosk-bench-nfc", targets: ["kiosk-bench-nfc"]),
         .executable(name: "kiosk-bench-camera", targets: ["kiosk-bench-camera"]),
         .executable(name: "kiosk-bench-daemon", targets: ["kiosk-bench-daemon"]),
+        .executable(name: "kiosk-bench-region", targets: ["kiosk-bench-region"]),
         .executable(name: "kiosk-camera-probe", targets: ["kiosk-camera-probe"]),
     ],
     dependencies: [
@@ -234,6 +235,13 @@ let package = Package(
                 "KioskDaemon", "KioskSimulation", "KioskCore", "KioskGPIO", "KioskStore", "KioskOpenSSL", logging,
             ],
             path: "Tools/kiosk-bench-daemon",
+            swiftSettings: strictness
+        ),
+        // A region's published warnings in one compact index: memory, build time, a card's tap.
+        .executableTarget(
+            name: "kiosk-bench-region",
+            dependencies: ["KioskCore", "KioskOpenSSL", argumentParser],
+            path: "Tools/kiosk-bench-region",
             swiftSettings: strictness
         ),
         .executableTarget(

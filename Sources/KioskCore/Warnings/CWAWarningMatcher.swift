@@ -57,6 +57,27 @@ extension WarningMatcher {
         stays: [MatchableStay], cwa: CWAWarningSet, now: Int64, parameters: PresenceTracingParameters = .cwaProduction,
         crypto: some CryptoProvider
     ) -> ExposureResult {
+        match(stays: stays, now: now, parameters: parameters) { cwaWindows(locationId: $0, cwa: cwa, crypto: crypto) }
+    }
+
+    /// Matches `stays` against every kept record of a region: CKPR/1 records and CWA records, combined as
+    /// `combined` does (the same answer as `match(stays:index:…)` and `match(stays:cwa:…)` over the same records).
+    public static func match(
+        stays: [MatchableStay], region: RegionWarningIndex, now: Int64,
+        parameters: PresenceTracingParameters = .cwaProduction, crypto: some CryptoProvider
+    ) -> ExposureResult {
+        let ckpr = match(stays: stays, index: region, now: now, parameters: parameters, crypto: crypto)
+        let cwa = match(stays: stays, now: now, parameters: parameters) {
+            region.cwaWindows(locationId: $0, crypto: crypto)
+        }
+        return combined([ckpr, cwa], parameters: parameters)
+    }
+
+    /// The CWA matching rules over the windows `windowsOf` gives for a venue's `locationId`.
+    static func match(
+        stays: [MatchableStay], now: Int64, parameters: PresenceTracingParameters,
+        windowsOf: ([UInt8]) -> [CWAWindow]
+    ) -> ExposureResult {
         var matches = [ExposureMatch]()
         let deadline = ageDeadline(now: now, parameters: parameters)
         // Windows per venue: each record is hashed, MAC-checked and decrypted once per venue, however many stays
@@ -67,7 +88,7 @@ extension WarningMatcher {
             if let known = windowsByVenue[stay.locationId] {
                 windows = known
             } else {
-                windows = Self.cwaWindows(locationId: stay.locationId, cwa: cwa, crypto: crypto)
+                windows = windowsOf(stay.locationId)
                 windowsByVenue[stay.locationId] = windows
             }
             guard !windows.isEmpty else { continue }

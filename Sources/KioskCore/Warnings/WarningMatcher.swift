@@ -60,6 +60,15 @@ public struct WarningIndex: Sendable {
     }
 }
 
+/// Where the matcher finds the CKPR/1 records published under a tag: a kiosk's own `WarningIndex`, or a region's
+/// `RegionWarningIndex`.
+public protocol TaggedRecordLookup {
+    /// The records filed under `tag`, in the order they were kept.
+    func records(tagged tag: [UInt8]) -> [[UInt8]]
+}
+
+extension WarningIndex: TaggedRecordLookup {}
+
 /// A stay to match: its venue and its times (UNIX seconds), and whether the holder submitted it themselves.
 public struct MatchableStay: Equatable, Sendable {
     public let id: String
@@ -126,8 +135,8 @@ public enum WarningMatcher {
     /// Matches `stays` against the kept records: tag lookup, constant-time MAC check, decryption, validation, overlap
     /// in minutes, and risk per CWA's rules. Stays older than the parameters' maximum age are ignored.
     public static func match(
-        stays: [MatchableStay], index: WarningIndex, now: Int64, parameters: PresenceTracingParameters = .cwaProduction,
-        crypto: some CryptoProvider
+        stays: [MatchableStay], index: some TaggedRecordLookup, now: Int64,
+        parameters: PresenceTracingParameters = .cwaProduction, crypto: some CryptoProvider
     ) -> ExposureResult {
         var matches = [ExposureMatch]()
         let deadline = ageDeadline(now: now, parameters: parameters)
