@@ -325,24 +325,25 @@ public final class PKCS11Session: Sendable {
     private func readULong(_ functions: CK_FUNCTION_LIST, _ object: CK_OBJECT_HANDLE, _ type: CK_ATTRIBUTE_TYPE)
         throws(PKCS11Error) -> CK_ULONG
     {
-        var value: CK_ULONG = 0
+        try readFixed(functions, object, type, CK_ULONG(0))
+    }
+
+    private func readBool(_ functions: CK_FUNCTION_LIST, _ object: CK_OBJECT_HANDLE, _ type: CK_ATTRIBUTE_TYPE)
+        throws(PKCS11Error) -> Bool
+    {
+        try readFixed(functions, object, type, CK_BBOOL(0)) != 0
+    }
+
+    /// An attribute of a fixed size (`CK_ULONG`, `CK_BBOOL`), read into `initial`'s type.
+    private func readFixed<Value>(
+        _ functions: CK_FUNCTION_LIST, _ object: CK_OBJECT_HANDLE, _ type: CK_ATTRIBUTE_TYPE, _ initial: Value
+    ) throws(PKCS11Error) -> Value {
+        var value = initial
         let answer = withUnsafeMutableBytes(of: &value) { raw in
             var attribute = CK_ATTRIBUTE(type: type, pValue: raw.baseAddress, ulValueLen: CK_ULONG(raw.count))
             return functions.C_GetAttributeValue!(handle, object, &attribute, 1)
         }
         try check("C_GetAttributeValue", answer)
         return value
-    }
-
-    private func readBool(_ functions: CK_FUNCTION_LIST, _ object: CK_OBJECT_HANDLE, _ type: CK_ATTRIBUTE_TYPE)
-        throws(PKCS11Error) -> Bool
-    {
-        var value: CK_BBOOL = 0
-        let answer = withUnsafeMutableBytes(of: &value) { raw in
-            var attribute = CK_ATTRIBUTE(type: type, pValue: raw.baseAddress, ulValueLen: CK_ULONG(raw.count))
-            return functions.C_GetAttributeValue!(handle, object, &attribute, 1)
-        }
-        try check("C_GetAttributeValue", answer)
-        return value != 0
     }
 }
