@@ -1,13 +1,14 @@
 internal import Foundation
 
-/// A published warning that matched a card's stays, as the kiosk shows it at that card's taps: the UTC days of
-/// exposure, whether the risk is high, and a tag that recognises the same warning for the same card at later taps.
+/// A published warning that matched a card's stays, as the kiosk shows it at that card's taps: the days of exposure
+/// (the calendar days the holder was there, in the venue's zone), whether the risk is high, and a tag that recognises the same warning for the same card at later taps.
 ///
 /// The tag is HMAC-SHA256 under the card's record key over the exposure days, so the station state can remember an
 /// acknowledgement without holding anything that links it to a card, a handle or a stay.
 public struct WarningNotice: Sendable, Equatable {
     public var acknowledgementTag: [UInt8]
-    /// UTC day numbers, ascending.
+    /// Day numbers (days since 1970-01-01) of the calendar dates in the venue's zone on which the matched stays
+    /// overlapped the warnings, ascending: the dates the holder reads.
     public var exposureDays: [Int64]
     public var isHighRisk: Bool
     /// The hour from which what the station remembers of this warning must go: the expiry hour of the latest stay it
@@ -37,7 +38,7 @@ extension CheckInDesk {
     /// Looks for a published warning about the card's stays: opens them (keys wiped before returning), hands them to
     /// `match` (the warnings client) and turns a match into a notice. `nil` when nothing matches.
     public func warningNotice(
-        for card: CardSecret, clock: ClockReading,
+        for card: CardSecret, clock: ClockReading, zone: VenueZone = .board,
         match: @Sendable ([MatchableStay]) async -> ExposureResult?
     ) async throws(TapRefusal) -> WarningNotice? {
         let stays: [Stay]
@@ -48,7 +49,7 @@ extension CheckInDesk {
         }
         let matchable = matchableStays(stays, clock: clock)
         guard !matchable.isEmpty, let result = await match(matchable) else { return nil }
-        return try warningNotice(for: card, result: result, stays: matchable)
+        return try warningNotice(for: card, result: result, stays: matchable, zone: zone)
     }
 
     /// The stays a warning may concern, as the matcher takes them: those within retention (`RetentionPolicy.kept`),
@@ -66,10 +67,12 @@ extension CheckInDesk {
     }
 
     /// Turns a match of the card's stays (`stays`: as they were matched) into the notice shown at its taps; `nil`
-    /// when nothing matched. Needs only the card's keys (derived, then wiped), not its stored stays.
-    public func warningNotice(for card: CardSecret, result: ExposureResult, stays: [MatchableStay])
-        throws(TapRefusal) -> WarningNotice?
-    {
+    /// when nothing matched. Needs only the card's keys (derived, then wiped), not its stored stays. A match's day is
+    /// a UTC day (as the warnings count them); the notice gives the date in `zone` (the venue's) of the matched
+    /// stay's first moment in that UTC day, so a stay just after local midnight is not shown a day early.
+    public func warningNotice(
+        for card: CardSecret, result: ExposureResult, stays: [MatchableStay], zone: VenueZone = .board
+    ) throws(TapRefusal) -> WarningNotice? {
         guard !result.matches.isEmpty else { return nil }
         let matched = Set(result.matches.map(\.stayId))
         let latestEnd = stays.filter { matched.contains($0.id) }.map(\.end).max() ?? stays.map(\.end).max() ?? 0
@@ -77,7 +80,12 @@ extension CheckInDesk {
             forStayEndingAt: Date(timeIntervalSince1970: TimeInterval(latestEnd)))
         let keys = try self.keys(for: card)
         defer { keys.wipe() }
-        let days = Set(result.matches.map(\.day)).sorted()
+        let starts = Dictionary(stays.map { ($0.id, $0.start) }, uniquingKeysWith: min)
+        let days = Set(
+            result.matches.map { match in
+                zone.dayNumber(of: max(starts[match.stayId] ?? match.day * 86_400, match.day * 86_400))
+            }
+        ).sorted()
         var message = WarningNotice.tagLabel
         for day in days {
             for shift in stride(from: 56, through: 0, by: -8) {

@@ -87,8 +87,8 @@ public struct VisitorTime: Sendable {
         return catalog.text(.timeDayAndTime, ["day": dayName(start, now: now), "time": times(start, end)])
     }
 
-    /// A calendar day given as a day number (days since 1970-01-01, as warnings count them): its date in words,
-    /// the same calendar date whatever the zone (the records say which date, not when in it).
+    /// A calendar day given as a day number (days since 1970-01-01 of that date; a warning's days are already the
+    /// venue's dates, `WarningNotice.exposureDays`): its date in words, the same calendar date whatever the zone.
     public func calendarDay(_ dayNumber: Int64) -> String {
         Self.format(Date(timeIntervalSince1970: Double(dayNumber * 86_400)), .day, language, Self.utc).withNoBreakSpaces
     }

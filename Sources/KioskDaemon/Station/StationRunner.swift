@@ -229,6 +229,7 @@ public actor StationRunner {
         counters.taps += 1
         let reading = clock.read()
         let desk = self.desk
+        let zone = machine.configuration.timeZone
         let tapped = card
         // The card's stays are opened once, off the actor: the tap, and the stays to match when warnings are held.
         let matching = await warnings.holdsWarnings
@@ -257,7 +258,7 @@ public actor StationRunner {
         if !matchable.isEmpty, let result = await warnings.match(matchable), !result.matches.isEmpty {
             let found: Result<WarningNotice?, TapRefusal> = await offload {
                 do throws(TapRefusal) {
-                    return .success(try desk.warningNotice(for: tapped, result: result, stays: matchable))
+                    return .success(try desk.warningNotice(for: tapped, result: result, stays: matchable, zone: zone))
                 } catch {
                     return .failure(error)
                 }
@@ -279,6 +280,7 @@ public actor StationRunner {
         var card = card
         defer { card.wipe(using: desk.crypto) }
         let desk = self.desk
+        let zone = machine.configuration.timeZone
         let reading = clock.read()
         let opened = card
         let result: Result<CheckInDesk.CardContents, TapRefusal> = await offload {
@@ -296,7 +298,9 @@ public actor StationRunner {
             let result = await warnings.match(contents.matchable), !result.matches.isEmpty
         {
             let matchable = contents.matchable
-            notice = await offload { try? desk.warningNotice(for: opened, result: result, stays: matchable) } ?? nil
+            notice =
+                await offload { try? desk.warningNotice(for: opened, result: result, stays: matchable, zone: zone) }
+                ?? nil
         }
         // Which of the station's warning records are this card's (its keys, so off the actor like every store call).
         let records = machine.state.warnings

@@ -154,6 +154,40 @@ import Testing
         #expect(none == nil)
     }
 
+    /// A warning's days are the venue's dates: a stay from 00:30 to 01:30 in Rome (23:30–00:30 UTC, over two UTC
+    /// days) is shown on the one date the holder was there, not a day early.
+    @Test func aWarningsDaysAreTheVenuesDates() async throws {
+        let code = try swissCovidVenue()
+        let desk = CheckInDesk(store: InMemoryCheckInStore(), crypto: crypto)
+        // 2026-11-28 23:30 UTC: 00:30 on Sunday 29 November in Rome.
+        let start: Int64 = 1_795_908_600
+        let clock = ManualClockSource(now: Date(timeIntervalSince1970: Double(start)))
+        let venue = StayVenue(
+            locationId: try #require(code.locationId), description: "Hall", address: "",
+            autoCheckout: AutoCheckoutRule(maximumStay: 3600), crowdNotifier: code.crowdNotifier)
+        let card = try CardSecret.generate(kind: .visitor, crypto: crypto)
+        _ = desk.tap(card, at: venue, clock: clock.read())
+        clock.advance(by: 7200)
+        let keys = try #require(code.crowdNotifier)
+        let hours = [start / 3600, start / 3600 + 1]
+        let index = CrowdNotifierEventIndex(
+            try hours.map { try event(keys, form: .v3, hour: $0, start: $0 * 3600, end: $0 * 3600 + 3600) })
+        let crypto = self.crypto
+        let box = self.box
+        func notice(in zone: VenueZone) async throws -> WarningNotice? {
+            try await desk.warningNotice(for: card, clock: clock.read(), zone: zone) { stays in
+                let result = CrowdNotifierMatcher.match(stays: stays, index: index, crypto: crypto, box: box)
+                return result.matches.isEmpty ? nil : result
+            }
+        }
+        let sunday: Int64 = 1_795_910_400 / 86_400  // 2026-11-29
+        let rome = try await notice(in: VenueZone(TimeZone(identifier: "Europe/Rome")!))
+        #expect(rome?.exposureDays == [sunday], "\(rome?.exposureDays ?? [])")
+        // In UTC the same stay lies on two dates.
+        let utc = try await notice(in: VenueZone(TimeZone(identifier: "UTC")!))
+        #expect(utc?.exposureDays == [sunday - 1, sunday], "\(utc?.exposureDays ?? [])")
+    }
+
     @Test func aSignedPackageOfEitherFormReadsBackAndAnythingElseIsRefused() throws {
         let keys = try #require(try swissCovidVenue().crowdNotifier)
         let hour: Int64 = 497_222
