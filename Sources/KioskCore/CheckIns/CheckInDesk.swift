@@ -37,10 +37,11 @@ public struct CheckInDesk: Sendable {
             let keys = try makeKeys(card)
             defer { keys.wipe() }
             if try isBlocked(keys) { throw TapRefusal.cardBlocked }
-            let profile = try profile(keys: keys)
-            language = profile.language.flatMap(Language.init(rawValue:))
-            // A card is matched against warnings only with its holder's permission (`CardProfile.matchingAllowed`).
-            if matching { matching = profile.matchingAllowed == true }
+            // A card is matched against warnings only with its holder's permission (`CardProfile.matchingAllowed`): then a
+            // profile that does not open refuses the tap, as before; otherwise it only leaves the language unknown.
+            let profile: CardProfile? = matching ? try profile(keys: keys) : try? profile(keys: keys)
+            language = profile?.language.flatMap(Language.init(rawValue:))
+            if matching { matching = profile?.matchingAllowed == true }
             stays = try openStays(keys: keys)
             let newID: StayID
             do { newID = try StayID.random(using: crypto) } catch { throw TapRefusal.cryptoFailure }

@@ -244,7 +244,7 @@ public struct VisitorSession: Sendable {
         guard let view else { return .none }
         let contents = view.contents
         if id == "done" { return .close(reason: texts.closed) }
-        if let count = listedStays(view), let page = Self.turn(id, page: stayPage, of: count, by: staysPerPage) {
+        if let count = listedStays(view), let page = pages(of: count).turned(id) {
             stayPage = page
             return .none
         }
@@ -758,17 +758,35 @@ public struct VisitorSession: Sendable {
         }
     }
 
-    /// The page after `id` (next or previous) in a list of `count` stays, `perPage` a page; nil when `id` turns no
-    /// page there.
-    static func turn(_ id: String, page: Int, of count: Int, by perPage: Int) -> Int? {
-        let pages = max(1, (count + perPage - 1) / perPage)
-        let current = min(page, pages - 1)
-        switch id {
-        case nextPageChoice where current + 1 < pages: return current + 1
-        case previousPageChoice where current > 0: return current - 1
-        default: return nil
+    /// A list of `count` stays in pages of `perPage`, on page `current` (kept within the pages: a list that
+    /// shrank, a stay deleted, shows its last page).
+    private struct StayPages {
+        let count: Int
+        let perPage: Int
+        let current: Int
+
+        init(count: Int, perPage: Int, page: Int) {
+            self.count = count
+            self.perPage = perPage
+            current = min(page, max(1, (count + perPage - 1) / perPage) - 1)
+        }
+
+        var hasPrevious: Bool { current > 0 }
+        var hasNext: Bool { (current + 1) * perPage < count }
+        /// The indices of the stays on the page.
+        var range: Range<Int> { current * perPage..<min(count, (current + 1) * perPage) }
+
+        /// The page `id` (next or previous) turns to; nil when it turns none here.
+        func turned(_ id: String) -> Int? {
+            switch id {
+            case VisitorSession.nextPageChoice where hasNext: current + 1
+            case VisitorSession.previousPageChoice where hasPrevious: current - 1
+            default: nil
+            }
         }
     }
+
+    private func pages(of count: Int) -> StayPages { StayPages(count: count, perPage: staysPerPage, page: stayPage) }
 
     /// The stays of the page shown now, the line saying which they are ("Stays 4–6 of 7", none when one page holds
     /// them all) and the choices that turn the page (previous first; each only where there is a page to go to).
@@ -776,16 +794,12 @@ public struct VisitorSession: Sendable {
         shown: ArraySlice<Stay>, line: [String], choices: [ScreenModel.Choice]
     ) {
         guard stays.count > staysPerPage else { return (stays[...], [], []) }
-        let pages = (stays.count + staysPerPage - 1) / staysPerPage
-        let current = min(stayPage, pages - 1)
-        let first = current * staysPerPage
-        let last = min(stays.count, first + staysPerPage)
+        let pages = pages(of: stays.count)
         var choices = [ScreenModel.Choice]()
-        if current > 0 { choices.append(.init(id: Self.previousPageChoice, label: texts.previousPage)) }
-        if current + 1 < pages { choices.append(.init(id: Self.nextPageChoice, label: texts.nextPage)) }
-        return (
-            stays[first..<last], [texts.staysPage(first: first + 1, last: last, count: stays.count)], choices
-        )
+        if pages.hasPrevious { choices.append(.init(id: Self.previousPageChoice, label: texts.previousPage)) }
+        if pages.hasNext { choices.append(.init(id: Self.nextPageChoice, label: texts.nextPage)) }
+        let line = texts.staysPage(first: pages.range.lowerBound + 1, last: pages.range.upperBound, count: stays.count)
+        return (stays[pages.range], [line], choices)
     }
 
     private func keypadScreen(

@@ -45,8 +45,8 @@ extension CheckInMachine {
             if let questions = staff.questions { return questions.screen(language: language) }
             let choices: [ScreenModel.Choice]
             if staff.step == .menu, staff.openOffer(now: now.now) == nil {
-                // The menu's entries, chosen on the screen or with the two buttons.
-                // The menu's entries, a page at a time: the everyday ones, then “More”; the others, then “Back”.
+                // The menu's entries, chosen on the screen or with the two buttons, a page at a time: the everyday
+                // ones with “More” before leaving (the menu's last entry); the others, then “Back”.
                 let entries = StaffCommand.menu.filter { StaffCommand.firstPage.contains($0.name) != staff.showsMore }
                     .map { StationChoice.staff($0.name).choice(texts.catalog[$0.label]) }
                 choices =

@@ -149,10 +149,7 @@ public struct CheckInMachine: Sendable {
         case .clockChanged(let reading): actions += clockChanged(reading)
         case .tick: actions += tick(now: now)
         case .tapDone(let outcome, let warning, let language):
-            // The card's holder chose a language (kept with their card) and the person here chose none now: the tap
-            // is answered in theirs, and so is what follows until they leave.
-            if let language, person?.languageIsTheirs != true, person?.session == nil { person?.language = language }
-            actions += tapDone(outcome, warning: warning, now: now.now)
+            actions += tapDone(outcome, warning: warning, language: language, now: now.now)
         case .enrolDone(let result): actions += enrolDone(result, now: now)
         case .printDone(let kind, let result): actions += printDone(kind, result, now: now)
         case .persistDone(let result): actions += persistDone(result)
@@ -384,7 +381,16 @@ public struct CheckInMachine: Sendable {
 
     // MARK: - Visitors
 
-    private mutating func tapDone(_ outcome: TapOutcome, warning: WarningNotice?, now: Date) -> [StationAction] {
+    private mutating func tapDone(_ outcome: TapOutcome, warning: WarningNotice?, language: Language?, now: Date)
+        -> [StationAction]
+    {
+        // The card's holder chose a language (kept with their card) and the visitor here chose none now: the tap is
+        // answered in theirs, and so is what follows until they leave. Not in staff mode: its person is staff's, and
+        // the next holder's questions would inherit it.
+        if let language, case .visitor(var visitor) = foreground, !visitor.languageIsTheirs, visitor.session == nil {
+            visitor.language = language
+            foreground = .visitor(visitor)
+        }
         var actions = [StationAction]()
         var changed = false
         switch outcome {

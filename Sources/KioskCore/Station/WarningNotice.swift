@@ -1,7 +1,8 @@
 internal import Foundation
 
 /// A published warning that matched a card's stays, as the kiosk shows it at that card's taps: the days of exposure
-/// (the calendar days the holder was there, in the venue's zone), whether the risk is high, and a tag that recognises the same warning for the same card at later taps.
+/// (the calendar days the holder was there, in the venue's zone), whether the risk is high, and a tag that recognises
+/// the same warning for the same card at later taps.
 ///
 /// The tag is HMAC-SHA256 under the card's record key over the exposure days, so the station state can remember an
 /// acknowledgement without holding anything that links it to a card, a handle or a stay.

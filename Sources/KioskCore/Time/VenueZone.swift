@@ -48,11 +48,8 @@ public struct VenueZone: Sendable, Equatable {
     /// The calendar day `seconds` (UNIX time) falls on in the zone, as a day number (days since 1970-01-01 of that
     /// calendar date): 00:30 on 29 November in Rome is 29 November's number, though it is still the 28th in UTC.
     public func dayNumber(of seconds: Int64) -> Int64 {
-        let date = calendar.dateComponents([.year, .month, .day], from: Date(timeIntervalSince1970: Double(seconds)))
-        var utc = Calendar(identifier: .gregorian)
-        utc.timeZone = TimeZone(identifier: "UTC")!
-        guard let midnight = utc.date(from: date) else { return seconds.floorDivided(by: 86_400) }
-        return Int64(midnight.timeIntervalSince1970.rounded(.down)).floorDivided(by: 86_400)
+        let offset = Int64(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(seconds))))
+        return StayPreparation.floorTo(seconds + offset, 86_400) / 86_400
     }
 
     private var resolved: Resolved {
@@ -87,13 +84,5 @@ public struct VenueZone: Sendable, Equatable {
             return false
         }
         return !isFolder.boolValue
-    }
-}
-
-extension Int64 {
-    /// Division rounding towards minus infinity (a day number of a time before 1970 too).
-    fileprivate func floorDivided(by divisor: Int64) -> Int64 {
-        let quotient = self / divisor
-        return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? quotient - 1 : quotient
     }
 }

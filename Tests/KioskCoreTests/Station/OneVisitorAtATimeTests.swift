@@ -191,6 +191,8 @@ import Testing
         #expect(throws: TapRefusal.profileUnreadable) { try harness.desk.profile(of: card) }
         harness.clock.advance(by: 60)
         #expect(harness.run(.cardRead(.card(card))).taps == 1, "tapping in and out still works")
+        let served = try #require(harness.tapOutcomes.last)
+        if case .refused(let refusal) = served { Issue.record("the tap was refused: \(refusal)") }
     }
 
     /// PIN attempts escalate: five, then an hour's lock, then each further wrong PIN locks twice as long; only the

@@ -126,6 +126,33 @@ import Testing
         #expect(Self.screen(harness).language == "en")
     }
 
+    /// A card whose holder chose Italian, tapped while staff mode is open: staff mode keeps its language, and the
+    /// next holder whose card staff enrol is not asked in the tapping card's language.
+    @Test func aCardsLanguageAtATapInStaffModeDoesNotStayWithStaff() throws {
+        var harness = MachineHarness()
+        harness.bind()
+        harness.clock.advance(by: 60)
+        harness.run(.chosen("language"))
+        harness.run(.chosen("language:it"))
+        harness.openStaff()
+        let card = try harness.enrolBlankCard()
+        harness.run(.chosen("no"))
+        harness.run(.chosen("no-pin"))
+        harness.run(.cardRemoved)
+        harness.run(.staffCommand(.leave))
+        harness.clock.advance(by: CheckInMachine.visitorLanguageTime + 60)
+        harness.run(.tick)
+        harness.openStaff()
+        #expect(Self.screen(harness).language == "en")
+        let tapped = harness.run(.cardRead(.card(card)))
+        #expect(tapped.taps == 1, "the tap is recorded in staff mode too")
+        harness.run(.cardRemoved)
+        #expect(Self.screen(harness).language == "en")
+        harness.randomByte = 0x61
+        _ = try harness.enrolBlankCard()
+        #expect(Self.screen(harness).language == "en", "the next holder's questions")
+    }
+
     /// A holder who chose no language before staff began chooses it at the first question: the questions go on in
     /// it, and the card keeps it.
     @Test func aNewHolderChoosesTheirLanguageAtTheFirstQuestion() throws {

@@ -119,48 +119,18 @@ import Testing
             ).matches.isEmpty)
     }
 
-    /// The keys go in with the stay at check-in, sealed; at a later tap the stay opens with them and matches.
-    @Test func theKeysTravelSealedWithTheStayFromTheTapToTheMatch() async throws {
-        let code = try swissCovidVenue()
-        let store = InMemoryCheckInStore()
-        let desk = CheckInDesk(store: store, crypto: crypto)
-        let clock = ManualClockSource(now: Date(timeIntervalSince1970: 1_790_000_000))
-        let venue = StayVenue(
-            locationId: try #require(code.locationId), description: "Hall", address: "",
-            autoCheckout: AutoCheckoutRule(maximumStay: 3600), crowdNotifier: code.crowdNotifier)
-        let card = try CardSecret.generate(kind: .visitor, crypto: crypto)
-        _ = desk.tap(card, at: venue, clock: clock.read())
-        clock.advance(by: 7200)
-        let keys = try #require(code.crowdNotifier)
-        let hour: Int64 = 1_790_000_000 / 3600
-        let index = CrowdNotifierEventIndex([
-            try event(keys, form: .v3, hour: hour, start: hour * 3600, end: hour * 3600 + 3600)
-        ])
-        let crypto = self.crypto
-        let box = self.box
-        let notice = try await desk.warningNotice(for: card, clock: clock.read()) { stays in
-            let result = CrowdNotifierMatcher.match(stays: stays, index: index, crypto: crypto, box: box)
-            return result.matches.isEmpty ? nil : result
-        }
-        #expect(notice?.exposureDays == [1_790_000_000 / 86_400])
-        #expect(notice?.isHighRisk == true)
-        // A card that was never there sees nothing.
-        let stranger = try CardSecret.generate(kind: .visitor, crypto: crypto)
-        _ = desk.tap(stranger, at: venue, clock: clock.read())
-        let none = try await desk.warningNotice(for: stranger, clock: clock.read()) { stays in
-            let result = CrowdNotifierMatcher.match(stays: stays, index: index, crypto: crypto, box: box)
-            return result.matches.isEmpty ? nil : result
-        }
-        #expect(none == nil)
+    /// A desk where a card checked in at a SwissCovid venue at `start` (UNIX seconds) for an hour, two hours ago.
+    struct CheckedIn {
+        let desk: CheckInDesk
+        let clock: ManualClockSource
+        let venue: StayVenue
+        let keys: CrowdNotifierVenueKeys
+        let card: CardSecret
     }
 
-    /// A warning's days are the venue's dates: a stay from 00:30 to 01:30 in Rome (23:30–00:30 UTC, over two UTC
-    /// days) is shown on the one date the holder was there, not a day early.
-    @Test func aWarningsDaysAreTheVenuesDates() async throws {
+    func checkedIn(at start: Int64) throws -> CheckedIn {
         let code = try swissCovidVenue()
         let desk = CheckInDesk(store: InMemoryCheckInStore(), crypto: crypto)
-        // 2026-11-28 23:30 UTC: 00:30 on Sunday 29 November in Rome.
-        let start: Int64 = 1_795_908_600
         let clock = ManualClockSource(now: Date(timeIntervalSince1970: Double(start)))
         let venue = StayVenue(
             locationId: try #require(code.locationId), description: "Hall", address: "",
@@ -168,23 +138,53 @@ import Testing
         let card = try CardSecret.generate(kind: .visitor, crypto: crypto)
         _ = desk.tap(card, at: venue, clock: clock.read())
         clock.advance(by: 7200)
-        let keys = try #require(code.crowdNotifier)
-        let hours = [start / 3600, start / 3600 + 1]
-        let index = CrowdNotifierEventIndex(
-            try hours.map { try event(keys, form: .v3, hour: $0, start: $0 * 3600, end: $0 * 3600 + 3600) })
+        return CheckedIn(desk: desk, clock: clock, venue: venue, keys: try #require(code.crowdNotifier), card: card)
+    }
+
+    /// The notice `card` gets at a later tap, its stays matched against `index`, its days in `zone`.
+    func notice(
+        _ checkedIn: CheckedIn, for card: CardSecret, index: CrowdNotifierEventIndex,
+        zone: VenueZone = VenueZone(TimeZone(identifier: "UTC")!)
+    ) async throws -> WarningNotice? {
         let crypto = self.crypto
         let box = self.box
-        func notice(in zone: VenueZone) async throws -> WarningNotice? {
-            try await desk.warningNotice(for: card, clock: clock.read(), zone: zone) { stays in
-                let result = CrowdNotifierMatcher.match(stays: stays, index: index, crypto: crypto, box: box)
-                return result.matches.isEmpty ? nil : result
-            }
+        return try await checkedIn.desk.warningNotice(for: card, clock: checkedIn.clock.read(), zone: zone) { stays in
+            let result = CrowdNotifierMatcher.match(stays: stays, index: index, crypto: crypto, box: box)
+            return result.matches.isEmpty ? nil : result
         }
+    }
+
+    /// The keys go in with the stay at check-in, sealed; at a later tap the stay opens with them and matches.
+    @Test func theKeysTravelSealedWithTheStayFromTheTapToTheMatch() async throws {
+        let there = try checkedIn(at: 1_790_000_000)
+        let hour: Int64 = 1_790_000_000 / 3600
+        let index = CrowdNotifierEventIndex([
+            try event(there.keys, form: .v3, hour: hour, start: hour * 3600, end: hour * 3600 + 3600)
+        ])
+        let notice = try await notice(there, for: there.card, index: index)
+        #expect(notice?.exposureDays == [1_790_000_000 / 86_400])
+        #expect(notice?.isHighRisk == true)
+        // A card that was never there sees nothing.
+        let stranger = try CardSecret.generate(kind: .visitor, crypto: crypto)
+        _ = there.desk.tap(stranger, at: there.venue, clock: there.clock.read())
+        #expect(try await self.notice(there, for: stranger, index: index) == nil)
+    }
+
+    /// A warning's days are the venue's dates: a stay from 00:30 to 01:30 in Rome (23:30–00:30 UTC, over two UTC
+    /// days) is shown on the one date the holder was there, not a day early.
+    @Test func aWarningsDaysAreTheVenuesDates() async throws {
+        // 2026-11-28 23:30 UTC: 00:30 on Sunday 29 November in Rome.
+        let start: Int64 = 1_795_908_600
+        let there = try checkedIn(at: start)
+        let hours = [start / 3600, start / 3600 + 1]
+        let index = CrowdNotifierEventIndex(
+            try hours.map { try event(there.keys, form: .v3, hour: $0, start: $0 * 3600, end: $0 * 3600 + 3600) })
         let sunday: Int64 = 1_795_910_400 / 86_400  // 2026-11-29
-        let rome = try await notice(in: VenueZone(TimeZone(identifier: "Europe/Rome")!))
+        let rome = try await notice(
+            there, for: there.card, index: index, zone: VenueZone(TimeZone(identifier: "Europe/Rome")!))
         #expect(rome?.exposureDays == [sunday], "\(rome?.exposureDays ?? [])")
         // In UTC the same stay lies on two dates.
-        let utc = try await notice(in: VenueZone(TimeZone(identifier: "UTC")!))
+        let utc = try await notice(there, for: there.card, index: index)
         #expect(utc?.exposureDays == [sunday - 1, sunday], "\(utc?.exposureDays ?? [])")
     }
 
