@@ -148,7 +148,8 @@ public final class PKCS11RegionKeys: RegionKeys {
     }
 
     /// Runs `body` with K(d₀ + `steps`): `base` itself for no step, else a session object derived `steps` times,
-    /// every intermediate destroyed as soon as the next exists and the last once `body` is done, errors included.
+    /// every intermediate destroyed as soon as the next exists and the last once `body` is done, errors included
+    /// (a destruction the token refuses leaves a session object, which the session's end removes).
     func withDayKey<Result>(
         from base: PKCS11SecretKey, steps: Int, _ body: (PKCS11SecretKey) throws(PKCS11Error) -> Result
     ) throws(PKCS11Error) -> Result {
@@ -158,8 +159,10 @@ public final class PKCS11RegionKeys: RegionKeys {
             let next = try session.deriveAESKey(
                 from: current, .aesECBEncryptData(DayRatchet.stepInput), label: "region-day-step",
                 usage: [.derive, .mac], onToken: false)
-            if current != base { try session.destroy(current) }
+            let previous = current
+            // The newest is the one the deferred destruction removes, whatever fails next.
             current = next
+            if previous != base { try session.destroy(previous) }
         }
         return try body(current)
     }

@@ -368,6 +368,8 @@ extension PKCS11SessionTests {
                 #expect(throws: Failure.wrappingKeyPresent) {
                     try PKCS11RegionKeys.installWrappingKey(officer: officer, components: Self.components)
                 }
+                // The token's user sees the trusted key the officer installed.
+                officer.close()
                 let user = try open(module, "kiosk")
                 #expect(try user.status().hasWrappingKey)
             }
