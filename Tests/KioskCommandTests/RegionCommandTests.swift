@@ -217,7 +217,8 @@ import Testing
                 "status", "--module", "/nonexistent/module.so", "--token", "kiosk-a", "--pin-file", tokens.pinFile,
                 "--region", "Ticino",
             ], status: 1, "could not be loaded")
-        try expectFailure(["status"] + a + ["--module", "libsofthsm2.so"], status: 64, "--module needs an absolute path")
+        try expectFailure(
+            ["status"] + a + ["--module", "libsofthsm2.so"], status: 64, "--module needs an absolute path")
         try expectFailure(["rotate"] + a, status: 1, "the token holds no region keys: run `kiosk region init`")
         try expectFailure(["export", "--to", tokens.directory + "/x"] + a, status: 1, "the token holds no region keys")
         #expect(try tokens.run(["init"] + a).status == 0)
