@@ -205,9 +205,10 @@ extension PKCS11SessionTests {
         // MARK: Copying to another kiosk
 
         @Test func twoKiosksThatImportedOneExportGiveTheSameKeys() throws {
-            try withTokens(["kiosk-a", "kiosk-b"]) { _, module in
+            try withTokens(["kiosk-a", "kiosk-b", "kiosk-c"]) { _, module in
                 try installWrap(module, "kiosk-a")
                 try installWrap(module, "kiosk-b")
+                try installWrap(module, "kiosk-c")
                 let first = try open(module, "kiosk-a")
                 let today = Self.day0 + 14
                 try first.setUp(today: today)
@@ -228,6 +229,14 @@ extension PKCS11SessionTests {
                     #expect(
                         try first.cardKey(purpose, uid: Self.uid, aid: Self.aid, generation: 1)
                             == second.cardKey(purpose, uid: Self.uid, aid: Self.aid, generation: 1))
+                }
+                // Two kiosks that imported the same file give the same stay key material.
+                let third = try open(module, "kiosk-c")
+                #expect(try third.importKeys(file) == .init(added: [1], kept: [], day: Self.day0))
+                for day in Self.day0...today {
+                    #expect(
+                        try second.stayKeyMaterial(day: day, uid: Self.uid, today: today)
+                            == third.stayKeyMaterial(day: day, uid: Self.uid, today: today))
                 }
                 // The second kiosk moved on; importing the older file again keeps its newer day key (same chain).
                 try second.advance(today: today + 2)
