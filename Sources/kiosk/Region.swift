@@ -61,13 +61,14 @@ struct RegionToken: ParsableArguments {
     }
 
     /// The region's settings: the options, and what they leave out from the configuration's `region` section.
-    /// `needsName` false accepts a missing name (the security officer's command has none to give).
+    /// `needsName` false accepts a missing name and PIN (the security officer's command needs neither).
     func settings(needsName: Bool = true) throws -> (KioskConfiguration.Region, pinPath: String) {
         let regionName = region
         var region = KioskConfiguration.Region(name: regionName ?? "")
         var fromFile: KioskConfiguration.Region?
         var pinCredentialDirectory: String?
-        let complete = module != nil && token != nil && pinFile != nil && (regionName != nil || !needsName)
+        // The security officer's command needs neither the user's PIN nor the region's name.
+        let complete = module != nil && token != nil && ((pinFile != nil && regionName != nil) || !needsName)
         if !complete {
             let loader = ConfigurationLoader(path: configPath, credentialsDirectory: credentials)
             do {

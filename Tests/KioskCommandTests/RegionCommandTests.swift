@@ -79,8 +79,9 @@ import Testing
         }
 
         func installWrappingKey(_ token: String) throws {
+            // The security officer gives neither the user's PIN nor the region's name.
             let result = try run(
-                ["install-wrapping-key"] + options(token, region: nil) + [
+                ["install-wrapping-key", "--module", RegionCommandTests.module, "--token", token] + [
                     "--component", componentFile(0), "--component", componentFile(1), "--so-pin-file", officerPINFile,
                 ])
             #expect(result.status == 0, "\(result.stderr)")
