@@ -144,7 +144,7 @@ extension PKCS11RegionKeys {
     /// Every card master key and the day key, wrapped under `region-wrap`.
     public func exportKeys() throws(AdministrationError) -> RegionKeyExport {
         let status = try status()
-        guard let day = status.day, !status.generations.isEmpty else { throw .notSetUp }
+        guard status.day != nil, !status.generations.isEmpty else { throw .notSetUp }
         return try administered { () throws(PKCS11Error) in
             guard let wrap = try wrappingKey() else { throw .keyNotFound(label: RegionKeyLabels.wrap) }
             var cards: [RegionKeyExport.CardKey] = []
@@ -154,9 +154,10 @@ extension PKCS11RegionKeys {
                 cards.append(
                     .init(generation: generation, wrapped: try session.wrap(key, with: wrap, Self.exportWrapping)))
             }
-            let wrappedDay = try dayLock.withLock { _ throws(PKCS11Error) -> [UInt8] in
-                let (key, _) = try currentDayKey()
-                return try session.wrap(key, with: wrap, Self.exportWrapping)
+            // The day and its key read together, under the day lock.
+            let (wrappedDay, day) = try dayLock.withLock { _ throws(PKCS11Error) -> ([UInt8], DiaryDay) in
+                let (key, day) = try currentDayKey()
+                return (try session.wrap(key, with: wrap, Self.exportWrapping), day)
             }
             return RegionKeyExport(
                 systemIdentifier: systemIdentifier, cards: cards, dayKey: .init(day: day, wrapped: wrappedDay))
