@@ -72,8 +72,9 @@ extension DESFireClient {
 
     // MARK: - Keys
 
-    /// ChangeKey (C4) of an AES key of the selected application (or, with `keyNumber` 0x80, the card's AES master
-    /// key) to `newKey` with its key `version`.
+    /// ChangeKey (C4) of an AES key of the selected application to `newKey` with its key `version`; at the card
+    /// level (no application selected), `keyNumber` 0x80 is the card master key as an AES key (the high bits name
+    /// the key type there).
     ///
     /// Changing the key the session was opened with: `currentKey` is not needed, and the card ends the session
     /// (so does the client: authenticate again with the new key). Changing another key: `currentKey` is its
@@ -81,13 +82,9 @@ extension DESFireClient {
     public func changeKey(_ keyNumber: UInt8, to newKey: [UInt8], version: UInt8, currentKey: [UInt8]?)
         throws(DESFireCommandError)
     {
-        guard let authenticated = authenticatedKeyNumber else {
-            close()
-            throw .notAuthenticated
-        }
+        guard let authenticated = authenticatedKeyNumber else { throw .notAuthenticated }
         let same = keyNumber & 0x0F == authenticated
         guard same || currentKey != nil else {
-            close()
             throw .invalidArgument("ChangeKey of another key needs its current value")
         }
         let protection = Protection.changeKey(newKey: newKey, version: version, oldKey: same ? nil : currentKey)

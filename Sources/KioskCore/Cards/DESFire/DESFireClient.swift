@@ -10,7 +10,8 @@
 /// caller, who knows the layout of the card.
 ///
 /// The session ends — the channel is closed, its key and IV wiped — after any error (a status other than 00 and
-/// AF, a transport error, a CMAC or CRC that does not verify, a malformed answer), after SelectApplication and
+/// AF, a transport error, a CMAC or CRC that does not verify, a malformed answer; not an argument refused before
+/// anything was sent, `.invalidArgument` or `.notAuthenticated`), after SelectApplication and
 /// AuthenticateAES (the card drops its authentication when either starts), after ChangeKey of the key the session
 /// was opened with, and on `close()`. The card does the same, so the kiosk authenticates again.
 ///
