@@ -264,7 +264,8 @@ public struct PN532Chip: Sendable {
         }
         guard let card else { return nil }
         if case .tag(let tag) = card, tag.halted { return nil }
-        if case .desfire(let desfire) = card, desfire.halted { return nil }
+        // A deselected DESFire card is in HALT and answers the wake-up the PN532 sends when it lists again (libnfc
+        // lists, deselects, then selects the card by its UID: libfreefare's connect).
         let params = Array(command.dropFirst(2))
         var type: UInt8?
         if command[1] == 0x4A {
