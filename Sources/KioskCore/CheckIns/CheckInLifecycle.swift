@@ -19,14 +19,16 @@ public enum CheckInLifecycle {
         public var deletions: [StayID]
     }
 
+    /// `history`: what the card itself counts of the taps its given `stays` do not show (a diary card hands over
+    /// only its open stay: its last tap and its check-ins of the day are in its header); nil when `stays` are all.
     public static func tap(
         stays: [Stay], at venue: StayVenue, now: Date, newStayID: StayID,
-        policy: CheckInPolicy = .default
+        policy: CheckInPolicy = .default, history: TapHistory? = nil
     ) -> Decision {
         let kept = stays.filter { policy.retention.isWithinRetention($0, now: now) }
         let deletions = stays.filter { !policy.retention.isWithinRetention($0, now: now) }.map(\.id)
 
-        if let lastTap = kept.map(\.lastTap).max() {
+        if let lastTap = (kept.map(\.lastTap) + [history?.lastTap].compactMap { $0 }).max() {
             if now < lastTap.addingTimeInterval(-policy.debounce) {
                 return Decision(outcome: .refused(.clockBehindLastTap), upserts: [], deletions: deletions)
             }
@@ -56,7 +58,9 @@ public enum CheckInLifecycle {
             return ended
         }
         let today = RetentionPolicy.dayNumber(now)
-        let checkInsToday = kept.filter { RetentionPolicy.dayNumber($0.start) == today }.count
+        let checkInsToday =
+            history.map { $0.checkInsDay == today ? $0.checkIns : 0 }
+            ?? kept.filter { RetentionPolicy.dayNumber($0.start) == today }.count
         guard checkInsToday < policy.dailyLimit else {
             return Decision(
                 outcome: .refused(.dailyLimitReached(limit: policy.dailyLimit)),
@@ -75,6 +79,21 @@ public enum CheckInLifecycle {
                 stay.id, automaticCheckout: stay.latestEnd,
                 endedStayElsewhere: !endedElsewhere.isEmpty),
             upserts: endedElsewhere + [stay], deletions: deletions)
+    }
+}
+
+/// What a card counts of its own taps when its stays are not all at hand (a diary card's header).
+public struct TapHistory: Sendable, Equatable {
+    /// The last registered tap.
+    public var lastTap: Date?
+    /// The UTC day (`RetentionPolicy.dayNumber`) of `checkIns` check-ins.
+    public var checkInsDay: Int64
+    public var checkIns: Int
+
+    public init(lastTap: Date?, checkInsDay: Int64, checkIns: Int) {
+        self.lastTap = lastTap
+        self.checkInsDay = checkInsDay
+        self.checkIns = checkIns
     }
 }
 

@@ -1,0 +1,151 @@
+public import Foundation
+
+/// Serves a diary card's tap at a kiosk of its region, and opens its diary for the holder's session
+/// (docs/diary-card.md). Nothing is kept on the kiosk: the stays opened here live in the call and are wiped with it.
+///
+/// A tap reads the header only — the open stay and the holder's settings, never the ring — lets `CheckInLifecycle`
+/// decide with the header's own count of the card's taps, and writes the new header and at most one finished stay
+/// in one transaction. A stay whose day's key is gone (more than 14 days ago) no longer opens and is dropped.
+public struct DiaryDesk: Sendable {
+    public let keys: any RegionKeys
+    public let crypto: any CryptoProvider
+    public var policy: CheckInPolicy
+
+    public init(keys: any RegionKeys, crypto: any CryptoProvider, policy: CheckInPolicy = .default) {
+        self.keys = keys
+        self.crypto = crypto
+        self.policy = policy
+    }
+
+    /// What a diary card's tap did.
+    public struct Tap: Sendable, Equatable {
+        /// The tap's outcome, as for any card.
+        public var outcome: TapOutcome
+        /// The holder's language (kept on the card), for the tap's message.
+        public var language: Language?
+        /// A stay younger than 14 days was pushed out of the card's full diary, and the holder was not told yet.
+        public var pushedOut: Bool
+    }
+
+    /// Why a diary card's tap did nothing.
+    public enum Failure: Error, Equatable, Sendable {
+        /// The card left before the transaction was committed: nothing changed on it.
+        case cardGone
+        /// The card, its header or the region's keys refused.
+        case diary(DiaryError)
+        case card(DiaryCardError)
+    }
+
+    /// A tap of the card in the field at `venue`.
+    public func tap(_ card: some DiaryCardFiles, at venue: StayVenue, clock: ClockReading) -> Result<Tap, Failure> {
+        guard clock.isSynchronized else { return .success(Tap(outcome: .refused(.clockNotSynchronized))) }
+        let now = clock.now
+        let today = DiaryDay(RetentionPolicy.dayNumber(now))
+        do throws(Failure) {
+            let (original, read) = try readHeader(card)
+            var header = read
+            let language = header.profile.language.flatMap(Language.init(rawValue:))
+            let open = header.openStay.flatMap {
+                DiarySealing.open($0, uid: card.uid, keys: keys, today: today, crypto: crypto)
+            }
+            let number = header.nextNumber
+            let decision = CheckInLifecycle.tap(
+                stays: open.map { [$0] } ?? [], at: venue, now: now, newStayID: DiaryStayID.make(number),
+                policy: policy,
+                history: TapHistory(
+                    lastTap: header.lastTap, checkInsDay: Int64(header.checkInDay), checkIns: header.checkInsThatDay))
+            var finished = decision.upserts.first { $0.id != DiaryStayID.make(number) }
+            let opened = decision.upserts.first { $0.id == DiaryStayID.make(number) }
+            if finished == nil, let open, !decision.deletions.contains(open.id), opened != nil || !open.isOpen(at: now)
+            {
+                // The open stay ended by its venue's rule: it moves to the ring now.
+                finished = open
+            }
+            if open == nil, header.openStay != nil { header.openStay = nil }
+            if decision.deletions.contains(where: { $0 == open?.id }) { header.openStay = nil }
+            var record: [UInt8]?
+            var pushedOut = false
+            if let finished, let finishedNumber = DiaryStayID.number(of: finished.id) {
+                record = try sealed(finished, number: finishedNumber, uid: card.uid, today: today)
+                pushedOut = try pushesOutAnOpenableStay(card, header: header, today: today)
+                header.openStay = nil
+                header.appended &+= 1
+            }
+            if let opened {
+                header.openStay = try sealed(opened, number: number, uid: card.uid, today: today)
+                header.nextNumber = number &+ 1
+                let day = DiaryDay(RetentionPolicy.dayNumber(now))
+                header.checkInsThatDay = header.checkInDay == day ? header.checkInsThatDay + 1 : 1
+                header.checkInDay = day
+            }
+            switch decision.outcome {
+            case .checkedIn, .checkedOut: header.lastTap = now
+            default: break
+            }
+            if pushedOut { header.pushedOutUntold = true }
+            let bytes: [UInt8]
+            do { bytes = try header.encoded() } catch { throw .diary(error) }
+            if bytes != original || record != nil { try write(card, header: bytes, record: record) }
+            return .success(Tap(outcome: decision.outcome, language: language, pushedOut: header.pushedOutUntold))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// The card's stays the holder may see: the ring's and the open one, each opened under its day's key, those
+    /// past retention left out; newest first. Only for the holder's session (after their PIN, when one is set) or
+    /// a warning check they allowed.
+    public func stays(of card: some DiaryCardFiles, clock: ClockReading) throws(Failure) -> [Stay] {
+        let today = DiaryDay(RetentionPolicy.dayNumber(clock.now))
+        let header = try readHeader(card).header
+        let ring: [[UInt8]]
+        do { ring = try card.readRing() } catch { throw error == .cardGone ? .cardGone : .card(error) }
+        var stays = ring.compactMap { DiarySealing.open($0, uid: card.uid, keys: keys, today: today, crypto: crypto) }
+        if let open = header.openStay,
+            let stay = DiarySealing.open(open, uid: card.uid, keys: keys, today: today, crypto: crypto)
+        {
+            stays.append(stay)
+        }
+        return policy.retention.kept(stays, clock: clock).sorted { $0.start > $1.start }
+    }
+
+    private func readHeader(_ card: some DiaryCardFiles) throws(Failure) -> (bytes: [UInt8], header: DiaryHeader) {
+        let bytes: [UInt8]
+        do { bytes = try card.readHeader() } catch { throw error == .cardGone ? .cardGone : .card(error) }
+        do { return (bytes, try DiaryHeader(encoded: bytes)) } catch { throw .diary(error) }
+    }
+
+    private func sealed(_ stay: Stay, number: UInt32, uid: [UInt8], today: DiaryDay) throws(Failure) -> [UInt8] {
+        do {
+            return try DiarySealing.seal(stay, number: number, uid: uid, keys: keys, today: today, crypto: crypto)
+        } catch {
+            throw .diary(error)
+        }
+    }
+
+    /// Whether appending to the card's full ring pushes out a stay that could still be opened: only the oldest
+    /// record's day, in clear, is read — no stay is opened.
+    private func pushesOutAnOpenableStay(_ card: some DiaryCardFiles, header: DiaryHeader, today: DiaryDay)
+        throws(Failure) -> Bool
+    {
+        guard header.nextAppendPushesOut(ringRecords: card.ringRecords) else { return false }
+        let oldest: [UInt8]?
+        do { oldest = try card.readRecord(fromNewest: card.ringRecords - 2) } catch {
+            throw error == .cardGone ? .cardGone : .card(error)
+        }
+        guard let oldest, let label = DiarySealing.label(of: oldest) else { return false }
+        return label.day >= DiaryRetention.oldestOpenDay(today: today)
+    }
+
+    private func write(_ card: some DiaryCardFiles, header: [UInt8], record: [UInt8]?) throws(Failure) {
+        do { try card.write(header: header, appending: record) } catch {
+            throw error == .cardGone ? .cardGone : .card(error)
+        }
+    }
+}
+
+extension DiaryDesk.Tap {
+    init(outcome: TapOutcome) {
+        self.init(outcome: outcome, language: nil, pushedOut: false)
+    }
+}
