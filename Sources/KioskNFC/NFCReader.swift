@@ -216,11 +216,12 @@ public final class NFCReader<Crypto: CryptoProvider>: Sendable {
     /// Whether the card read as `target` still lies on the reader. A tag that NAKed a command (a card of another
     /// kiosk refuses the password) has gone idle and fails the presence check although it is still there, and would
     /// otherwise be found, read and refused again at every poll: it is selected once more, and only no card, or
-    /// another one, means it left. One refusal per placement, whatever the card.
+    /// another one, means it left. One refusal per placement, whatever the card. A card with a random UID (a
+    /// diary card) draws a new one at every selection: another random UID found there is taken for the same card.
     private func isStillThere(_ target: NFCTarget, on device: NFCDevice) -> Bool {
         if device.isTargetPresent() { return true }
         guard let again = try? device.reselect() else { return false }
-        return again.uid == target.uid
+        return again.uid == target.uid || (target.hasRandomUID && again.hasRandomUID)
     }
 
     private typealias EnrolmentRequest = (

@@ -24,4 +24,8 @@ public struct NFCTarget: Equatable, Sendable {
     /// selected the card): a MIFARE DESFire, a bank or transit card. Its commands travel as APDUs
     /// (`NFCDESFireTransport`).
     public var isISO14443Part4: Bool { sak & 0x20 != 0 && !ats.isEmpty }
+
+    /// Whether the UID is random, drawn anew at every selection (ISO/IEC 14443-3: a single-size UID starting with
+    /// 08), as a MIFARE DESFire with its random-ID option gives it.
+    public var hasRandomUID: Bool { uid.count == 4 && uid[0] == 0x08 }
 }

@@ -3,6 +3,8 @@ import KioskCore
 import KioskNFC
 import KioskOpenSSL
 import KioskSimulation
+import Logging
+import Synchronization
 import Testing
 
 /// `DESFireClient` end to end: over the libnfc transport, through the real libnfc (`pn532_uart`) and the PN532
@@ -82,7 +84,7 @@ import Testing
 
         // The next tap: a random UID; the identify key learns the real one; the diary key opens the files.
         let tap = try card(try device.reselect(), device)
-        #expect(tap.target.uid != uid && tap.target.uid.count == 4)
+        #expect(tap.target.uid != uid && tap.target.hasRandomUID)
         let client = tap.client
         try client.selectApplication(aid)
         try client.authenticate(keyNumber: DiaryLayout.identifyKey, key: identifyKey)
@@ -140,5 +142,37 @@ import Testing
             try back.client.authenticate(keyNumber: DiaryLayout.diaryKey, key: identifyKey)
         }
         #expect(!back.client.isAuthenticated)
+    }
+}
+
+/// The reader's poll with a DESFire handler, against the emulated DESFire: the handler gets the card recognised,
+/// once per placement, even with a random UID that changes at every selection.
+@Suite(.serialized) struct DESFireReaderTests {
+    @Test(arguments: [false, true])
+    func handlerServesADESFireOncePerPlacement(randomUID: Bool) async throws {
+        var image = DESFireCardImage(uid: [0x04, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66])
+        image.randomUID = randomUID
+        let terminal = try PN532PseudoTerminal(emulator: PN532Emulator(card: nil))
+        terminal.start()
+        let served = Mutex<[DESFireVersion]>([])
+        let reader = NFCReader(
+            connection: "pn532_uart:\(terminal.slavePath)",
+            access: KioskCardAccess(cardKey: [UInt8](repeating: 0x5C, count: 32), crypto: OpenSSLCrypto()),
+            logger: Logger(label: "test"), removalCheckInterval: .milliseconds(10),
+            desfire: DESFireCardHandler(crypto: OpenSSLCrypto()) { card in
+                served.withLock { $0.append(card.version) }
+                // The client is ready: a command in plain, no session.
+                return (try? card.client.getApplicationIDs()) == [] ? .notAKioskCard(.blank) : nil
+            })
+        reader.start()
+        defer { reader.stop() }
+        var events = reader.events.makeAsyncIterator()
+        terminal.emulator.place(.desfire(EmulatedDESFire(image: image, cipher: OpenSSLCrypto())))
+        #expect(await events.next() == .card(.notAKioskCard(.blank)))
+        try await Task.sleep(for: .milliseconds(600))
+        #expect(served.withLock { $0.count } == 1)
+        #expect(served.withLock { $0.first?.isDESFire } == true)
+        terminal.emulator.removeCard()
+        #expect(await events.next() == .removed)
     }
 }
