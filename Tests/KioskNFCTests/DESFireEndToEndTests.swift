@@ -176,3 +176,45 @@ import Testing
         #expect(await events.next() == .removed)
     }
 }
+
+/// Every communication mode against the emulated card, in one session: files in plain, MAC'd and enciphered
+/// communication written and read back, long enough for frames continued with AF both ways; a standard data file
+/// written at once, a backup file only at CommitTransaction, or not at all after AbortTransaction.
+@Suite(.serialized) struct DESFireCommunicationModeTests {
+    @Test func everyModeWrittenAndReadBack() throws {
+        let card = EmulatedDESFire(uid: [0x04, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06], cipher: OpenSSLCrypto())
+        let terminal = try PN532PseudoTerminal(emulator: PN532Emulator(card: .desfire(card)))
+        terminal.start()
+        let device = try NFCDevice(connection: "pn532_uart:\(terminal.slavePath)")
+        let target = try #require(try device.poll(count: 1, period: 1))
+        let client = try #require(try DESFireCard.identify(target, over: device, crypto: OpenSSLCrypto())).client
+        let zero = [UInt8](repeating: 0, count: 16)
+        let aid = DESFireApplicationID(0x12_3456)
+        try client.createApplication(aid, settings: DESFireKeySettings(rawValue: 0x0B), keyCount: 1)
+        try client.selectApplication(aid)
+        try client.authenticate(keyNumber: 0, key: zero)
+        let rights = DESFireAccessRights(read: 0, write: 0, readWrite: 0, change: 0)
+        let data = (0..<150).map { UInt8(truncatingIfNeeded: $0 &* 37) }
+        for (file, mode) in zip([UInt8(1), 2, 3], DESFireCommunication.allCases) {
+            try client.createStandardDataFile(file, communication: mode, accessRights: rights, size: 160)
+            try client.writeData(file, offset: 5, data: data, communication: mode)
+            #expect(try client.readData(file, offset: 5, length: data.count, communication: mode) == data, "\(mode)")
+            #expect(try client.getFileSettings(file).communication == mode)
+        }
+        try client.createBackupDataFile(4, communication: .maced, accessRights: rights, size: 32)
+        try client.writeData(4, offset: 0, data: [1, 2, 3], communication: .maced)
+        #expect(try client.readData(4, offset: 0, length: 3, communication: .maced) == [0, 0, 0])
+        try client.abortTransaction()
+        try client.writeData(4, offset: 0, data: [4, 5, 6], communication: .maced)
+        try client.commitTransaction()
+        #expect(try client.readData(4, offset: 0, length: 3, communication: .maced) == [4, 5, 6])
+        #expect(client.isAuthenticated)
+        #expect(try client.getFileIDs().sorted() == [1, 2, 3, 4])
+        try client.selectApplication(.picc)
+        try client.authenticate(keyNumber: 0, key: zero)
+        try client.deleteApplication(aid)
+        #expect(try client.getApplicationIDs().isEmpty)
+        try client.formatPICC()
+        #expect(try client.getFreeMemory() > 4000)
+    }
+}

@@ -56,3 +56,24 @@ import Testing
         #expect(DESFireKeySettings(rawValue: 0x0F).freeDirectoryList)
     }
 }
+
+/// GetFileSettings' and GetVersion's answers read.
+@Suite struct DESFireAnswerTests {
+    @Test func recordFileSettings() throws {
+        let settings = try DESFireFileSettings(
+            answer: [0x04, 0x03, 0x11, 0x11, 0x70, 0x00, 0x00, 0x1C, 0x00, 0x00, 0x05, 0x00, 0x00])
+        #expect(settings.type == .cyclicRecord && settings.communication == .enciphered)
+        #expect(settings.accessRights == DESFireAccessRights(read: 1, write: 1, readWrite: 1, change: 1))
+        #expect(settings.recordSize == 112 && settings.maximumRecords == 28 && settings.currentRecords == 5)
+        #expect(settings.size == nil)
+        #expect(throws: DESFireCommandError.malformedResponse("GetFileSettings")) {
+            try DESFireFileSettings(answer: [0x04, 0x03, 0x11, 0x11, 0x70, 0x00, 0x00])
+        }
+        #expect(throws: DESFireCommandError.malformedResponse("GetFileSettings")) {
+            try DESFireFileSettings(answer: [0x07, 0x00, 0x11, 0x11, 0x70, 0x00, 0x00])
+        }
+        #expect(throws: DESFireCommandError.malformedResponse("GetVersion")) {
+            try DESFireVersion(answer: [UInt8](repeating: 4, count: 27))
+        }
+    }
+}
