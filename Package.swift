@@ -204,7 +204,7 @@ let package = Package(
         // MARK: Tools: benchmarks and probes
         .executableTarget(
             name: "pn532-emulator",
-            dependencies: ["KioskSimulation", "KioskCore"],
+            dependencies: ["KioskSimulation", "KioskCore", "KioskOpenSSL"],
             path: "Tools/pn532-emulator",
             swiftSettings: strictness
         ),
@@ -279,6 +279,18 @@ let package = Package(
             ],
             path: "Tests/Helpers/kiosk-fuzz",
             swiftSettings: strictness
+        ),
+        // libfreefare, for the DESFire judge only (Debian's libfreefare-dev; never linked by a production target).
+        .systemLibrary(
+            name: "CFreefareJudge", path: "Tests/Helpers/CFreefareJudge", pkgConfig: "libfreefare",
+            providers: [.apt(["libfreefare-dev"])]
+        ),
+        // Reads a DESFire card through libnfc and libfreefare and prints what it finds: the independent judge of the
+        // emulated DESFire card (Tests/KioskSimulationTests/PN532/EmulatedDESFireJudgeTests.swift).
+        .executableTarget(
+            name: "desfire-judge",
+            dependencies: ["CFreefareJudge"],
+            path: "Tests/Helpers/desfire-judge"
         ),
         // GPIO checks run inside the test VM against gpio-sim (Tests/scripts/40-gpio-qemu.sh).
         .executableTarget(
@@ -369,7 +381,7 @@ let package = Package(
             name: "KioskSimulationTests",
             dependencies: [
                 "KioskSimulation", "KioskDaemon", "KioskCore", "KioskCamera", "KioskCameraTesting", "KioskPrinter",
-                "KioskSpeech",
+                "KioskSpeech", "KioskOpenSSL",
             ],
             swiftSettings: strictness
         ),

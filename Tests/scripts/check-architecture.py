@@ -37,7 +37,7 @@ SHARED_HELPERS = {"KioskPOSIX"}
 PRODUCTION = set(DEVICE_OWNERS) | CORE | SHARED_HELPERS | {"KioskExchange", "KioskDaemon", "KioskSimulation", "KioskAuthority",
                                                            "kiosk", "kiosk-authority"}
 # Test support: never a dependency of a production target other than the simulation's own users.
-TEST_SUPPORT = {"KioskCameraTesting", "KioskLogTesting"}
+TEST_SUPPORT = {"KioskCameraTesting", "KioskLogTesting", "CFreefareJudge"}
 # Products that bring swift-nio or Hummingbird with them.
 SERVER_FRAMEWORKS = re.compile(r"^(NIO\w*|_NIO\w*|Hummingbird\w*|AsyncHTTPClient|NIOCore|NIOHTTP1)$")
 # System modules any target may import (the standard library's own and the platform's).

@@ -1,4 +1,5 @@
 import KioskCore
+import KioskOpenSSL
 import KioskSimulation
 
 #if canImport(Glibc)
@@ -7,11 +8,16 @@ import KioskSimulation
 
 /// Test-support executable: a PN532 on a pseudo-terminal, controlled by lines on standard input.
 ///
-///     pn532-emulator [--link PATH] [--card ntag213|ntag215|ntag216|ul11|ul21|classic|bank] [--uid HEX]
-///                    [--exit-after SECONDS]
+///     pn532-emulator [--link PATH] [--card ntag213|ntag215|ntag216|ul11|ul21|classic|bank|desfire|desfire8k]
+///                    [--uid HEX] [--desfire-memory FILE] [--exit-after SECONDS]
+///
+/// `desfire` and `desfire8k` are factory-fresh MIFARE DESFire EV1 4K and 8K cards (`EmulatedDESFire`); with
+/// `--desfire-memory FILE` the DESFire card lives in FILE (`DESFireCardMemory`, created from a fresh card with the
+/// UID when missing), which other emulators may share: a card walking from one reader to another.
 ///
 /// Prints `ready <slave path>` once the pseudo-terminal serves. Commands on standard input, one a line:
-/// `place MODEL [UID]`, `remove`, `tear N`, `remove-after N`, `corrupt N`, `ignore N`, `quit`.
+/// `place MODEL [UID]`, `place-desfire FILE`, `remove`, `tear N` (NTAG writes), `tear-frames N` (DESFire frames),
+/// `remove-after N`, `corrupt N`, `ignore N`, `quit`.
 /// It exits at end of input, on `quit`, or after `--exit-after` seconds.
 @main
 struct PN532EmulatorTool {
@@ -23,6 +29,7 @@ struct PN532EmulatorTool {
         var model = "ntag215"
         var uid = Hex.decode("04a1b2c3d4e5f6")!
         var placeCard = false
+        var desfireMemory: String?
         while !arguments.isEmpty {
             let option = arguments.removeFirst()
             guard let value = arguments.first else { fail("\(option) needs a value") }
@@ -35,6 +42,10 @@ struct PN532EmulatorTool {
             case "--uid":
                 guard let bytes = Hex.decode(value) else { fail("--uid needs hex digits") }
                 uid = bytes
+            case "--desfire-memory":
+                desfireMemory = value
+                placeCard = true
+                if model == "ntag215" { model = "desfire" }
             case "--exit-after":
                 guard let seconds = Double(value) else { fail("--exit-after needs a number of seconds") }
                 exitAfter = seconds
@@ -42,8 +53,12 @@ struct PN532EmulatorTool {
             }
         }
         if placeCard {
-            guard let made = makeCard(model, uid: uid) else { fail("unknown card \(model)") }
-            card = made
+            if let desfireMemory {
+                card = desfireCard(memory: desfireMemory, uid: uid, capacity: model == "desfire8k" ? .ev1_8K : .ev1_4K)
+            } else {
+                guard let made = makeCard(model, uid: uid) else { fail("unknown card \(model)") }
+                card = made
+            }
         }
         let emulator = PN532Emulator(card: card)
         let terminal: PN532PseudoTerminal
@@ -70,6 +85,16 @@ struct PN532EmulatorTool {
                 }
                 emulator.place(card)
                 say("ok placed")
+            case "place-desfire":
+                guard words.count > 1 else {
+                    say("error place-desfire needs a file")
+                    continue
+                }
+                emulator.place(desfireCard(memory: words[1], uid: uid, capacity: .ev1_4K))
+                say("ok placed")
+            case "tear-frames":
+                emulator.inject(.tearAfterFrames(number ?? 0))
+                say("ok")
             case "remove":
                 emulator.removeCard()
                 say("ok removed")
@@ -104,7 +129,23 @@ struct PN532EmulatorTool {
         case "ul21": uid.count == 7 ? .blank(.ultralightEV1MF0UL21, uid: uid) : nil
         case "classic": .mifareClassic(uid: Array(uid.prefix(4)))
         case "bank": .bankCard
+        case "desfire": uid.count == 7 ? .desfire(EmulatedDESFire(uid: uid, cipher: OpenSSLCrypto())) : nil
+        case "desfire8k":
+            uid.count == 7 ? .desfire(EmulatedDESFire(uid: uid, capacity: .ev1_8K, cipher: OpenSSLCrypto())) : nil
         default: nil
+        }
+    }
+
+    /// The DESFire card kept in `memory` (a fresh one with `uid` when the file does not exist yet).
+    static func desfireCard(memory path: String, uid: [UInt8], capacity: DESFireCapacity) -> EmulatedCard {
+        guard uid.count == 7 else { fail("a DESFire UID is 7 bytes") }
+        do {
+            let card = try EmulatedDESFire(
+                memory: DESFireCardMemory(path: path), initial: DESFireCardImage(uid: uid, capacity: capacity),
+                cipher: OpenSSLCrypto())
+            return .desfire(card)
+        } catch {
+            fail(error.description)
         }
     }
 

@@ -200,6 +200,8 @@ public enum EmulatedCard: Equatable, Sendable {
     /// An ISO/IEC 14443-4 smart card such as a bank card (SAK 20, with ATS): answers every frame with an ISO 7816
     /// "instruction not supported" status.
     case isoDep(uid: [UInt8], ats: [UInt8])
+    /// A MIFARE DESFire EV1 (`EmulatedDESFire`): ISO/IEC 14443-4, native and ISO-wrapped DESFire commands.
+    case desfire(EmulatedDESFire)
 
     /// A factory-fresh NTAG or Ultralight EV1.
     public static func blank(_ model: NTAGModel, uid: [UInt8]) -> EmulatedCard {
@@ -213,6 +215,7 @@ public enum EmulatedCard: Equatable, Sendable {
         switch self {
         case .tag(let tag): tag.uid
         case .mifareClassic(let uid), .isoDep(let uid, _): uid
+        case .desfire(let card): card.anticollisionUID
         }
     }
 
@@ -220,6 +223,7 @@ public enum EmulatedCard: Equatable, Sendable {
         switch self {
         case .tag: [0x00, 0x44]
         case .mifareClassic, .isoDep: [0x00, 0x04]
+        case .desfire(let card): card.atqa
         }
     }
 
@@ -228,11 +232,15 @@ public enum EmulatedCard: Equatable, Sendable {
         case .tag: 0x00
         case .mifareClassic: 0x08
         case .isoDep: 0x20
+        case .desfire: EmulatedDESFire.sak
         }
     }
 
     var ats: [UInt8]? {
-        if case .isoDep(_, let ats) = self { return ats }
-        return nil
+        switch self {
+        case .isoDep(_, let ats): ats
+        case .desfire: EmulatedDESFire.ats
+        case .tag, .mifareClassic: nil
+        }
     }
 }

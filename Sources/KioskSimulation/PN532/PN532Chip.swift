@@ -10,6 +10,10 @@ public enum PN532Fault: Equatable, Sendable {
     case corruptReplies(Int)
     /// The next `count` commands get neither an ACK nor a reply (the chip seems hung).
     case ignoreCommands(Int)
+    /// A DESFire card leaves the field when the frame after `frames` further frames to it arrives: before it acts
+    /// on it, or in the middle of the EEPROM write it makes (a standard data file is then half written, a commit
+    /// not made at all). That frame gets no answer; what was not committed is gone.
+    case tearAfterFrames(Int)
 }
 
 /// The PN532 as a value: registers, RF field, the card on its antenna, and the command it is still working on.
@@ -29,6 +33,9 @@ public struct PN532Chip: Sendable {
     private var pending: (command: [UInt8], deadline: Instant?)?
     private var writesBeforeTear: Int?
     private var commandsBeforeRemoval: Int?
+    private var framesBeforeTear: Int?
+    /// A card's answer held until the exchange's time (`DESFireTiming`) has passed.
+    private var delayedReply: (bytes: [UInt8], due: Instant)?
     private var repliesToCorrupt = 0
     private var commandsToIgnore = 0
     /// Commands aborted by a host ACK.
@@ -57,6 +64,10 @@ public struct PN532Chip: Sendable {
             tag.powerOff()
             removed = .tag(tag)
         }
+        if case .desfire(var desfire) = removed {
+            desfire.powerOff()
+            removed = .desfire(desfire)
+        }
         if removed != nil { lastRemovedCard = removed }
         card = nil
         // The chip still believes its target is selected: the next exchange times out (status 01), as on hardware.
@@ -69,11 +80,17 @@ public struct PN532Chip: Sendable {
         case .removeCardAfterCommands(let count): commandsBeforeRemoval = count
         case .corruptReplies(let count): repliesToCorrupt = count
         case .ignoreCommands(let count): commandsToIgnore = count
+        case .tearAfterFrames(let count): framesBeforeTear = count
         }
     }
 
     /// When `tick` must run next to answer a command that is waiting for a card, if any.
-    public var deadline: Instant? { pending?.deadline }
+    public var deadline: Instant? {
+        switch (pending?.deadline, delayedReply?.due) {
+        case (let waiting?, let due?): min(waiting, due)
+        case (let waiting, let due): waiting ?? due
+        }
+    }
     /// Whether a command (InListPassiveTarget, InAutoPoll) is waiting for a card.
     public var isWaitingForCard: Bool { pending != nil }
 
@@ -85,6 +102,7 @@ public struct PN532Chip: Sendable {
         for frame in parser.feed(bytes) {
             switch frame {
             case .ack:
+                delayedReply = nil
                 if pending != nil {
                     pending = nil
                     abortedCommands += 1
@@ -103,6 +121,10 @@ public struct PN532Chip: Sendable {
 
     /// Answers a waiting command if a card arrived or its time ran out.
     public mutating func tick(now: Instant) -> [UInt8] {
+        if let delayed = delayedReply, now >= delayed.due {
+            delayedReply = nil
+            return delayed.bytes
+        }
         guard let (command, deadline) = pending else { return [] }
         if let answer = discover(command) {
             pending = nil
@@ -183,13 +205,21 @@ public struct PN532Chip: Sendable {
             return ack
         case 0x40:  // InDataExchange
             guard params.first == 0x01 else { return ack + reply(code, [0x27]) }
+            if case .desfire = card, targetSelected {
+                return ack + exchangeDESFire(code, Array(params.dropFirst()), raw: false, now: now)
+            }
             return ack + reply(code, exchange(Array(params.dropFirst()), raw: false))
         case 0x42:  // InCommunicateThru
+            if case .desfire = card, targetSelected { return ack + exchangeDESFire(code, params, raw: true, now: now) }
             return ack + reply(code, exchange(params, raw: true))
         case 0x44, 0x52:  // InDeselect, InRelease: the tag is sent to HALT
             if targetSelected, case .tag(var tag) = card {
                 _ = tag.handle([0x50, 0x00])
                 card = .tag(tag)
+            }
+            if targetSelected, case .desfire(var desfire) = card {
+                desfire.deselect()
+                card = .desfire(desfire)
             }
             targetSelected = false
             return ack + reply(code, [0x00])
@@ -198,6 +228,10 @@ public struct PN532Chip: Sendable {
             if case .tag(var tag) = card {
                 tag.select()
                 card = .tag(tag)
+            }
+            if case .desfire(var desfire) = card {
+                desfire.activate()
+                card = .desfire(desfire)
             }
             targetSelected = true
             return ack + reply(code, [0x00])
@@ -213,14 +247,25 @@ public struct PN532Chip: Sendable {
                 tag.powerOff()
                 card = .tag(tag)
             }
+            if case .desfire(var desfire) = card {
+                desfire.powerOff()
+                card = .desfire(desfire)
+            }
             targetSelected = false
         }
     }
 
     /// The answer of InListPassiveTarget / InAutoPoll if the card on the antenna matches the request.
     private mutating func discover(_ command: [UInt8]) -> [UInt8]? {
+        if case .desfire(var desfire) = self.card {
+            // The field powers the card up: it loads its memory and, with random UID on, draws its UID.
+            desfire.powerOn()
+            self.card = .desfire(desfire)
+        }
         guard let card else { return nil }
         if case .tag(let tag) = card, tag.halted { return nil }
+        // A deselected DESFire card is in HALT and answers the wake-up the PN532 sends when it lists again (libnfc
+        // lists, deselects, then selects the card by its UID: libfreefare's connect).
         let params = Array(command.dropFirst(2))
         var type: UInt8?
         if command[1] == 0x4A {
@@ -240,6 +285,10 @@ public struct PN532Chip: Sendable {
         if case .tag(var tag) = card {
             tag.select()
             self.card = .tag(tag)
+        }
+        if case .desfire(var desfire) = card {
+            desfire.activate()
+            self.card = .desfire(desfire)
         }
         targetSelected = true
         var targetData: [UInt8] = [0x01] + card.atqa + [card.sak, UInt8(card.uid.count)] + card.uid
@@ -309,7 +358,54 @@ public struct PN532Chip: Sendable {
             return raw ? [0x00, 0x04] : [0x14]
         case .isoDep:
             return [0x00, 0x6D, 0x00]
+        case .desfire:
+            return [0x01]  // answered by exchangeDESFire
         }
+    }
+
+    /// An exchange with a DESFire card: the PN532 carries the APDU or native frame (it does the ISO-DEP blocks
+    /// itself), and the answer is held for the exchange's time (`DESFireTiming`). A tear armed with
+    /// `tearAfterFrames` takes the card away on its frame, which gets no answer (status 01, a timeout).
+    private mutating func exchangeDESFire(_ code: UInt8, _ frame: [UInt8], raw: Bool, now: Instant) -> [UInt8] {
+        guard case .desfire(var desfire) = card else { return reply(code, [0x01]) }
+        var command = frame
+        let txCRC = registers[0x6302, default: 0x80] & 0x80 != 0
+        let rxCRC = registers[0x6303, default: 0x80] & 0x80 != 0
+        if raw && !txCRC {
+            guard command.count >= 3, ISO14443A.crc(command.dropLast(2)) == Array(command.suffix(2)) else {
+                return reply(code, [0x01])
+            }
+            command.removeLast(2)
+        }
+        if let remaining = commandsBeforeRemoval {
+            commandsBeforeRemoval = remaining == 0 ? nil : remaining - 1
+            if remaining == 0 {
+                removeCard()
+                return reply(code, [0x01])
+            }
+        }
+        var tear = false
+        if let remaining = framesBeforeTear {
+            if remaining == 0 {
+                tear = true
+                framesBeforeTear = nil
+            } else {
+                framesBeforeTear = remaining - 1
+            }
+        }
+        let answer = desfire.receive(command, tearing: tear)
+        self.card = .desfire(desfire)
+        let duration = DESFireTiming.exchange(
+            commandBytes: command.count, answerBytes: answer?.count ?? 0, cost: desfire.lastCost)
+        let payload: [UInt8]
+        if let answer {
+            payload = [0x00] + answer + (raw && !rxCRC ? ISO14443A.crc(answer) : [])
+        } else {
+            if tear { removeCard() }
+            payload = [0x01]
+        }
+        delayedReply = (reply(code, payload), now + duration)
+        return []
     }
 }
 
