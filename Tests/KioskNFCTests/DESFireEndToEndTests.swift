@@ -36,7 +36,8 @@ import Testing
 
     /// Makes the factory card a diary card: the application with three AES keys, its keys changed, the header
     /// and the ring, random UID on, the card master key changed.
-    func provision(_ client: DESFireClient) throws {
+    @discardableResult
+    func provision(_ client: DESFireClient) throws -> Int {
         try client.authenticate(keyNumber: 0, key: zero)
         let settings = DESFireKeySettings(
             changeKeyAccess: 0, configurationChangeable: true, freeCreateDelete: false, freeDirectoryList: false,
@@ -48,10 +49,10 @@ import Testing
         try client.changeKey(DiaryLayout.diaryKey, to: diaryKey, version: 1, currentKey: zero)
         try client.changeKey(DiaryLayout.identifyKey, to: identifyKey, version: 1, currentKey: zero)
         #expect(client.isAuthenticated)
+        let records = try #require(DiaryLayout.ringRecords(freeMemory: try client.getFreeMemory()))
+        let headerSize = DiaryHeader.size(ringRecords: records)
         try client.createBackupDataFile(
-            DiaryLayout.headerFile, communication: .enciphered, accessRights: rights, size: DiaryLayout.headerSize)
-        let records = DiaryLayout.ringRecords(freeMemory: try client.getFreeMemory())
-        #expect(records >= 2)
+            DiaryLayout.headerFile, communication: .enciphered, accessRights: rights, size: headerSize)
         try client.createCyclicRecordFile(
             DiaryLayout.ringFile, communication: .enciphered, accessRights: rights,
             recordSize: DiaryLayout.recordSize, maximumRecords: records)
@@ -60,7 +61,7 @@ import Testing
         #expect(ring.type == .cyclicRecord && ring.communication == .enciphered && ring.accessRights == rights)
         #expect(ring.recordSize == DiaryLayout.recordSize)
         #expect(ring.maximumRecords == records && ring.currentRecords == 0)
-        #expect(try client.getFileSettings(DiaryLayout.headerFile).size == DiaryLayout.headerSize)
+        #expect(try client.getFileSettings(DiaryLayout.headerFile).size == headerSize)
         #expect(try client.getKeySettings() == (settings, 3))
         try client.changeKey(DiaryLayout.applicationMasterKey, to: applicationKey, version: 1, currentKey: nil)
         #expect(!client.isAuthenticated)  // the card ended the session with the key it was opened with
@@ -72,6 +73,7 @@ import Testing
         try client.enableRandomUID()
         try client.changeKey(0x80, to: piccKey, version: 1, currentKey: nil)
         #expect(!client.isAuthenticated)
+        return records
     }
 
     @Test func provisionWriteInATransactionAndReadBack() throws {
@@ -80,7 +82,7 @@ import Testing
         let first = try card(try device.poll(count: 1, period: 1), device)
         #expect(first.target.uid == uid)
         #expect(first.version.isDESFire)
-        try provision(first.client)
+        let headerSize = DiaryHeader.size(ringRecords: try provision(first.client))
 
         // The next tap: a random UID; the identify key learns the real one; the diary key opens the files.
         let tap = try card(try device.reselect(), device)
@@ -94,14 +96,14 @@ import Testing
         }
         #expect(!client.isAuthenticated)
         try client.authenticate(keyNumber: DiaryLayout.diaryKey, key: diaryKey)
-        let header = (0..<DiaryLayout.headerSize).map { UInt8(truncatingIfNeeded: $0 * 7) }
+        let header = (0..<headerSize).map { UInt8(truncatingIfNeeded: $0 * 7) }
         let record = (0..<DiaryLayout.recordSize).map { UInt8(truncatingIfNeeded: 255 - $0) }
         try client.writeData(DiaryLayout.headerFile, offset: 0, data: header, communication: .enciphered)
         try client.writeRecord(DiaryLayout.ringFile, data: record, communication: .enciphered)
         try client.commitTransaction()
         #expect(
             try client.readData(
-                DiaryLayout.headerFile, offset: 0, length: DiaryLayout.headerSize, communication: .enciphered)
+                DiaryLayout.headerFile, offset: 0, length: headerSize, communication: .enciphered)
                 == header)
         #expect(
             try client.readRecords(
@@ -125,7 +127,7 @@ import Testing
         try back.client.authenticate(keyNumber: DiaryLayout.diaryKey, key: diaryKey)
         #expect(
             try back.client.readData(
-                DiaryLayout.headerFile, offset: 0, length: DiaryLayout.headerSize, communication: .enciphered)
+                DiaryLayout.headerFile, offset: 0, length: headerSize, communication: .enciphered)
                 == header)
         #expect(
             try back.client.readRecords(

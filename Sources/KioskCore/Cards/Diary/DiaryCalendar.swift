@@ -9,10 +9,7 @@ public enum DiaryCalendar {
 
     /// The day `date` falls on in UTC: its seconds since 1970 divided by a day's, rounded down (a moment before 1970
     /// is on a negative day).
-    public static func day(of date: Date) -> DiaryDay {
-        let seconds = date.timeIntervalSince1970
-        return Int((seconds / Double(secondsPerDay)).rounded(.down))
-    }
+    public static func day(of date: Date) -> DiaryDay { DiaryDay(RetentionPolicy.dayNumber(date)) }
 
     /// The first moment of `day` (midnight UTC).
     public static func start(of day: DiaryDay) -> Date {

@@ -3,20 +3,17 @@
 public protocol DiaryCardFiles {
     /// The card's real UID (GetCardUID), 7 bytes: what its stays are sealed for.
     var uid: [UInt8] { get }
-    /// The records the card's ring file was created with.
-    var ringRecords: Int { get }
     /// The header file's 192 bytes.
     func readHeader() throws(DiaryCardError) -> [UInt8]
     /// One record of the ring, `fromNewest` records back from the newest (0), or nil when there is none.
     func readRecord(fromNewest: Int) throws(DiaryCardError) -> [UInt8]?
-    /// Every record of the ring, oldest first.
-    func readRing() throws(DiaryCardError) -> [[UInt8]]
+    /// The newest `count` records of the ring (as many as the header says it holds), oldest first.
+    func readRing(count: Int) throws(DiaryCardError) -> [[UInt8]]
     /// Writes `header` and, if given, appends `record` to the ring, in one transaction: after a tearing the card
     /// holds either all of it or none of it.
     func write(header: [UInt8], appending record: [UInt8]?) throws(DiaryCardError)
-    /// Writes `header` and replaces the whole ring by `ring` (oldest first; cleared when empty), in one
-    /// transaction: the holder's deletions and the marks of reported stays.
-    func replace(header: [UInt8], ring: [[UInt8]]) throws(DiaryCardError)
+    /// Writes `header` and clears the ring, in one transaction: "delete everything".
+    func clearRing(header: [UInt8]) throws(DiaryCardError)
 }
 
 /// Why a diary card could not be read or written. Carries no key, UID or data.

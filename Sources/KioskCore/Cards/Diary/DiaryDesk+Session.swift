@@ -57,17 +57,22 @@ extension DiaryDesk {
         try write(card, header: header, record: nil)
     }
 
-    /// Deletes the stays named `ids` (the open one too, if named); the card keeps every other record as it was.
-    /// Returns how many were deleted.
+    /// Deletes the stays named `ids` (the open one too, if named): a ring record's share is forgotten, so no kiosk
+    /// can open it again (its bytes go when the ring overwrites them); every other record stays as it was. Returns
+    /// how many were deleted.
     @discardableResult
     public func delete(_ ids: Set<StayID>, of card: some DiaryCardFiles) throws(Failure) -> Int {
         var header = try readHeader(card).header
-        let ring = try readRing(card)
-        let kept = ring.filter { record in
-            guard let label = DiarySealing.label(of: record) else { return false }
-            return !ids.contains(DiaryStayID.make(label.number))
+        var deleted = 0
+        for (index, record) in try readRing(card, header: header).enumerated() {
+            let slot = header.slot(ofRingIndex: index)
+            guard let label = DiarySealing.label(of: record), ids.contains(DiaryStayID.make(label.number)),
+                !DiaryShare.isDeleted(header.shares[slot])
+            else { continue }
+            header.shares[slot] = DiaryShare.deleted
+            header.setReported(false, slot: slot)
+            deleted += 1
         }
-        var deleted = ring.count - kept.count
         if let open = header.openStay, let label = DiarySealing.label(of: open),
             ids.contains(DiaryStayID.make(label.number))
         {
@@ -75,45 +80,46 @@ extension DiaryDesk {
             deleted += 1
         }
         guard deleted > 0 else { return 0 }
-        header.appended = UInt32(kept.count)
-        try replace(card, header: header, ring: kept)
+        try write(card, header: header, record: nil)
         return deleted
     }
 
-    /// Deletes every stay on the card, the open one included; the holder's settings stay.
+    /// Deletes every stay on the card, the open one included, and clears the ring's bytes; the holder's settings
+    /// stay.
     public func deleteAll(of card: some DiaryCardFiles) throws(Failure) {
         var header = try readHeader(card).header
         header.openStay = nil
         header.appended = 0
+        header.reported = 0
+        header.shares = Array(repeating: DiaryShare.deleted, count: header.slots)
         header.pushedOutUntold = false
-        try replace(card, header: header, ring: [])
+        let bytes: [UInt8]
+        do { bytes = try header.encoded() } catch { throw .diary(error) }
+        do { try card.clearRing(header: bytes) } catch { throw error == .cardGone ? .cardGone : .card(error) }
     }
 
-    /// Marks the stays named `ids` as reported (their warnings are the holder's own and never shown), sealing each
-    /// again under its day's key.
+    /// Marks the stays named `ids` as reported (their warnings are the holder's own and never shown): a bit of the
+    /// header for a ring record, the open stay sealed again.
     public func markReported(_ ids: Set<StayID>, of card: some DiaryCardFiles, clock: ClockReading) throws(Failure) {
-        let today = DiaryDay(RetentionPolicy.dayNumber(clock.now))
+        let today = DiaryCalendar.day(of: clock.now)
         var header = try readHeader(card).header
-        var ring = try readRing(card)
-        var changed = false
-        for index in ring.indices {
-            guard let label = DiarySealing.label(of: ring[index]), ids.contains(DiaryStayID.make(label.number)),
-                var stay = DiarySealing.open(ring[index], uid: card.uid, keys: keys, today: today, crypto: crypto),
-                !stay.reported
+        let before = header
+        for (index, record) in try readRing(card, header: header).enumerated() {
+            let slot = header.slot(ofRingIndex: index)
+            guard let label = DiarySealing.label(of: record), ids.contains(DiaryStayID.make(label.number)),
+                !DiaryShare.isDeleted(header.shares[slot])
             else { continue }
-            stay.reported = true
-            ring[index] = try sealed(stay, number: label.number, uid: card.uid, today: today)
-            changed = true
+            header.setReported(true, slot: slot)
         }
         if let open = header.openStay, let label = DiarySealing.label(of: open),
             ids.contains(DiaryStayID.make(label.number)),
-            var stay = DiarySealing.open(open, uid: card.uid, keys: keys, today: today, crypto: crypto), !stay.reported
+            var stay = DiarySealing.open(open, share: [], uid: card.uid, keys: keys, today: today, crypto: crypto),
+            !stay.reported
         {
             stay.reported = true
-            header.openStay = try sealed(stay, number: label.number, uid: card.uid, today: today)
-            changed = true
+            header.openStay = try sealed(stay, number: label.number, share: [], uid: card.uid, today: today)
         }
-        if changed { try replace(card, header: header, ring: ring) }
+        if header != before { try write(card, header: header, record: nil) }
     }
 
     /// The PIN's verifier on a diary card: HMAC-SHA256 under SHA-256("KioskDiaryPIN1" ‖ real UID) of a label and
@@ -131,18 +137,6 @@ extension DiaryDesk {
             return try crypto.hmacSHA256(key: key, data: message)
         } catch {
             throw .diary(.crypto)
-        }
-    }
-
-    private func readRing(_ card: some DiaryCardFiles) throws(Failure) -> [[UInt8]] {
-        do { return try card.readRing() } catch { throw error == .cardGone ? .cardGone : .card(error) }
-    }
-
-    private func replace(_ card: some DiaryCardFiles, header: DiaryHeader, ring: [[UInt8]]) throws(Failure) {
-        let bytes: [UInt8]
-        do { bytes = try header.encoded() } catch { throw .diary(error) }
-        do { try card.replace(header: bytes, ring: ring) } catch {
-            throw error == .cardGone ? .cardGone : .card(error)
         }
     }
 }

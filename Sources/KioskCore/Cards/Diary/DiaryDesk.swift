@@ -40,13 +40,13 @@ public struct DiaryDesk: Sendable {
     public func tap(_ card: some DiaryCardFiles, at venue: StayVenue, clock: ClockReading) -> Result<Tap, Failure> {
         guard clock.isSynchronized else { return .success(Tap(outcome: .refused(.clockNotSynchronized))) }
         let now = clock.now
-        let today = DiaryDay(RetentionPolicy.dayNumber(now))
+        let today = DiaryCalendar.day(of: now)
         do throws(Failure) {
             let (original, read) = try readHeader(card)
             var header = read
             let language = header.profile.language.flatMap(Language.init(rawValue:))
             let open = header.openStay.flatMap {
-                DiarySealing.open($0, uid: card.uid, keys: keys, today: today, crypto: crypto)
+                DiarySealing.open($0, share: [], uid: card.uid, keys: keys, today: today, crypto: crypto)
             }
             let number = header.nextNumber
             let decision = CheckInLifecycle.tap(
@@ -61,20 +61,23 @@ public struct DiaryDesk: Sendable {
                 // The open stay ended by its venue's rule: it moves to the ring now.
                 finished = open
             }
-            if open == nil, header.openStay != nil { header.openStay = nil }
-            if decision.deletions.contains(where: { $0 == open?.id }) { header.openStay = nil }
+            if open == nil || decision.deletions.contains(where: { $0 == open?.id }) { header.openStay = nil }
             var record: [UInt8]?
-            var pushedOut = false
             if let finished, let finishedNumber = DiaryStayID.number(of: finished.id) {
-                record = try sealed(finished, number: finishedNumber, uid: card.uid, today: today)
-                pushedOut = try pushesOutAnOpenableStay(card, header: header, today: today)
+                if header.nextAppendPushesOut, try pushesOutAnOpenableStay(card, header: header, today: today) {
+                    header.pushedOutUntold = true
+                }
+                let share = try newShare()
+                record = try sealed(finished, number: finishedNumber, share: share, uid: card.uid, today: today)
+                header.shares[header.nextSlot] = share
+                header.setReported(finished.reported, slot: header.nextSlot)
                 header.openStay = nil
                 header.appended &+= 1
             }
             if let opened {
-                header.openStay = try sealed(opened, number: number, uid: card.uid, today: today)
+                header.openStay = try sealed(opened, number: number, share: [], uid: card.uid, today: today)
                 header.nextNumber = number &+ 1
-                let day = DiaryDay(RetentionPolicy.dayNumber(now))
+                let day = DiaryCalendar.day(of: now)
                 header.checkInsThatDay = header.checkInDay == day ? header.checkInsThatDay + 1 : 1
                 header.checkInDay = day
             }
@@ -82,7 +85,6 @@ public struct DiaryDesk: Sendable {
             case .checkedIn, .checkedOut: header.lastTap = now
             default: break
             }
-            if pushedOut { header.pushedOutUntold = true }
             let bytes: [UInt8]
             do { bytes = try header.encoded() } catch { throw .diary(error) }
             if bytes != original || record != nil { try write(card, bytes: bytes, record: record) }
@@ -96,17 +98,36 @@ public struct DiaryDesk: Sendable {
     /// past retention left out; newest first. Only for the holder's session (after their PIN, when one is set) or
     /// a warning check they allowed.
     public func stays(of card: some DiaryCardFiles, clock: ClockReading) throws(Failure) -> [Stay] {
-        let today = DiaryDay(RetentionPolicy.dayNumber(clock.now))
+        let today = DiaryCalendar.day(of: clock.now)
         let header = try readHeader(card).header
-        let ring: [[UInt8]]
-        do { ring = try card.readRing() } catch { throw error == .cardGone ? .cardGone : .card(error) }
-        var stays = ring.compactMap { DiarySealing.open($0, uid: card.uid, keys: keys, today: today, crypto: crypto) }
+        var stays: [Stay] = []
+        for (index, record) in try readRing(card, header: header).enumerated() {
+            let slot = header.slot(ofRingIndex: index)
+            let share = header.shares[slot]
+            guard !DiaryShare.isDeleted(share),
+                var stay = DiarySealing.open(
+                    record, share: share, uid: card.uid, keys: keys, today: today, crypto: crypto)
+            else { continue }
+            stay.reported = header.isReported(slot: slot)
+            stays.append(stay)
+        }
         if let open = header.openStay,
-            let stay = DiarySealing.open(open, uid: card.uid, keys: keys, today: today, crypto: crypto)
+            let stay = DiarySealing.open(open, share: [], uid: card.uid, keys: keys, today: today, crypto: crypto)
         {
             stays.append(stay)
         }
         return policy.retention.kept(stays, clock: clock).sorted { $0.start > $1.start }
+    }
+
+    func readRing(_ card: some DiaryCardFiles, header: DiaryHeader) throws(Failure) -> [[UInt8]] {
+        guard header.recordsInRing > 0 else { return [] }
+        do { return try card.readRing(count: header.recordsInRing) } catch {
+            throw error == .cardGone ? .cardGone : .card(error)
+        }
+    }
+
+    func newShare() throws(Failure) -> [UInt8] {
+        do { return try DiaryShare.random(using: crypto) } catch { throw .diary(error) }
     }
 
     func readHeader(_ card: some DiaryCardFiles) throws(Failure) -> (bytes: [UInt8], header: DiaryHeader) {
@@ -115,22 +136,25 @@ public struct DiaryDesk: Sendable {
         do { return (bytes, try DiaryHeader(encoded: bytes)) } catch { throw .diary(error) }
     }
 
-    func sealed(_ stay: Stay, number: UInt32, uid: [UInt8], today: DiaryDay) throws(Failure) -> [UInt8] {
+    func sealed(_ stay: Stay, number: UInt32, share: [UInt8], uid: [UInt8], today: DiaryDay) throws(Failure)
+        -> [UInt8]
+    {
         do {
-            return try DiarySealing.seal(stay, number: number, uid: uid, keys: keys, today: today, crypto: crypto)
+            return try DiarySealing.seal(
+                stay, number: number, share: share, uid: uid, keys: keys, today: today, crypto: crypto)
         } catch {
             throw .diary(error)
         }
     }
 
-    /// Whether appending to the card's full ring pushes out a stay that could still be opened: only the oldest
-    /// record's day, in clear, is read — no stay is opened.
+    /// Whether appending to the card's full ring pushes out a stay that could still be opened (not deleted, its day
+    /// not yet 14 days ago): only the oldest record's day, in clear, is read — no stay is opened.
     private func pushesOutAnOpenableStay(_ card: some DiaryCardFiles, header: DiaryHeader, today: DiaryDay)
         throws(Failure) -> Bool
     {
-        guard header.nextAppendPushesOut(ringRecords: card.ringRecords) else { return false }
+        guard !DiaryShare.isDeleted(header.shares[header.nextSlot]) else { return false }
         let oldest: [UInt8]?
-        do { oldest = try card.readRecord(fromNewest: card.ringRecords - 2) } catch {
+        do { oldest = try card.readRecord(fromNewest: header.slots - 1) } catch {
             throw error == .cardGone ? .cardGone : .card(error)
         }
         guard let oldest, let label = DiarySealing.label(of: oldest) else { return false }

@@ -9,9 +9,8 @@ public enum DiaryLayout {
     public static let diaryKey: UInt8 = 1
     public static let identifyKey: UInt8 = 2
 
-    /// The backup data file of the header (`DiaryHeader`).
+    /// The backup data file of the header (`DiaryHeader`, `DiaryHeader.size(ringRecords:)` bytes).
     public static let headerFile: UInt8 = 1
-    public static let headerSize = 192
     /// The cyclic record file of finished stays (`DiarySealing`).
     public static let ringFile: UInt8 = 2
     public static let recordSize = 112
@@ -19,13 +18,19 @@ public enum DiaryLayout {
     /// DESFire allocates a file's memory in blocks of this many bytes.
     public static let allocationBlock = 32
 
-    /// The records the ring file is created with on a card with `freeMemory` bytes left once the application and
-    /// the header file exist (GetFreeMemory): as many as fit, at most 64. A cyclic record file keeps one of them free
-    /// for its transaction, so the card keeps one stay fewer.
-    public static func ringRecords(freeMemory: Int) -> Int {
-        var records = min(64, max(0, freeMemory) / recordSize)
-        while records > 0, allocated(records * recordSize) > freeMemory { records -= 1 }
-        return records
+    /// The records the ring is created with on a card with `freeMemory` bytes left once the application exists
+    /// (GetFreeMemory): as many as fit beside the header, whose backup file takes twice its size (DESFire keeps a
+    /// mirror of it for the transaction), at most 64. Nil when not even two fit. A cyclic record file keeps one
+    /// record free for its transaction, so the card keeps one stay fewer in its ring.
+    public static func ringRecords(freeMemory: Int) -> Int? {
+        var records = DiaryHeader.maximumRingRecords
+        while records >= 2, memory(ringRecords: records) > freeMemory { records -= 1 }
+        return records >= 2 ? records : nil
+    }
+
+    /// The card memory the header and a ring of `ringRecords` records take.
+    public static func memory(ringRecords: Int) -> Int {
+        2 * allocated(DiaryHeader.size(ringRecords: ringRecords)) + allocated(ringRecords * recordSize)
     }
 
     /// The bytes a file of `size` bytes takes on the card.

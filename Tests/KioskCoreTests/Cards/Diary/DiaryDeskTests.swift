@@ -34,11 +34,14 @@ import Testing
     }
 
     @Test func theLayoutFitsAFourKilobyteCard() throws {
-        #expect(try DiaryHeader.blank.encoded().count == DiaryLayout.headerSize)
-        #expect(DiaryLayout.ringRecords(freeMemory: 3136) == 28)
-        #expect(DiaryLayout.ringRecords(freeMemory: 3135) == 27)
-        #expect(DiaryLayout.ringRecords(freeMemory: 8000) == 64)
-        #expect(DiaryLayout.ringRecords(freeMemory: 100) == 0)
+        #expect(try DiaryHeader(ringRecords: 28).encoded().count == DiaryHeader.size(ringRecords: 28))
+        #expect(DiaryHeader.size(ringRecords: 28) == 416)
+        // A 28-record ring: 3,136 bytes, beside a 416-byte header kept twice (832 bytes).
+        #expect(DiaryLayout.memory(ringRecords: 28) == 3968)
+        #expect(DiaryLayout.ringRecords(freeMemory: 3968) == 28)
+        #expect(DiaryLayout.ringRecords(freeMemory: 3967) == 27)
+        #expect(DiaryLayout.ringRecords(freeMemory: 16_000) == 64)
+        #expect(DiaryLayout.ringRecords(freeMemory: 100) == nil)
         let card = MemoryDiaryCard(uid: uid)
         _ = try tap(card, cafe, 0)
         _ = try tap(card, cafe, 600)
@@ -109,12 +112,18 @@ import Testing
         _ = try tap(card, cafe, 0)
         _ = try tap(card, cafe, 600)
         let record = try #require(card.ring.first)
+        let share = try DiaryHeader(encoded: card.header).shares[0]
+        #expect(!DiaryShare.isDeleted(share))
+        #expect(
+            DiarySealing.open(
+                record, share: DiaryShare.deleted, uid: uid, keys: keys, today: Self.today, crypto: crypto) == nil)
         let fourteenDays = TimeInterval(DiaryRetention.days * 86_400)
         let lastDay = Self.today + DiaryRetention.days
         try keys.advance(today: lastDay)
-        #expect(DiarySealing.open(record, uid: uid, keys: keys, today: lastDay, crypto: crypto) != nil)
+        #expect(DiarySealing.open(record, share: share, uid: uid, keys: keys, today: lastDay, crypto: crypto) != nil)
         try keys.advance(today: lastDay + 1)
-        #expect(DiarySealing.open(record, uid: uid, keys: keys, today: lastDay + 1, crypto: crypto) == nil)
+        #expect(
+            DiarySealing.open(record, share: share, uid: uid, keys: keys, today: lastDay + 1, crypto: crypto) == nil)
         #expect(try desk.stays(of: card, clock: at(fourteenDays + 86_400)).isEmpty)
         #expect(throws: RegionKeyError.dayUnavailable(Self.today)) {
             _ = try keys.stayKeyMaterial(day: Self.today, uid: uid, today: lastDay + 1)
@@ -139,18 +148,27 @@ import Testing
         _ = try tap(card, cafe, 0)
         _ = try tap(card, cafe, 600)
         let record = try #require(card.ring.first)
-        var other = uid
-        other[6] ^= 1
-        #expect(DiarySealing.open(record, uid: other, keys: keys, today: Self.today, crypto: crypto) == nil)
-        var renumbered = record
-        renumbered[5] ^= 1
-        #expect(DiarySealing.open(renumbered, uid: uid, keys: keys, today: Self.today, crypto: crypto) == nil)
-        var flipped = record
-        flipped[50] ^= 1
-        #expect(DiarySealing.open(flipped, uid: uid, keys: keys, today: Self.today, crypto: crypto) == nil)
+        let share = try DiaryHeader(encoded: card.header).shares[0]
+        #expect(!DiaryShare.isDeleted(share))
         #expect(
             DiarySealing.open(
-                [UInt8](repeating: 0, count: 112), uid: uid, keys: keys, today: Self.today, crypto: crypto) == nil)
+                record, share: DiaryShare.deleted, uid: uid, keys: keys, today: Self.today, crypto: crypto) == nil)
+        var other = uid
+        other[6] ^= 1
+        #expect(
+            DiarySealing.open(record, share: share, uid: other, keys: keys, today: Self.today, crypto: crypto) == nil)
+        var renumbered = record
+        renumbered[5] ^= 1
+        #expect(
+            DiarySealing.open(renumbered, share: share, uid: uid, keys: keys, today: Self.today, crypto: crypto) == nil)
+        var flipped = record
+        flipped[50] ^= 1
+        #expect(
+            DiarySealing.open(flipped, share: share, uid: uid, keys: keys, today: Self.today, crypto: crypto) == nil)
+        #expect(
+            DiarySealing.open(
+                [UInt8](repeating: 0, count: 112), share: share, uid: uid, keys: keys, today: Self.today, crypto: crypto
+            ) == nil)
     }
 
     @Test func aFullDiaryDropsItsOldestStayAndTellsWhenItWasStillYoung() throws {

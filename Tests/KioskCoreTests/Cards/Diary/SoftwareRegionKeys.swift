@@ -72,7 +72,7 @@ final class MemoryDiaryCard: DiaryCardFiles {
     init(uid: [UInt8], ringRecords: Int = 28) {
         self.uid = uid
         self.ringRecords = ringRecords
-        self.header = try! DiaryHeader.blank.encoded()
+        self.header = try! DiaryHeader(ringRecords: ringRecords).encoded()
     }
 
     func readHeader() throws(DiaryCardError) -> [UInt8] { header }
@@ -82,9 +82,10 @@ final class MemoryDiaryCard: DiaryCardFiles {
         return ring[ring.count - 1 - fromNewest]
     }
 
-    func readRing() throws(DiaryCardError) -> [[UInt8]] {
+    func readRing(count: Int) throws(DiaryCardError) -> [[UInt8]] {
         ringReads += 1
-        return ring
+        guard count <= ring.count else { throw .refused("BOUNDARY_ERROR (BE)") }
+        return Array(ring.suffix(count))
     }
 
     func write(header: [UInt8], appending record: [UInt8]?) throws(DiaryCardError) {
@@ -100,13 +101,13 @@ final class MemoryDiaryCard: DiaryCardFiles {
         }
     }
 
-    func replace(header: [UInt8], ring: [[UInt8]]) throws(DiaryCardError) {
+    func clearRing(header: [UInt8]) throws(DiaryCardError) {
         if leaveBeforeCommit {
             leaveBeforeCommit = false
             throw .cardGone
         }
         writes += 1
         self.header = header
-        self.ring = Array(ring.suffix(ringRecords - 1))
+        ring = []
     }
 }
