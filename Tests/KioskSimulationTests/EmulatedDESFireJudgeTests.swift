@@ -44,7 +44,8 @@ import Testing
         #expect(lines(out, "files") == ["files 1 2"])
         #expect(
             lines(out, "file") == [
-                "file 1 type=1 comm=3 access=1110 size=192", "file 2 type=4 comm=3 access=1110 size=112 max=6 current=3",
+                "file 1 type=1 comm=3 access=1110 size=192",
+                "file 2 type=4 comm=3 access=1110 size=112 max=6 current=3",
             ])
         #expect(lines(out, "data") == ["data 1 \(Hex.encode(header))"])
         #expect(lines(out, "record") == records.enumerated().map { "record 2 \($0.offset) \(Hex.encode($0.element))" })

@@ -31,7 +31,7 @@ final class CardBox: @unchecked Sendable {
     static let uid: [UInt8] = [0x04, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66]
     let cipher = OpenSSLCrypto()
 
-    func freshCard(_ capacity: DESFireCapacity = .ev1_4K) -> CardBox {
+    func freshCard(_ capacity: DESFireCapacity = .ev1With4K) -> CardBox {
         CardBox(EmulatedDESFire(uid: Self.uid, capacity: capacity, cipher: cipher))
     }
 
@@ -46,7 +46,7 @@ final class CardBox: @unchecked Sendable {
     static func record(_ fill: UInt8) -> [UInt8] { (0..<112).map { fill &+ UInt8($0) } }
 
     @Test func freeMemoryIsWhatARealEV1Reports() throws {
-        for (capacity, expected) in [(DESFireCapacity.ev1_4K, 4864), (.ev1_8K, 7936)] {
+        for (capacity, expected) in [(DESFireCapacity.ev1With4K, 4864), (.ev1With8K, 7936)] {
             var client = freshCard(capacity).client
             #expect(try client.plain([0x6E]) == DESFireTestClient.le24(expected))
         }
@@ -63,7 +63,8 @@ final class CardBox: @unchecked Sendable {
         let last = box.card.receive([0xAF]) ?? []
         #expect(last.first == 0x00 && Array(last[1..<8]) == Self.uid && last.count == 15)
         // The same in ISO/IEC 7816-4 wrapping: data ‖ 91 status.
-        #expect(box.card.receive([0x90, 0x60, 0x00, 0x00, 0x00]) == [0x04, 0x01, 0x01, 0x01, 0x00, 0x18, 0x05, 0x91, 0xAF])
+        #expect(
+            box.card.receive([0x90, 0x60, 0x00, 0x00, 0x00]) == [0x04, 0x01, 0x01, 0x01, 0x00, 0x18, 0x05, 0x91, 0xAF])
         #expect(box.card.receive([0x90, 0xAF, 0x00, 0x00, 0x00])?.suffix(2) == [0x91, 0xAF])
         #expect(box.card.receive([0x90, 0xAF, 0x00, 0x00, 0x00])?.suffix(2) == [0x91, 0x00])
     }
@@ -242,6 +243,20 @@ final class CardBox: @unchecked Sendable {
         #expect(DESFireTiming.exchange(commandBytes: 1, answerBytes: 1, cost: cost) == small + .milliseconds(20))
     }
 
+    @Test func simulatedReaderPlacesADiaryCardKeptInItsDirectory() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reader-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let reader = try SimulatedCardReader(directory: directory.path)
+        defer { reader.stop() }
+        try reader.placeDiaryCard(number: 3, cipher: cipher)
+        let card = try #require(reader.emulator.desfireCard)
+        let path = directory.appendingPathComponent("diary-card-3.json").path
+        #expect(try DESFireCardMemory(path: path).load() == card.image)
+        reader.remove()
+        #expect(!reader.knows(card: 3))
+    }
+
     @Test func memoryFileIsSharedByTwoEmulators() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("desfire-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -250,7 +265,8 @@ final class CardBox: @unchecked Sendable {
         let initial = DESFireCardImage(uid: Self.uid)
         // Kiosk A's reader: the card is made a diary card and tapped.
         let first = PN532Emulator(
-            card: .desfire(try EmulatedDESFire(memory: DESFireCardMemory(path: path), initial: initial, cipher: cipher)))
+            card: .desfire(try EmulatedDESFire(memory: DESFireCardMemory(path: path), initial: initial, cipher: cipher))
+        )
         let a = CardBox(try #require(first.desfireCard))
         var clientA = a.client
         try clientA.provisionDiary(ringRecords: 4)
