@@ -29,6 +29,8 @@ public struct EmulatedDESFire: Sendable {
     /// What the last frame cost the card (its time model, `DESFireTiming`).
     public internal(set) var lastCost = DESFireTiming.Cost()
     var powered = false
+    /// Whether the card is in a field (powered up); a tear or a removal takes it out.
+    public var isPowered: Bool { powered }
     var halted = false
     var session = Session()
 
