@@ -132,6 +132,27 @@ final class CardBox: @unchecked Sendable {
         #expect(throws: DESFireTestClient.Refused(status: 0x7E)) { try client.plain([0x6E, 0x00]) }
     }
 
+    @Test func keySettingsDeleteAndFormat() throws {
+        let box = try diaryCard()
+        var client = box.client
+        try client.select(DESFireTestClient.diaryAID)
+        try client.authenticate(0, key: DESFireTestClient.appKeys[0])
+        #expect(try client.plain([0x45]) == [0x0F, 0x83])
+        #expect(try client.plain([0x64, 1]) == [0x01])
+        try client.enciphered(header: [0x54], data: [0x09])
+        #expect(try client.plain([0x45]) == [0x09, 0x83])
+        // Deleting the application does not give its memory back; formatting the card does.
+        let used = box.card.image.freeMemory
+        try client.plain([0xDA] + DESFireTestClient.diaryAID)
+        #expect(box.card.image.applications.isEmpty && box.card.image.freeMemory == used)
+        #expect(throws: DESFireTestClient.Refused(status: 0xAE)) { try client.plain([0xFC]) }
+        try client.select([0, 0, 0])
+        try client.authenticate(0, key: DESFireTestClient.zeroKey)
+        try client.plain([0xFC])
+        #expect(try client.plain([0x6E]) == DESFireTestClient.le24(4864))
+        #expect(try client.plain([0x6A]).isEmpty)
+    }
+
     @Test func randomUIDHidesTheRealOne() throws {
         let box = freshCard()
         var client = box.client
