@@ -31,7 +31,7 @@ final class CardBox: @unchecked Sendable {
     static let uid: [UInt8] = [0x04, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66]
     let cipher = OpenSSLCrypto()
 
-    func freshCard(_ capacity: DESFireCapacity = .ev1With4K) -> CardBox {
+    func freshCard(_ capacity: DESFireCapacity = .ev1_4K) -> CardBox {
         CardBox(EmulatedDESFire(uid: Self.uid, capacity: capacity, cipher: cipher))
     }
 
@@ -46,7 +46,7 @@ final class CardBox: @unchecked Sendable {
     static func record(_ fill: UInt8) -> [UInt8] { (0..<112).map { fill &+ UInt8($0) } }
 
     @Test func freeMemoryIsWhatARealEV1Reports() throws {
-        for (capacity, expected) in [(DESFireCapacity.ev1With4K, 4864), (.ev1With8K, 7936)] {
+        for (capacity, expected) in [(DESFireCapacity.ev1_4K, 4864), (.ev1_8K, 7936)] {
             var client = freshCard(capacity).client
             #expect(try client.plain([0x6E]) == DESFireTestClient.le24(expected))
         }

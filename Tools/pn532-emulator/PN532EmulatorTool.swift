@@ -55,7 +55,7 @@ struct PN532EmulatorTool {
         if placeCard {
             if let desfireMemory {
                 card = desfireCard(
-                    memory: desfireMemory, uid: uid, capacity: model == "desfire8k" ? .ev1With8K : .ev1With4K)
+                    memory: desfireMemory, uid: uid, capacity: model == "desfire8k" ? .ev1_8K : .ev1_4K)
             } else {
                 guard let made = makeCard(model, uid: uid) else { fail("unknown card \(model)") }
                 card = made
@@ -91,7 +91,7 @@ struct PN532EmulatorTool {
                     say("error place-desfire needs a file")
                     continue
                 }
-                emulator.place(desfireCard(memory: words[1], uid: uid, capacity: .ev1With4K))
+                emulator.place(desfireCard(memory: words[1], uid: uid, capacity: .ev1_4K))
                 say("ok placed")
             case "tear-frames":
                 emulator.inject(.tearAfterFrames(number ?? 0))
@@ -132,7 +132,7 @@ struct PN532EmulatorTool {
         case "bank": .bankCard
         case "desfire": uid.count == 7 ? .desfire(EmulatedDESFire(uid: uid, cipher: OpenSSLCrypto())) : nil
         case "desfire8k":
-            uid.count == 7 ? .desfire(EmulatedDESFire(uid: uid, capacity: .ev1With8K, cipher: OpenSSLCrypto())) : nil
+            uid.count == 7 ? .desfire(EmulatedDESFire(uid: uid, capacity: .ev1_8K, cipher: OpenSSLCrypto())) : nil
         default: nil
         }
     }

@@ -25,7 +25,7 @@ public struct DESFireCardImage: Codable, Equatable, Sendable {
     public var allocatedBytes: Int
 
     /// A factory-fresh card (after FormatPICC) with `uid`.
-    public init(uid: [UInt8], capacity: DESFireCapacity = .ev1With4K) {
+    public init(uid: [UInt8], capacity: DESFireCapacity = .ev1_4K) {
         precondition(uid.count == 7, "DESFire EV1 UIDs are 7 bytes")
         self.format = Self.currentFormat
         self.capacity = capacity
@@ -56,26 +56,28 @@ public struct DESFireCardImage: Codable, Equatable, Sendable {
 
 /// A DESFire EV1 card's memory size.
 public enum DESFireCapacity: String, Codable, Equatable, Sendable, CaseIterable {
-    /// MF3ICD41: 4 KB of user memory.
-    case ev1With4K = "4K"
+    /// MF3ICD41: 4 KB of user memory. (The names keep the product's own spelling.)
+    // swift-format-ignore: AlwaysUseLowerCamelCase
+    case ev1_4K = "4K"
     /// MF3ICD81: 8 KB of user memory.
-    case ev1With8K = "8K"
+    // swift-format-ignore: AlwaysUseLowerCamelCase
+    case ev1_8K = "8K"
 
     /// What GetFreeMemory reports on an empty card. Real EV1 cards report more than their nominal size: 4,864 bytes
     /// for the 4K and 7,936 for the 8K (the nfc-tools project's page on MIFARE DESFire EV1, "Memory": EEPROM 5,088 and
     /// 8,192 bytes, usable 4,864 and 7,936; a 2K card reports 2,304, as proxmark3's `hf mfdes info` shows).
     public var freeMemoryWhenEmpty: Int {
         switch self {
-        case .ev1With4K: 4864
-        case .ev1With8K: 7936
+        case .ev1_4K: 4864
+        case .ev1_8K: 7936
         }
     }
 
     /// GetVersion's storage size byte: 2^(n/2) bytes (0x18: 4,096; 0x1A: 8,192).
     var storageSizeByte: UInt8 {
         switch self {
-        case .ev1With4K: 0x18
-        case .ev1With8K: 0x1A
+        case .ev1_4K: 0x18
+        case .ev1_8K: 0x1A
         }
     }
 }

@@ -43,7 +43,7 @@ public struct EmulatedDESFire: Sendable {
     }
 
     /// A factory-fresh card.
-    public init(uid: [UInt8], capacity: DESFireCapacity = .ev1With4K, cipher: any AES128Cipher) {
+    public init(uid: [UInt8], capacity: DESFireCapacity = .ev1_4K, cipher: any AES128Cipher) {
         self.init(image: DESFireCardImage(uid: uid, capacity: capacity), cipher: cipher)
     }
 
