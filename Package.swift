@@ -131,8 +131,10 @@ let package = Package(
             swiftSettings: strictness
         ),
         // PKCS #11, the one owner: a token's secret keys (the region's master key, the day keys), AES-CMAC, derivation
-        // and wrapping inside the token; the module (SoftHSM2, tpm2-pkcs11, OpenSC) is loaded at run time.
-        .target(name: "KioskPKCS11", dependencies: ["CKioskPKCS11", "KioskPOSIX"], swiftSettings: strictness),
+        // and wrapping inside the token; the module (SoftHSM2, tpm2-pkcs11, OpenSC) is loaded at run time. The core's
+        // `RegionKeys` port served by a token (`PKCS11RegionKeys`).
+        .target(
+            name: "KioskPKCS11", dependencies: ["KioskCore", "CKioskPKCS11", "KioskPOSIX"], swiftSettings: strictness),
 
         // MARK: What crosses the kiosk's edge: the report conversation and delivery (USB stick, upload), the
         // warnings feeds (CKPW/1 and CWA hourly packages, downloaded or from a stick).
@@ -186,7 +188,7 @@ let package = Package(
             name: "kiosk",
             dependencies: [
                 "KioskCore", "KioskOpenSSL", "KioskCamera", "KioskStore", "KioskPrinter", "KioskExchange",
-                "KioskDaemon", "KioskSimulation", argumentParser, logging,
+                "KioskDaemon", "KioskSimulation", "KioskPKCS11", argumentParser, logging,
             ],
             swiftSettings: strictness
         ),
@@ -335,7 +337,9 @@ let package = Package(
         .testTarget(name: "KioskZipTests", dependencies: ["KioskZip"], swiftSettings: strictness),
         .testTarget(name: "KioskHTTPTests", dependencies: ["KioskHTTP"], swiftSettings: strictness),
         // Against a real SoftHSM2 (Debian's softhsm2), one token directory per test.
-        .testTarget(name: "KioskPKCS11Tests", dependencies: ["KioskPKCS11"], swiftSettings: strictness),
+        .testTarget(
+            name: "KioskPKCS11Tests", dependencies: ["KioskPKCS11", "KioskCore", "KioskOpenSSL"],
+            swiftSettings: strictness),
         .testTarget(
             name: "KioskSpeechTests",
             dependencies: ["KioskSpeech", "KioskCore", "KioskLogTesting", logging],

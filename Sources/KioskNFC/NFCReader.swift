@@ -23,6 +23,7 @@ public final class NFCReader<Crypto: CryptoProvider>: Sendable {
     private let continuation: AsyncStream<NFCCardEvent>.Continuation
     private let connection: String
     private let access: KioskCardAccess<Crypto>
+    private let desfire: DESFireCardHandler?
     private let logger: Logger
     private let removalCheckInterval: Duration
     private let stopping = Atomic<Bool>(false)
@@ -36,12 +37,14 @@ public final class NFCReader<Crypto: CryptoProvider>: Sendable {
     /// - Parameters:
     ///   - connection: libnfc connection string, e.g. `pn532_uart:/dev/ttyS0`.
     ///   - removalCheckInterval: how often a card on the reader is checked for presence.
+    ///   - desfire: what to do with a MIFARE DESFire card; nil reads it as any card that is not an NTAG21x.
     public init(
         connection: String, access: KioskCardAccess<Crypto>, logger: Logger,
-        removalCheckInterval: Duration = .milliseconds(100)
+        removalCheckInterval: Duration = .milliseconds(100), desfire: DESFireCardHandler? = nil
     ) {
         self.connection = connection
         self.access = access
+        self.desfire = desfire
         self.logger = logger
         self.removalCheckInterval = removalCheckInterval
         (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(64))
@@ -156,6 +159,8 @@ public final class NFCReader<Crypto: CryptoProvider>: Sendable {
             }
             if let request = takeEnrolmentRequest() {
                 enrol(request, on: target, over: device)
+            } else if let desfire, target.isISO14443Part4 {
+                if let failure = serveDESFire(target, over: device, with: desfire) { return failure }
             } else {
                 do {
                     let result = try access.read(target, over: device)
@@ -187,14 +192,36 @@ public final class NFCReader<Crypto: CryptoProvider>: Sendable {
         return nil
     }
 
+    /// A card that speaks ISO/IEC 14443-4 when a DESFire handler is set: a MIFARE DESFire goes to the handler,
+    /// any other such card is read as before (not a kiosk card). Returns the reader's failure, nil otherwise (a
+    /// card that left is not a failure).
+    private func serveDESFire(_ target: NFCTarget, over device: NFCDevice, with handler: DESFireCardHandler)
+        -> NFCError?
+    {
+        do {
+            if let card = try DESFireCard.identify(target, over: device, crypto: handler.crypto) {
+                logger.debug("NFC DESFire card")
+                if let result = handler.serve(card) { continuation.yield(.card(result)) }
+            } else {
+                let result = try access.read(target, over: device)
+                continuation.yield(.card(result))
+            }
+        } catch {
+            if !error.isCardGone && error.code != .refused && error.code != .unexpectedAnswer { return error }
+            logger.debug("NFC card left during reading")
+        }
+        return nil
+    }
+
     /// Whether the card read as `target` still lies on the reader. A tag that NAKed a command (a card of another
     /// kiosk refuses the password) has gone idle and fails the presence check although it is still there, and would
     /// otherwise be found, read and refused again at every poll: it is selected once more, and only no card, or
-    /// another one, means it left. One refusal per placement, whatever the card.
+    /// another one, means it left. One refusal per placement, whatever the card. A card with a random UID (a
+    /// diary card) draws a new one at every selection: another random UID found there is taken for the same card.
     private func isStillThere(_ target: NFCTarget, on device: NFCDevice) -> Bool {
         if device.isTargetPresent() { return true }
         guard let again = try? device.reselect() else { return false }
-        return again.uid == target.uid
+        return again.uid == target.uid || (target.hasRandomUID && again.hasRandomUID)
     }
 
     private typealias EnrolmentRequest = (

@@ -144,13 +144,17 @@ final class Template {
     /// `usage` says; private (seen only by the logged-in user), unless `trusted`: a trusted wrapping key, which only
     /// the security officer may make, is a public object (`CKA_PRIVATE` false, its value still sensitive) so that
     /// the user's sessions can wrap under it.
-    static func secretKey(label: String, usage: PKCS11KeyUsage, export: PKCS11KeyExport, trusted: Bool = false)
-        -> Template
-    {
+    /// `onToken` false makes a session object (`CKA_TOKEN` false), gone when the session closes at the latest; `id`
+    /// sets `CKA_ID`.
+    static func secretKey(
+        label: String, usage: PKCS11KeyUsage, export: PKCS11KeyExport, trusted: Bool = false, onToken: Bool = true,
+        id: [UInt8]? = nil
+    ) -> Template {
         let template = Template()
         template.add(CK_ATTRIBUTE_TYPE(CKA_CLASS), CK_ULONG(CKO_SECRET_KEY))
         template.add(CK_ATTRIBUTE_TYPE(CKA_KEY_TYPE), CK_ULONG(CKK_AES))
-        template.add(CK_ATTRIBUTE_TYPE(CKA_TOKEN), true)
+        template.add(CK_ATTRIBUTE_TYPE(CKA_TOKEN), onToken)
+        if let id { template.add(CK_ATTRIBUTE_TYPE(CKA_ID), bytes: id) }
         template.add(CK_ATTRIBUTE_TYPE(CKA_PRIVATE), !trusted)
         if trusted { template.add(CK_ATTRIBUTE_TYPE(CKA_TRUSTED), true) }
         template.add(CK_ATTRIBUTE_TYPE(CKA_SENSITIVE), true)

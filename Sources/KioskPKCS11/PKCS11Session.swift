@@ -82,10 +82,10 @@ public final class PKCS11Session: Sendable {
     /// Generates a new AES-128 key inside the token (`CKM_AES_KEY_GEN`), sensitive, kept on the token, used only as
     /// `usage` says, leaving it only as `export` says (a key that is to be copied to other tokens: wrapped under
     /// trusted keys only).
-    public func generateAESKey(label: String, usage: PKCS11KeyUsage, export: PKCS11KeyExport = .never)
-        throws(PKCS11Error) -> PKCS11SecretKey
-    {
-        let template = Template.secretKey(label: label, usage: usage, export: export)
+    public func generateAESKey(
+        label: String, usage: PKCS11KeyUsage, export: PKCS11KeyExport = .never, id: [UInt8]? = nil
+    ) throws(PKCS11Error) -> PKCS11SecretKey {
+        let template = Template.secretKey(label: label, usage: usage, export: export, id: id)
         template.add(CK_ATTRIBUTE_TYPE(CKA_VALUE_LEN), CK_ULONG(Self.keyBytes))
         return try module.withSession(handle) { functions throws(PKCS11Error) in
             var mechanism = CK_MECHANISM(
@@ -100,13 +100,13 @@ public final class PKCS11Session: Sendable {
 
     /// Creates an AES-128 key in the token from a known value (`C_CreateObject` with `CKA_VALUE`): for tests with
     /// published vectors and for set-up, never for a key that is to stay secret (its value was outside a token).
-    public func importAESKey(label: String, value: [UInt8], usage: PKCS11KeyUsage, export: PKCS11KeyExport = .never)
-        throws(PKCS11Error) -> PKCS11SecretKey
-    {
+    public func importAESKey(
+        label: String, value: [UInt8], usage: PKCS11KeyUsage, export: PKCS11KeyExport = .never, id: [UInt8]? = nil
+    ) throws(PKCS11Error) -> PKCS11SecretKey {
         guard value.count == Self.keyBytes else {
             throw .invalidArgument("an AES-128 key has \(Self.keyBytes) bytes, not \(value.count)")
         }
-        let template = Template.secretKey(label: label, usage: usage, export: export)
+        let template = Template.secretKey(label: label, usage: usage, export: export, id: id)
         template.add(CK_ATTRIBUTE_TYPE(CKA_VALUE), bytes: value)
         return try create(template, label: label)
     }
@@ -145,11 +145,14 @@ public final class PKCS11Session: Sendable {
     }
 
     /// Derives a new AES-128 key inside the token from `base` (`C_DeriveKey`; `base` needs `.derive`): neither
-    /// value leaves the token. The new key is sensitive and not extractable, used as `usage` says.
+    /// value leaves the token. The new key is sensitive, used as `usage` says, leaving the token only as `export`
+    /// says (by default never), with `id` as its `CKA_ID`; `onToken` false makes it a session object (an
+    /// intermediate key, which the caller destroys and the session's end removes at the latest).
     public func deriveAESKey(
-        from base: PKCS11SecretKey, _ derivation: PKCS11Derivation, label: String, usage: PKCS11KeyUsage
+        from base: PKCS11SecretKey, _ derivation: PKCS11Derivation, label: String, usage: PKCS11KeyUsage,
+        export: PKCS11KeyExport = .never, id: [UInt8]? = nil, onToken: Bool = true
     ) throws(PKCS11Error) -> PKCS11SecretKey {
-        let template = Template.secretKey(label: label, usage: usage, export: .never)
+        let template = Template.secretKey(label: label, usage: usage, export: export, onToken: onToken, id: id)
         template.add(CK_ATTRIBUTE_TYPE(CKA_VALUE_LEN), CK_ULONG(Self.keyBytes))
         let (type, iv, data): (PKCS11Mechanism, [UInt8], [UInt8])
         switch derivation {
@@ -248,17 +251,18 @@ public final class PKCS11Session: Sendable {
     }
 
     /// Unwraps `wrapped` (24 bytes: a wrapped AES-128 key) under `unwrappingKey` into a new AES-128 key in this
-    /// token (`C_UnwrapKey`): sensitive, leaving it only as `export` says (by default never), used as `usage` says. Altered bytes
+    /// token (`C_UnwrapKey`): sensitive, leaving it only as `export` says (by default never), used as `usage` says,
+    /// with `id` as its `CKA_ID`, a session object when `onToken` is false. Altered bytes
     /// fail the wrapping's integrity check inside the token, and no key is made.
     public func unwrapAESKey(
         _ wrapped: [UInt8], with unwrappingKey: PKCS11SecretKey, _ wrapping: PKCS11KeyWrapping, label: String,
-        usage: PKCS11KeyUsage, export: PKCS11KeyExport = .never
+        usage: PKCS11KeyUsage, export: PKCS11KeyExport = .never, id: [UInt8]? = nil, onToken: Bool = true
     ) throws(PKCS11Error) -> PKCS11SecretKey {
         // A 16-byte key wraps to 24 bytes under both mechanisms (RFC 3394: exactly 16 bytes; RFC 5649: 1 to 16).
         guard wrapped.count == Self.keyBytes + 8 else {
             throw .invalidArgument("a wrapped AES-128 key has \(Self.keyBytes + 8) bytes, not \(wrapped.count)")
         }
-        let template = Template.secretKey(label: label, usage: usage, export: export)
+        let template = Template.secretKey(label: label, usage: usage, export: export, onToken: onToken, id: id)
         return try module.withSession(handle) { functions throws(PKCS11Error) in
             var mechanism = CK_MECHANISM(mechanism: wrapping.mechanism, pParameter: nil, ulParameterLen: 0)
             var object: CK_OBJECT_HANDLE = 0
@@ -320,7 +324,72 @@ public final class PKCS11Session: Sendable {
         }
     }
 
+    // MARK: Objects
+
+    /// Every secret key this session sees labelled `label` (all of them when nil), token and session objects, with
+    /// no check of what they are: for a caller that must see duplicates (a step interrupted half-way) and for
+    /// listing what a token holds. Finds at most `limit`.
+    public func secretKeys(labelled label: String? = nil, limit: Int = 1024) throws(PKCS11Error)
+        -> [PKCS11SecretKey]
+    {
+        try module.withSession(handle) { functions throws(PKCS11Error) in
+            let template = Template()
+            template.add(CK_ATTRIBUTE_TYPE(CKA_CLASS), CK_ULONG(CKO_SECRET_KEY))
+            if let label { template.add(CK_ATTRIBUTE_TYPE(CKA_LABEL), label) }
+            try template.withAttributes { (attributes, count) throws(PKCS11Error) in
+                try check("C_FindObjectsInit", functions.C_FindObjectsInit!(handle, attributes, count))
+            }
+            var found = [CK_OBJECT_HANDLE](repeating: 0, count: max(limit, 1))
+            var foundCount: CK_ULONG = 0
+            let answer = functions.C_FindObjects!(handle, &found, CK_ULONG(found.count), &foundCount)
+            try check("C_FindObjectsFinal", functions.C_FindObjectsFinal!(handle))
+            try check("C_FindObjects", answer)
+            var keys: [PKCS11SecretKey] = []
+            for object in found.prefix(Int(foundCount)) {
+                var name = label ?? ""
+                if label == nil {
+                    name = String(
+                        decoding: try readBytes(functions, object, CK_ATTRIBUTE_TYPE(CKA_LABEL)), as: UTF8.self)
+                }
+                keys.append(PKCS11SecretKey(label: name, handle: object))
+            }
+            return keys
+        }
+    }
+
+    /// `key`'s `CKA_ID` (empty when it has none).
+    public func id(of key: PKCS11SecretKey) throws(PKCS11Error) -> [UInt8] {
+        try module.withSession(handle) { functions throws(PKCS11Error) in
+            try readBytes(functions, key.handle, CK_ATTRIBUTE_TYPE(CKA_ID))
+        }
+    }
+
+    /// Whether `key` is a token object (`CKA_TOKEN`) rather than a session object.
+    public func isOnToken(_ key: PKCS11SecretKey) throws(PKCS11Error) -> Bool {
+        try module.withSession(handle) { functions throws(PKCS11Error) in
+            try readBool(functions, key.handle, CK_ATTRIBUTE_TYPE(CKA_TOKEN))
+        }
+    }
+
     // MARK: Attributes
+
+    /// An attribute of variable length (`CKA_LABEL`, `CKA_ID`): its length asked first, then its bytes. Never used
+    /// on `CKA_VALUE`.
+    private func readBytes(_ functions: CK_FUNCTION_LIST, _ object: CK_OBJECT_HANDLE, _ type: CK_ATTRIBUTE_TYPE)
+        throws(PKCS11Error) -> [UInt8]
+    {
+        var attribute = CK_ATTRIBUTE(type: type, pValue: nil, ulValueLen: 0)
+        try check("C_GetAttributeValue", functions.C_GetAttributeValue!(handle, object, &attribute, 1))
+        guard attribute.ulValueLen != CK_ULONG.max, attribute.ulValueLen > 0 else { return [] }
+        var bytes = [UInt8](repeating: 0, count: Int(attribute.ulValueLen))
+        let answer = bytes.withUnsafeMutableBytes { raw in
+            attribute.pValue = raw.baseAddress
+            attribute.ulValueLen = CK_ULONG(raw.count)
+            return functions.C_GetAttributeValue!(handle, object, &attribute, 1)
+        }
+        try check("C_GetAttributeValue", answer)
+        return Array(bytes.prefix(Int(attribute.ulValueLen)))
+    }
 
     private func readULong(_ functions: CK_FUNCTION_LIST, _ object: CK_OBJECT_HANDLE, _ type: CK_ATTRIBUTE_TYPE)
         throws(PKCS11Error) -> CK_ULONG

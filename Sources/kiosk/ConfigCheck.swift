@@ -110,6 +110,11 @@ struct ConfigCheck: ParsableCommand {
                 ? nil : "\(configuration.lightsAndButtons.buttons.count) buttons",
         ].compactMap { $0 }
         print("  devices: \(devices.isEmpty ? "none" : devices.joined(separator: ", "))")
+        if let region = configuration.region {
+            print(
+                "  region: \(region.name), token '\(region.token)' (module \(region.module)), PIN in credential"
+                    + " \(region.pinCredential): kiosk region status")
+        }
         let screen = configuration.screen
         print(
             "  screen: \(screen.widthPixels)x\(screen.heightPixels) px, \(screen.diagonalMillimetres) mm diagonal, read at "

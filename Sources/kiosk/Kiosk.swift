@@ -8,7 +8,7 @@ struct Kiosk: AsyncParsableCommand {
         abstract: "A venue check-in kiosk for people without smartphones.",
         subcommands: [
             Decode.self, Run.self, Simulate.self, Status.self, Config.self,
-            SelfTestCommand.self,
+            SelfTestCommand.self, RegionCommand.self,
         ]
     )
 }

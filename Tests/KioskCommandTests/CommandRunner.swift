@@ -29,8 +29,11 @@ enum CommandRunner {
     }
 
     /// Runs `kiosk arguments…` with `input` on standard input; killed (SIGKILL) after `timeout` seconds.
-    static func run(_ arguments: [String], input: String = "", timeout: TimeInterval = 120) throws -> Result {
-        try run(executable: "kiosk", arguments, input: input, timeout: timeout)
+    /// `environment`'s variables are set over this process's.
+    static func run(
+        _ arguments: [String], input: String = "", timeout: TimeInterval = 120, environment: [String: String] = [:]
+    ) throws -> Result {
+        try run(executable: "kiosk", arguments, input: input, timeout: timeout, environment: environment)
     }
 
     /// Runs `kiosk-authority arguments…`, the health authority's command.
@@ -38,7 +41,10 @@ enum CommandRunner {
         try run(executable: "kiosk-authority", arguments, input: input, timeout: timeout)
     }
 
-    static func run(executable: String, _ arguments: [String], input: String, timeout: TimeInterval) throws -> Result {
+    static func run(
+        executable: String, _ arguments: [String], input: String, timeout: TimeInterval,
+        environment: [String: String] = [:]
+    ) throws -> Result {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-run-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -51,6 +57,9 @@ enum CommandRunner {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try binary(executable))
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         process.standardInput = FileHandle(forReadingAtPath: inPath)
         process.standardOutput = FileHandle(forWritingAtPath: outPath)
         process.standardError = FileHandle(forWritingAtPath: errPath)

@@ -5,7 +5,7 @@
 # the step; reproducers are kept in .build-fuzz/reproducers/.
 #
 #   Tests/scripts/20-fuzz.sh [seconds-per-target [target…]]
-#       default 10 s for each of the 14 targets (about 3 minutes after the build); FUZZ_SECONDS sets it too.
+#       default 10 s for each of the 15 targets (about 3 minutes after the build); FUZZ_SECONDS sets it too.
 #       FUZZ_CONFIGURATION=release for a faster fuzzer (slower build: ~20 min cold instead of ~10 on a loaded
 #       2-core machine).
 set -euo pipefail
@@ -14,7 +14,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 seconds=${1:-${FUZZ_SECONDS:-10}}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(venue card card-code batch ckpr upload ckpw crowdnotifier warnings-index zip cwa control http config)
+[ ${#targets[@]} -gt 0 ] || targets=(venue card card-code batch ckpr upload ckpw crowdnotifier warnings-index zip cwa control http config region-keys)
 configuration=${FUZZ_CONFIGURATION:-debug}
 flags=(-c "$configuration" --scratch-path .build-fuzz --product kiosk-fuzz
        -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -DKIOSK_FUZZ)

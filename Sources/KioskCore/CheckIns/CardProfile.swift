@@ -62,6 +62,24 @@ public struct CardProfile: Sendable, Equatable {
         pinLengths.contains(pin.count) && pin.allSatisfy { $0.isASCII && $0.isNumber }
     }
 
+    /// Counts a typed PIN's verifier `typed` against the card's `expected` at `now` (UNIX seconds): right brings the
+    /// wrong-PIN count back to zero; wrong counts it and, from `pinAttempts` on, locks (`lockSeconds(after:)`).
+    /// Compared in constant time. `changed`: the profile must be saved before the answer is given.
+    public mutating func check(
+        _ typed: [UInt8], against expected: [UInt8], now: Int64, crypto: some CryptoProvider
+    ) -> (check: CheckInDesk.PINCheck, changed: Bool) {
+        if crypto.constantTimeEquals(typed, expected) {
+            guard wrongPINs != 0 || lockedUntil != nil else { return (.accepted, false) }
+            wrongPINs = 0
+            lockedUntil = nil
+            return (.accepted, true)
+        }
+        wrongPINs = min(wrongPINs + 1, Self.maxCountedPINs)
+        if let seconds = Self.lockSeconds(after: wrongPINs) { lockedUntil = now + seconds }
+        if let lockedUntil, isLocked(at: now) { return (.locked(until: lockedUntil), true) }
+        return (.wrong(remaining: max(0, Self.pinAttempts - wrongPINs)), true)
+    }
+
     // MARK: Coding
 
     /// `"KPRF" | u8 version=1 | u8 flags | u8 wrongPINs | i64 lockedUntil | u8 pinLength | pin verifier |

@@ -78,19 +78,9 @@ extension CheckInDesk {
         do { typed = try CardProfileSealing.verifier(for: pin, keys: keys, crypto: crypto) } catch {
             throw .cryptoFailure
         }
-        if crypto.constantTimeEquals(typed, expected) {
-            if profile.wrongPINs != 0 || profile.lockedUntil != nil {
-                profile.wrongPINs = 0
-                profile.lockedUntil = nil
-                try save(profile, keys: keys)
-            }
-            return .accepted
-        }
-        profile.wrongPINs = min(profile.wrongPINs + 1, CardProfile.maxCountedPINs)
-        if let seconds = CardProfile.lockSeconds(after: profile.wrongPINs) { profile.lockedUntil = now + seconds }
-        try save(profile, keys: keys)
-        if let until = profile.lockedUntil, profile.isLocked(at: now) { return .locked(until: until) }
-        return .wrong(remaining: max(0, CardProfile.pinAttempts - profile.wrongPINs))
+        let (check, changed) = profile.check(typed, against: expected, now: now, crypto: crypto)
+        if changed { try save(profile, keys: keys) }
+        return check
     }
 
     /// Sets (or with `nil` removes) the card's PIN; a PIN must have 4 to 6 digits.

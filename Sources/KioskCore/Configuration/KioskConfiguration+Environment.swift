@@ -84,12 +84,14 @@ extension KioskConfiguration {
                     ("viewingDistanceCentimetres", .integer), ("readerSide", .string), ("cameraSide", .string),
                 ])
             + keys("speech", [("device", .string), ("volume", .integer), ("rate", .integer)])
+            + keys(
+                "region", [("name", .string), ("module", .string), ("token", .string), ("pinCredential", .string)])
     }()
 
     /// The sections, in the documented order.
     public static let sections = [
         "nfc", "camera", "lightsAndButtons", "receiptPrinter", "checkIns", "staff", "venue",
-        "reports", "warnings", "language", "clock", "metrics", "web", "screen", "speech",
+        "reports", "warnings", "language", "clock", "metrics", "web", "screen", "speech", "region",
     ]
 
     /// `checkIns` → `CHECK_INS`, `baseURL` → `BASE_URL`.

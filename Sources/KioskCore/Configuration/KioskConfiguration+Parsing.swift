@@ -142,6 +142,12 @@ extension KioskConfiguration {
             configuration.speech = readSpeech(&reader)
             reader.finish()
         }
+        switch top.section("region") {
+        case .null, .absent, .invalid: break
+        case .present(var reader):
+            configuration.region = readRegion(&reader)
+            reader.finish()
+        }
         for key in [
             "lightsAndButtons", "checkIns", "staff", "venue", "reports", "warnings", "language", "clock", "metrics",
             "web", "screen", "speech",
@@ -331,6 +337,29 @@ extension KioskConfiguration {
             }
         }
         return (listen, allowNonLoopback)
+    }
+
+    private static func readRegion(_ reader: inout ObjectReader) -> Region {
+        let name: String
+        if reader.members["name"] == nil {
+            _ = reader.value("name")
+            reader.log.add(
+                reader.keyPath("name"), "missing: the region's name, the same at every kiosk (or null for the section)")
+            name = ""
+        } else {
+            name = reader.string("name", default: "")
+            if let problem = Region.problem(withName: name) { reader.log.add(reader.keyPath("name"), problem) }
+        }
+        var region = Region(name: name)
+        region.module = reader.string("module", default: region.module)
+        checkAbsolutePath(region.module, at: reader.keyPath("module"), log: reader.log)
+        region.token = reader.string("token", default: region.token)
+        if let problem = Region.problem(withTokenLabel: region.token) {
+            reader.log.add(reader.keyPath("token"), problem)
+        }
+        region.pinCredential = reader.string("pinCredential", default: region.pinCredential)
+        checkCredentialName(region.pinCredential, at: reader.keyPath("pinCredential"), log: reader.log)
+        return region
     }
 
     private static func readReceiptPrinter(_ reader: inout ObjectReader) -> ReceiptPrinterConfiguration? {

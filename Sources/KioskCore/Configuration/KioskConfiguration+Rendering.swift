@@ -68,6 +68,13 @@ extension KioskConfiguration {
                 "device": .string(speech.device), "volume": int(speech.volume), "rate": int(speech.rate),
             ]),
         ]
+        top["region"] =
+            region.map {
+                .object([
+                    "name": .string($0.name), "module": .string($0.module), "token": .string($0.token),
+                    "pinCredential": .string($0.pinCredential),
+                ])
+            } ?? .null
         if receiptPrinter == nil { top["receiptPrinter"] = .null }
         return .object(top)
     }

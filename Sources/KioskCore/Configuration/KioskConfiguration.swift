@@ -30,6 +30,8 @@ public struct KioskConfiguration: Sendable, Equatable {
     public var screen = ScreenGeometry()
     public var language = LanguageSettings()
     public var speech = Speech()
+    /// The token with the region's keys for diary cards; nil (the default): none.
+    public var region: Region?
 
     /// The defaults.
     public init() {}

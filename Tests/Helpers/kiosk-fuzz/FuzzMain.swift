@@ -28,6 +28,8 @@ let fuzzTargets: [FuzzTarget] = [
     FuzzTarget(name: "control", summary: "a control socket request line", check: checkControlRequest),
     FuzzTarget(name: "http", summary: "a request to the local HTTP server, in chunks", check: checkHTTPRequest),
     FuzzTarget(name: "config", summary: "the configuration file and KIOSK_* variables", check: checkConfiguration),
+    FuzzTarget(
+        name: "region-keys", summary: "a region key export file (kiosk region import)", check: checkRegionKeyExport),
 ]
 
 /// Traps with `message` when `condition` is false (in every build configuration).

@@ -161,6 +161,14 @@ func writeSeeds(to directory: String) {
     )
     add("config", Array(#"{"stateDirectory": "/tmp/kiosk", "checkIns": {"dailyLimit": 3}}"#.utf8))
 
+    // A region key export: two generations and a day key (the wrapped bytes are arbitrary: not unwrapped here).
+    let regionKeys = RegionKeyExport(
+        systemIdentifier: DiaryDiversification.systemIdentifier(regionName: "Ticino"),
+        cards: [.init(generation: 1, wrapped: bytes(24, 11)), .init(generation: 2, wrapped: bytes(24, 12))],
+        dayKey: .init(day: 20_770, wrapped: bytes(24, 13)))
+    add("region-keys", Array(regionKeys.text.utf8))
+    add("region-keys", Array(regionKeys.text.replacingOccurrences(of: "card 2", with: "card 1").utf8))
+
     for (target, inputs) in seeds {
         let folder = directory + "/" + target + "-corpus"
         try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

@@ -366,7 +366,7 @@ import Testing
                 #"nfc.connection: expected "driver:port" with a libnfc driver (pn532_uart, pn532_i2c, pn532_spi, pn53x_usb, acr122_usb, acr122s, arygon), got "x""#,
                 "camera.width: must be 160 to 1920 pixels, got 1",
                 "checkIns.retentionDays: must be at most 14 days: stays are deleted 14 days after they end, got 30",
-                "colour: unknown key (known here: stateDirectory, logLevel, nfc, camera, lightsAndButtons, receiptPrinter, checkIns, staff, venue, reports, warnings, language, clock, metrics, web, screen, speech)",
+                "colour: unknown key (known here: stateDirectory, logLevel, nfc, camera, lightsAndButtons, receiptPrinter, checkIns, staff, venue, reports, warnings, language, clock, metrics, web, screen, speech, region)",
             ])
         do {
             _ = try KioskConfiguration.parse(json: text)

@@ -43,6 +43,16 @@ enum DESFireBytes {
         return difference == 0
     }
 
+    /// `value` as `count` bytes, least significant first (DESFire's offsets, lengths, sizes and AIDs).
+    static func littleEndian(_ value: Int, count: Int) -> [UInt8] {
+        (0..<count).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
+    }
+
+    /// The number `bytes` hold, least significant first.
+    static func integer(_ bytes: some Collection<UInt8>) -> Int {
+        bytes.reversed().reduce(0) { $0 << 8 | Int($1) }
+    }
+
     /// `bytes` rotated left by one byte (the first byte goes to the end), as DESFire rotates RndA and RndB.
     static func rotatedLeft(_ bytes: [UInt8]) -> [UInt8] {
         guard let first = bytes.first else { return bytes }

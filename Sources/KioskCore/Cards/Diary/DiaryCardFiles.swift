@@ -14,6 +14,9 @@ public protocol DiaryCardFiles {
     /// Writes `header` and, if given, appends `record` to the ring, in one transaction: after a tearing the card
     /// holds either all of it or none of it.
     func write(header: [UInt8], appending record: [UInt8]?) throws(DiaryCardError)
+    /// Writes `header` and replaces the whole ring by `ring` (oldest first; cleared when empty), in one
+    /// transaction: the holder's deletions and the marks of reported stays.
+    func replace(header: [UInt8], ring: [[UInt8]]) throws(DiaryCardError)
 }
 
 /// Why a diary card could not be read or written. Carries no key, UID or data.

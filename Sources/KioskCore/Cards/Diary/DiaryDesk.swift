@@ -85,7 +85,7 @@ public struct DiaryDesk: Sendable {
             if pushedOut { header.pushedOutUntold = true }
             let bytes: [UInt8]
             do { bytes = try header.encoded() } catch { throw .diary(error) }
-            if bytes != original || record != nil { try write(card, header: bytes, record: record) }
+            if bytes != original || record != nil { try write(card, bytes: bytes, record: record) }
             return .success(Tap(outcome: decision.outcome, language: language, pushedOut: header.pushedOutUntold))
         } catch {
             return .failure(error)
@@ -109,13 +109,13 @@ public struct DiaryDesk: Sendable {
         return policy.retention.kept(stays, clock: clock).sorted { $0.start > $1.start }
     }
 
-    private func readHeader(_ card: some DiaryCardFiles) throws(Failure) -> (bytes: [UInt8], header: DiaryHeader) {
+    func readHeader(_ card: some DiaryCardFiles) throws(Failure) -> (bytes: [UInt8], header: DiaryHeader) {
         let bytes: [UInt8]
         do { bytes = try card.readHeader() } catch { throw error == .cardGone ? .cardGone : .card(error) }
         do { return (bytes, try DiaryHeader(encoded: bytes)) } catch { throw .diary(error) }
     }
 
-    private func sealed(_ stay: Stay, number: UInt32, uid: [UInt8], today: DiaryDay) throws(Failure) -> [UInt8] {
+    func sealed(_ stay: Stay, number: UInt32, uid: [UInt8], today: DiaryDay) throws(Failure) -> [UInt8] {
         do {
             return try DiarySealing.seal(stay, number: number, uid: uid, keys: keys, today: today, crypto: crypto)
         } catch {
@@ -137,8 +137,14 @@ public struct DiaryDesk: Sendable {
         return label.day >= DiaryRetention.oldestOpenDay(today: today)
     }
 
-    private func write(_ card: some DiaryCardFiles, header: [UInt8], record: [UInt8]?) throws(Failure) {
-        do { try card.write(header: header, appending: record) } catch {
+    func write(_ card: some DiaryCardFiles, header: DiaryHeader, record: [UInt8]?) throws(Failure) {
+        let bytes: [UInt8]
+        do { bytes = try header.encoded() } catch { throw .diary(error) }
+        try write(card, bytes: bytes, record: record)
+    }
+
+    private func write(_ card: some DiaryCardFiles, bytes: [UInt8], record: [UInt8]?) throws(Failure) {
+        do { try card.write(header: bytes, appending: record) } catch {
             throw error == .cardGone ? .cardGone : .card(error)
         }
     }

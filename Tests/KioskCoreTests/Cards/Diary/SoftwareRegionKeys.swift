@@ -99,4 +99,14 @@ final class MemoryDiaryCard: DiaryCardFiles {
             if ring.count > ringRecords - 1 { ring.removeFirst() }
         }
     }
+
+    func replace(header: [UInt8], ring: [[UInt8]]) throws(DiaryCardError) {
+        if leaveBeforeCommit {
+            leaveBeforeCommit = false
+            throw .cardGone
+        }
+        writes += 1
+        self.header = header
+        self.ring = Array(ring.suffix(ringRecords - 1))
+    }
 }

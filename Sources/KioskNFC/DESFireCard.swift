@@ -1,0 +1,54 @@
+public import KioskCore
+
+/// A MIFARE DESFire card in the field, recognised, with the client to speak to it: what the reader hands on for a
+/// diary card (`docs/diary-card.md`). Valid while the card stays in the field; its client's session ends when the
+/// card leaves or errs (`DESFireClient`).
+///
+/// The card's `target` is as anticollision saw it: with DESFire's random-ID option its UID is random at every
+/// selection, so neither it nor `version.uid` (zeros until authenticated) identify the card; `getCardUID()` in a
+/// session does.
+public struct DESFireCard {
+    public let target: NFCTarget
+    /// GetVersion's answer: vendor 04 (NXP), type 01 (MIFARE DESFire).
+    public let version: DESFireVersion
+    /// The client over this card, no application selected and no session yet.
+    public let client: DESFireClient
+
+    /// Recognises a MIFARE DESFire among ISO/IEC 14443-4 type A cards: SAK bit 0x20 with an ATS, then a wrapped
+    /// GetVersion answered with vendor 04 and type 01. nil for any other card — an NTAG21x (SAK 00) is never sent
+    /// anything —, or one that answers GetVersion with an ISO/IEC 7816-4 error (a bank card). Throws the reader's
+    /// error when the card left during GetVersion or the reader failed.
+    public static func identify(
+        _ target: NFCTarget, over link: some TagLink, crypto: any CryptoProvider & AES128Cipher
+    ) throws(NFCError) -> DESFireCard? {
+        guard target.isISO14443Part4 else { return nil }
+        let transport = NFCDESFireTransport(link: link)
+        let client = DESFireClient(transport: transport, crypto: crypto)
+        do {
+            let version = try client.getVersion()
+            guard version.isDESFire else { return nil }
+            return DESFireCard(target: target, version: version, client: client)
+        } catch .transport {
+            throw transport.lastError ?? NFCError(code: .radioTransmission)
+        } catch {
+            return nil
+        }
+    }
+}
+
+/// What a reader does with a MIFARE DESFire card placed on it. Without one (`NFCReader`'s default), a DESFire
+/// card is read as before: not a kiosk card, nothing sent to it.
+///
+/// `serve` runs on the reader's thread while the card lies on the reader, with the card recognised and its
+/// client ready; what it returns is reported as the card's read (`NFCCardEvent.card`), nil reports nothing. The
+/// reader then waits for the card to leave, as for any card. It must not keep the card or its client.
+public struct DESFireCardHandler: Sendable {
+    public let crypto: any CryptoProvider & AES128Cipher
+    public let serve: @Sendable (DESFireCard) -> CardReadResult?
+
+    public init(crypto: any CryptoProvider & AES128Cipher, serve: @escaping @Sendable (DESFireCard) -> CardReadResult?)
+    {
+        self.crypto = crypto
+        self.serve = serve
+    }
+}
