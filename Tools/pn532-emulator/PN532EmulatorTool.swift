@@ -54,7 +54,8 @@ struct PN532EmulatorTool {
         }
         if placeCard {
             if let desfireMemory {
-                card = desfireCard(memory: desfireMemory, uid: uid, capacity: model == "desfire8k" ? .ev1_8K : .ev1_4K)
+                card = desfireCard(
+                    memory: desfireMemory, uid: uid, capacity: model == "desfire8k" ? .ev1_8K : .ev1_4K)
             } else {
                 guard let made = makeCard(model, uid: uid) else { fail("unknown card \(model)") }
                 card = made

@@ -1,5 +1,5 @@
 internal import Foundation
-internal import KioskCore
+public import KioskCore
 internal import Synchronization
 
 /// The NFC side of a simulated kiosk: the PN532 emulator on a pseudo-terminal, which the daemon opens through the
@@ -59,6 +59,21 @@ public final class SimulatedCardReader: Sendable {
             return card
         }
         emulator.place(card)
+    }
+
+    /// Puts diary card `number` on the reader: a MIFARE DESFire EV1 4K (`EmulatedDESFire`) whose memory is the file
+    /// `diary-card-N.json` in the simulation directory (`DESFireCardMemory`: another simulated kiosk pointed at the
+    /// same file sees the same card), factory-fresh the first time. `kiosk simulate tap` cannot ask for it yet: the
+    /// daemon's control request and its `SimulatedCardSlot` only know numbered NTAG cards and a foreign card.
+    public func placeDiaryCard(number: Int, cipher: any AES128Cipher) throws(DESFireCardMemory.Failure) {
+        if hasCard { remove() }
+        let path = ((file as NSString).deletingLastPathComponent as NSString).appendingPathComponent(
+            "diary-card-\(number).json")
+        var uid = Self.uid(for: number)
+        uid[1] = 0x44  // "D": not the UID of the NTAG card with the same number
+        let card = try EmulatedDESFire(
+            memory: DESFireCardMemory(path: path), initial: DESFireCardImage(uid: uid), cipher: cipher)
+        emulator.place(.desfire(card))
     }
 
     /// Puts a card that is not a kiosk card on the reader (a bank card), to see it refused.

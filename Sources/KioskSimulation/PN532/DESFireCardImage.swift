@@ -56,9 +56,11 @@ public struct DESFireCardImage: Codable, Equatable, Sendable {
 
 /// A DESFire EV1 card's memory size.
 public enum DESFireCapacity: String, Codable, Equatable, Sendable, CaseIterable {
-    /// MF3ICD41: 4 KB of user memory.
+    /// MF3ICD41: 4 KB of user memory. (The names keep the product's own spelling.)
+    // swift-format-ignore: AlwaysUseLowerCamelCase
     case ev1_4K = "4K"
     /// MF3ICD81: 8 KB of user memory.
+    // swift-format-ignore: AlwaysUseLowerCamelCase
     case ev1_8K = "8K"
 
     /// What GetFreeMemory reports on an empty card. Real EV1 cards report more than their nominal size: 4,864 bytes

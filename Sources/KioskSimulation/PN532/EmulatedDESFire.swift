@@ -29,6 +29,8 @@ public struct EmulatedDESFire: Sendable {
     /// What the last frame cost the card (its time model, `DESFireTiming`).
     public internal(set) var lastCost = DESFireTiming.Cost()
     var powered = false
+    /// Whether the card is in a field (powered up); a tear or a removal takes it out.
+    public var isPowered: Bool { powered }
     var halted = false
     var session = Session()
 
@@ -65,7 +67,7 @@ public struct EmulatedDESFire: Sendable {
     // MARK: Power and activation
 
     /// The field reaches the card: it loads its memory and, with random UID on, draws this power-up's UID.
-    mutating func powerOn() {
+    public mutating func powerOn() {
         guard !powered else { return }
         powered = true
         halted = false
@@ -82,14 +84,14 @@ public struct EmulatedDESFire: Sendable {
     }
 
     /// Anticollision and RATS done: a new ISO-DEP session with the PICC level selected.
-    mutating func activate() {
+    public mutating func activate() {
         powerOn()
         halted = false
         session = Session()
     }
 
     /// S(DESELECT) or HLTA: the session ends, uncommitted writes are discarded.
-    mutating func deselect() {
+    public mutating func deselect() {
         halted = true
         session = Session()
     }
@@ -166,7 +168,8 @@ public struct EmulatedDESFire: Sendable {
             session.authenticating = nil
             body = []
         }
-        if status == 0x00 || status == 0xAF, let first = session.pendingSplit {
+        if status == 0x00 || status == 0xAF, body.count > Self.maximumFrameData || session.pendingSplit != nil {
+            let first = session.pendingSplit ?? []
             // The answer is longer than one frame: its first part now, the rest when asked with AF.
             session.pendingSplit = nil
             var parts: [[UInt8]] = []
@@ -309,5 +312,13 @@ struct DESFireCardChannel: Equatable, Sendable {
     /// An enciphered response: data ‖ CRC32(data ‖ 00), padded and enciphered.
     mutating func sealResponse(_ data: [UInt8], cipher: any AES128Cipher) -> [UInt8] {
         encipher(data + DESFireCRC32.bytes(data + [0x00]), cipher: cipher)
+    }
+}
+
+extension PN532Emulator {
+    /// The DESFire card on the antenna as it is now, if a DESFire card is there.
+    public var desfireCard: EmulatedDESFire? {
+        if case .desfire(let card) = card { return card }
+        return nil
     }
 }
