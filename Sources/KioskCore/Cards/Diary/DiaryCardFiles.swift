@@ -21,6 +21,11 @@ public enum DiaryCardError: Error, Equatable, Sendable {
     /// The card left the field (or stopped answering) before the exchange finished; nothing of an unfinished
     /// transaction was kept.
     case cardGone
+    /// The card holds no diary (a DESFire card never made a diary card, or formatted since).
+    case notADiaryCard
+    /// The card's keys are of no generation this kiosk holds, or its answer to them was wrong: a card of another
+    /// region, one whose generation was retired, or a forgery.
+    case keysDoNotMatch
     /// The card answered with an error status (DESFire's status byte, named in the text): not a diary card of this
     /// region, keys that do not match, a damaged file.
     case refused(String)
