@@ -286,7 +286,7 @@ let package = Package(
             providers: [.apt(["libfreefare-dev"])]
         ),
         // Reads a DESFire card through libnfc and libfreefare and prints what it finds: the independent judge of the
-        // emulated DESFire card (Tests/KioskSimulationTests/PN532/EmulatedDESFireJudgeTests.swift).
+        // emulated DESFire card (Tests/KioskSimulationTests/EmulatedDESFireJudgeTests.swift).
         .executableTarget(
             name: "desfire-judge",
             dependencies: ["CFreefareJudge"],
