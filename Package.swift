@@ -338,7 +338,8 @@ let package = Package(
         .testTarget(name: "KioskHTTPTests", dependencies: ["KioskHTTP"], swiftSettings: strictness),
         // Against a real SoftHSM2 (Debian's softhsm2), one token directory per test.
         .testTarget(
-            name: "KioskPKCS11Tests", dependencies: ["KioskPKCS11", "KioskCore", "KioskOpenSSL"],
+            name: "KioskPKCS11Tests",
+            dependencies: ["KioskPKCS11", "KioskCore", "KioskOpenSSL", "KioskNFC", "KioskSimulation"],
             swiftSettings: strictness),
         .testTarget(
             name: "KioskSpeechTests",
