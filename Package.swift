@@ -33,6 +33,7 @@ let package = Package(
         .executable(name: "kiosk-bench-camera", targets: ["kiosk-bench-camera"]),
         .executable(name: "kiosk-bench-daemon", targets: ["kiosk-bench-daemon"]),
         .executable(name: "kiosk-bench-region", targets: ["kiosk-bench-region"]),
+        .executable(name: "kiosk-bench-diary", targets: ["kiosk-bench-diary"]),
         .executable(name: "kiosk-camera-probe", targets: ["kiosk-camera-probe"]),
     ],
     dependencies: [
@@ -215,6 +216,12 @@ let package = Package(
                 argumentParser,
             ],
             path: "Tools/kiosk-bench",
+            swiftSettings: strictness
+        ),
+        .executableTarget(
+            name: "kiosk-bench-diary",
+            dependencies: ["KioskNFC", "KioskSimulation", "KioskCore", "KioskOpenSSL", "KioskPKCS11"],
+            path: "Tools/kiosk-bench-diary",
             swiftSettings: strictness
         ),
         .executableTarget(
