@@ -93,16 +93,19 @@ public final class RegionWarnings: Sendable {
     }
 
     /// Drops records past the retention at `now` (UNIX seconds), from memory and from the file; at most once a UTC
-    /// day, as records age by whole days.
+    /// day, as records age by whole days. The first prune after start writes the file in any case: what was read
+    /// back at start was pruned already, but only in memory.
     public func prune(now: Int64) throws(WarningsSyncError) {
         try writing.withLock { (prunedDay: inout Int64) throws(WarningsSyncError) in
             let day = StayPreparation.floorTo(now, 86_400) / 86_400
             guard day > prunedDay else { return }
+            let first = prunedDay == Int64.min
             prunedDay = day
             var pruned = index
             let before = (pruned.ckprRecordCount, pruned.cwaWarningCount, pruned.cwaReportCount)
             pruned.prune(now: now, parameters: Self.retention)
-            guard (pruned.ckprRecordCount, pruned.cwaWarningCount, pruned.cwaReportCount) != before else { return }
+            guard (pruned.ckprRecordCount, pruned.cwaWarningCount, pruned.cwaReportCount) != before || first
+            else { return }
             kept.withLock { $0 = pruned }
             try write(pruned)
         }
