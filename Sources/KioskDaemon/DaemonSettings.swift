@@ -50,6 +50,8 @@ public struct DaemonSettings: Sendable {
     public var warningsMaxPackageBytes = KioskConfiguration.Warnings.defaultMaxPackageBytes
     /// The most bytes a CWA `export.bin` may inflate to (`warnings.maxInflatedBytes`).
     public var warningsMaxInflatedBytes = KioskConfiguration.Warnings.defaultMaxInflatedBytes
+    /// Whether the region's published records are kept too, for diary cards (`warnings.keepRegion`).
+    public var warningsKeepRegion = false
     /// A venue code to bind at start (`venue.code`); nil: the venue is bound at the kiosk. Never logged.
     public var venueCode: String?
     /// How the kiosk knows the system clock is set (`clock.source`; ignored when simulating).
@@ -122,6 +124,7 @@ extension DaemonSettings {
         warningsSyncInterval = .seconds(configuration.warnings.syncIntervalMinutes * 60)
         warningsMaxPackageBytes = configuration.warnings.maxPackageBytes
         warningsMaxInflatedBytes = configuration.warnings.maxInflatedBytes
+        warningsKeepRegion = configuration.warnings.keepRegion
         venueCode = configuration.venue.code
         clockSource = configuration.clock.source
         webListen = configuration.web.listen

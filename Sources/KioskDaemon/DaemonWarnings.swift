@@ -9,8 +9,10 @@ internal import Synchronization
 
 /// The kiosk's warnings: fetched from the configured authorities — CKPW/1 packages (`warnings.baseURL`), Corona-Warn-App
 /// hourly packages (`warnings.cwaBaseURL`), either or both — or loaded from a folder staff bring on a USB stick; signed
-/// packages only, under the same configured keys either way. Only records that could concern this kiosk's venue are
-/// kept, and they are matched against a card's stays when the card taps (the only moment the stays are readable).
+/// packages only, under the same configured keys either way. Records that could concern this kiosk's venue are kept,
+/// and they are matched against a card's stays when the card taps (the only moment the stays are readable). With
+/// `warnings.keepRegion` every valid CKPW/1 and CWA record of the region is kept too (`RegionWarnings`, fed by the
+/// clients from the packages they accepted), for a diary card's stays at any venue of the region (`matchRegion`).
 public final class DaemonWarnings: WarningSource {
     let client: WarningsClient?
     let cwaClient: CWAWarningsClient?
@@ -22,13 +24,16 @@ public final class DaemonWarnings: WarningSource {
     let parameters: PresenceTracingParameters
     /// The region of the CWA packages (`DE`), for finding them in a copy of the distribution layout.
     let cwaRegion: String
+    /// The region's records (`warnings.keepRegion`), shared with the clients that feed it; nil when not kept.
+    let region: RegionWarnings?
     private let lastSync = Mutex<String>("never")
 
     init(
         client: WarningsClient?, cwaClient: CWAWarningsClient? = nil,
         crowdNotifierClient: CrowdNotifierWarningsClient? = nil, crypto: OpenSSLCrypto, clock: any ClockSource,
-        parameters: PresenceTracingParameters = .cwaProduction, cwaRegion: String = "DE"
+        parameters: PresenceTracingParameters = .cwaProduction, cwaRegion: String = "DE", region: RegionWarnings? = nil
     ) {
+        self.region = region
         self.client = client
         self.cwaClient = cwaClient
         self.crowdNotifierClient = crowdNotifierClient
@@ -77,6 +82,25 @@ public final class DaemonWarnings: WarningSource {
             }
         }
         return result.matches.isEmpty ? nil : result
+    }
+
+    /// The matches of the region's records (CKPW/1 and CWA, `warnings.keepRegion`) for stays at any venue of the
+    /// region — a diary card's — as one result, with the same rules as `match`: the authority's published risk
+    /// criteria, a holder's own reports never warning them, nil when nothing matched. Nil too when the region's
+    /// records are not kept. CrowdNotifier events are not kept for the region.
+    public func matchRegion(_ stays: [MatchableStay]) async -> ExposureResult? {
+        guard let region else { return nil }
+        let now = Int64(clock.read().now.timeIntervalSince1970)
+        let parameters = await client?.parameters ?? self.parameters
+        let result = WarningMatcher.match(
+            stays: stays, region: region.index, now: now, parameters: parameters, crypto: crypto)
+        return result.matches.isEmpty ? nil : result
+    }
+
+    /// The time the region's records are judged by: the latest the real time can be, as for the venue's records.
+    static func regionTime(_ clock: any ClockSource) -> Int64 {
+        let reading = clock.read()
+        return Int64((reading.latest ?? reading.now).timeIntervalSince1970)
     }
 
     /// The identities of a CrowdNotifier venue for every hour a stay there could still be held.
@@ -129,6 +153,8 @@ public final class DaemonWarnings: WarningSource {
         if let cwaClient {
             try? await cwaClient.retain(locationIdHashes: interestingHashes(venues: venues), now: lower)
         }
+        // The region's records concern no stay of this kiosk: they go by their age alone.
+        try? region?.prune(now: lower)
     }
 
     /// The CWA `locationIdHash`es of `venues` (SHA-256 of each `locationId`).
@@ -160,6 +186,7 @@ public final class DaemonWarnings: WarningSource {
         }
         // And what the fetch added or made obsolete.
         await prune(venues: venues)
+        lines += regionLines
         let summary = lines.joined(separator: " ")
         lastSync.withLock { $0 = summary }
         return (ok, lines)
@@ -342,7 +369,16 @@ public final class DaemonWarnings: WarningSource {
                 ok = false
             }
         }
-        return (ok, lines)
+        return (ok, lines + regionLines)
+    }
+
+    /// What the region's index holds, when it is kept: counts only.
+    var regionLines: [String] {
+        guard let region else { return [] }
+        let index = region.index
+        return [
+            "Warnings (region): \(index.ckprRecordCount) CKPW/1 record(s), \(index.cwaWarningCount + index.cwaReportCount) CWA record(s) kept."
+        ]
     }
 
     /// Where a copy of the CWA distribution layout for this kiosk's region lies in `directory`, if anywhere.
@@ -392,17 +428,24 @@ public final class DaemonWarnings: WarningSource {
         } catch {
             throw .warnings("\(directory) cannot be created")
         }
+        let region =
+            settings.warningsKeepRegion
+            ? RegionWarnings(stateDirectory: directory, now: { Self.regionTime(clock) }) : nil
+        if !settings.warningsKeepRegion {
+            // Switched off: the region's records are no longer wanted, on disk either.
+            try? FileManager.default.removeItem(atPath: directory + "/" + RegionWarnings.fileName)
+        }
         let client = both(settings.warningsBaseURL, ckpwKey).map {
             WarningsClient(
                 baseURL: $0, verifier: $1, stateDirectory: directory,
-                maximumPackageSize: settings.warningsMaxPackageBytes
+                maximumPackageSize: settings.warningsMaxPackageBytes, region: region
             )
         }
         let cwaClient = both(settings.warningsCWABaseURL, cwaKey).map {
             CWAWarningsClient(
                 baseURL: $0, verifier: $1, stateDirectory: directory,
                 maximumArchiveSize: settings.warningsMaxPackageBytes,
-                maximumExportSize: settings.warningsMaxInflatedBytes)
+                maximumExportSize: settings.warningsMaxInflatedBytes, region: region)
         }
         // CrowdNotifier events are published beside the CKPW/1 index and signed with the same key.
         let crowdNotifierClient = both(settings.warningsBaseURL, ckpwKey).map {
@@ -411,7 +454,7 @@ public final class DaemonWarnings: WarningSource {
         return DaemonWarnings(
             client: client, cwaClient: cwaClient, crowdNotifierClient: crowdNotifierClient, crypto: crypto,
             clock: clock,
-            cwaRegion: settings.warningsCWABaseURL.map(Self.region(ofCWABaseURL:)) ?? "DE")
+            cwaRegion: settings.warningsCWABaseURL.map(Self.region(ofCWABaseURL:)) ?? "DE", region: region)
     }
 
     /// The region a CWA base URL names (`…/twp/country/DE` → `DE`); `DE` when it names none.

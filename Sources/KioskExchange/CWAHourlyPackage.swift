@@ -50,11 +50,11 @@ public enum CWAHourlyPackage {
     /// The same checks as `open(_:…)` on a zip in a file, never holding `export.bin`: the zip's directory is read from
     /// the file, `export.bin` is inflated in chunks (at most `maximumExportSize` bytes: a zip bomb stops there) and
     /// streamed through the verifier's SHA-256; only when a signature of `export.sig` verifies is it inflated again
-    /// and read by `CWATraceWarningPackageReader`, keeping only records whose `locationIdHash` is in `hashes`.
-    /// Returns the package holding only those records. `path` must be a file only the kiosk writes (a download, or a
+    /// and read by `CWATraceWarningPackageReader`, keeping only records whose `locationIdHash` is in `hashes` (nil:
+    /// every record, for a kiosk keeping its region's warnings). Returns the package holding only those records. `path` must be a file only the kiosk writes (a download, or a
     /// private copy of a stick's file): both passes read it. `onVerified` runs between them.
     public static func open(
-        path: String, verifier: any StreamingSignatureVerifier, keepingLocationIdHashes hashes: Set<[UInt8]>,
+        path: String, verifier: any StreamingSignatureVerifier, keepingLocationIdHashes hashes: Set<[UInt8]>?,
         expectedHour: UInt32? = nil, maximumArchiveSize: Int = defaultMaximumArchiveSize,
         maximumExportSize: Int = defaultMaximumExportSize, onVerified: () -> Void = {}
     ) throws(CWAPackageError) -> CWATraceWarningPackage {

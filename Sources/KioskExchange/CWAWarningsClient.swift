@@ -24,6 +24,9 @@ public actor CWAWarningsClient {
     public private(set) var state: CWAWarningsState
     /// The kept records, filed by `locationIdHash` for matching at a tap.
     public private(set) var warnings: CWAWarningSet
+    /// The region's records, when the kiosk keeps them (`warnings.keepRegion`): every record of each hour taken is
+    /// handed to it, besides the venue's kept here.
+    public let region: RegionWarnings?
     /// Runs between an hour's signature check and its parse: tests rewrite the stick's file there.
     package var onVerified: @Sendable () -> Void = {}
 
@@ -46,13 +49,16 @@ public actor CWAWarningsClient {
 
     /// `maximumArchiveSize` bounds each zip, downloaded or read from a stick (`warnings.maxPackageBytes`);
     /// `maximumExportSize` bounds its `export.bin` once inflated (`warnings.maxInflatedBytes`: a zip bomb stops there).
+    /// `region` keeps the region's records too; when it found none stored, the hours taken before are forgotten, to
+    /// be fetched again for it.
     public init(
         baseURL: String, verifier: any StreamingSignatureVerifier, stateDirectory: String,
         timeout: Duration = .seconds(30), maximumArchiveSize: Int = CWAHourlyPackage.defaultMaximumArchiveSize,
         maximumExportSize: Int = CWAHourlyPackage.defaultMaximumExportSize,
         maximumBytesPerSync: Int = CWAWarningsClient.defaultMaximumBytesPerSync,
         now: @escaping @Sendable () -> Int64 = CWAWarningsClient.systemTime,
-        freeBytes: @escaping @Sendable (String) -> Int? = CWAWarningsClient.freeBytes(in:)
+        freeBytes: @escaping @Sendable (String) -> Int? = CWAWarningsClient.freeBytes(in:),
+        region: RegionWarnings? = nil
     ) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.verifier = verifier
@@ -63,7 +69,12 @@ public actor CWAWarningsClient {
         self.maximumBytesPerSync = maximumBytesPerSync
         self.now = now
         self.freeBytes = freeBytes
-        let state = (try? CWAWarningsState.load(from: stateDirectory)) ?? CWAWarningsState()
+        var state = (try? CWAWarningsState.load(from: stateDirectory)) ?? CWAWarningsState()
+        if let region, region.startedEmpty {
+            state.seenHours = []
+            state.indexETag = nil
+        }
+        self.region = region
         self.state = state
         self.warnings = state.makeSet()
     }
@@ -166,7 +177,8 @@ public actor CWAWarningsClient {
             }
             do {
                 let package = try CWAHourlyPackage.open(
-                    path: path, verifier: verifier, keepingLocationIdHashes: interestingHashes, expectedHour: hour,
+                    path: path, verifier: verifier, keepingLocationIdHashes: region == nil ? interestingHashes : nil,
+                    expectedHour: hour,
                     maximumArchiveSize: maximumArchiveSize, maximumExportSize: maximumExportSize,
                     onVerified: onVerified)
                 report.recordsKept += keep(package, interestingHashes: interestingHashes)
@@ -211,7 +223,8 @@ public actor CWAWarningsClient {
             defer { unlink(downloadPath) }
             do {
                 let package = try CWAHourlyPackage.open(
-                    path: downloadPath, verifier: verifier, keepingLocationIdHashes: interestingHashes,
+                    path: downloadPath, verifier: verifier,
+                    keepingLocationIdHashes: region == nil ? interestingHashes : nil,
                     maximumArchiveSize: maximumArchiveSize, maximumExportSize: maximumExportSize,
                     onVerified: onVerified)
                 report.recordsKept += keep(package, interestingHashes: interestingHashes)
@@ -281,7 +294,9 @@ public actor CWAWarningsClient {
     /// Where an hour's zip is downloaded to while it is checked and read (the state directory, removed after).
     private var downloadPath: String { statePath + "/cwa-hour.download" }
 
+    /// Keeps the package's records about the kiosk's venues (and hands the region every record, when it is kept).
     private func keep(_ package: CWATraceWarningPackage, interestingHashes: Set<[UInt8]>) -> Int {
+        region?.add(cwa: package)
         let kept = package.keeping(locationIdHashes: interestingHashes)
         var hours = state.reportHours ?? [:]
         for report in kept.checkInProtectedReports where hours[Hex.encode(report.serialized)] == nil {
@@ -292,6 +307,8 @@ public actor CWAWarningsClient {
     }
 
     private func persist() throws(WarningsSyncError) {
+        // The region's records are written before the hours they came in are marked as taken.
+        try region?.commit()
         state.warnings = warnings.warningsByHash.values.flatMap { $0.map { Hex.encode($0.serialized) } }.sorted()
         state.reports = warnings.reportsByHash.values.flatMap { $0.map { Hex.encode($0.serialized) } }.sorted()
         let kept = Set(state.reports)

@@ -99,14 +99,15 @@ enum StreamedPackageFile {
     }
 
     /// Verifies `signature` over the CKPW/1 package at `path` (streamed through the verifier's SHA-256), then, only if
-    /// it holds, feeds the file again chunk by chunk to a `WarningPackageReader` keeping `tags`. `path` must be a file
-    /// only the kiosk writes (a download, or a `privateCopy`). `onVerified` runs between the two passes.
+    /// it holds, feeds the file again chunk by chunk to a `WarningPackageReader` keeping `tags` (and gathering every
+    /// record when `gatheringAll`). `path` must be a file only the kiosk writes (a download, or a `privateCopy`).
+    /// `onVerified` runs between the two passes.
     static func readCKPW(
         _ path: String, signature: [UInt8], verifier: any StreamingSignatureVerifier, limit: Int,
-        keepingTags tags: Set<[UInt8]>, onVerified: () -> Void = {}
+        keepingTags tags: Set<[UInt8]>, gatheringAll: Bool = false, onVerified: () -> Void = {}
     ) throws(PackageFileFailure) -> WarningPackageReader.Result {
         guard !signature.isEmpty else { throw .package(.unsigned) }
-        var reader = WarningPackageReader(keepingTags: tags)
+        var reader = WarningPackageReader(keepingTags: tags, gatheringAll: gatheringAll)
         var failure: WarningPackageError?
         try verifyThenRead(
             path, limit: limit, hash: verifier.makeSHA256(),

@@ -22,23 +22,33 @@ public actor WarningsClient {
     public private(set) var state: WarningsState
     /// The kept records, indexed by tag, for matching at a tap: rebuilt when the records change, never per tap.
     public private(set) var index: WarningIndex
+    /// The region's records, when the kiosk keeps them (`warnings.keepRegion`): every record of each package taken
+    /// is handed to it, besides the venue's kept here.
+    public let region: RegionWarnings?
     /// Runs between a package's signature check and its parse: tests rewrite the stick's file there.
     package var onVerified: @Sendable () -> Void = {}
 
     package func setOnVerified(_ hook: @escaping @Sendable () -> Void) { onVerified = hook }
 
     /// `baseURL` is where `index.json` lives (e.g. `https://warnings.example/warnings`). `maximumPackageSize` bounds
-    /// each package, downloaded or read from a stick (`warnings.maxPackageBytes`).
+    /// each package, downloaded or read from a stick (`warnings.maxPackageBytes`). `region` keeps the region's
+    /// records too; when it found none stored, the packages taken before are forgotten, to be fetched again for it.
     public init(
         baseURL: String, verifier: any StreamingSignatureVerifier, stateDirectory: String,
-        timeout: Duration = .seconds(30), maximumPackageSize: Int = WarningPackage.defaultMaximumSize
+        timeout: Duration = .seconds(30), maximumPackageSize: Int = WarningPackage.defaultMaximumSize,
+        region: RegionWarnings? = nil
     ) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.verifier = verifier
         self.statePath = stateDirectory
         self.timeout = timeout
         self.maximumPackageSize = maximumPackageSize
-        let state = (try? WarningsState.load(from: stateDirectory)) ?? WarningsState()
+        var state = (try? WarningsState.load(from: stateDirectory)) ?? WarningsState()
+        if let region, region.startedEmpty {
+            state.seenPackages = []
+            state.indexETag = nil
+        }
+        self.region = region
         self.state = state
         self.index = state.makeIndex()
     }
@@ -145,7 +155,8 @@ public actor WarningsClient {
             do throws(PackageFileFailure) {
                 let package = try StreamedPackageFile.readCKPW(
                     path, signature: packageSignature, verifier: verifier, limit: maximumPackageSize,
-                    keepingTags: interestingTags, onVerified: onVerified)
+                    keepingTags: interestingTags, gatheringAll: region != nil, onVerified: onVerified)
+                region?.add(ckprRecords: package.all, publishedAt: Int64(clamping: package.createdAt))
                 report.recordsKept += state.add(package.kept, keepingTags: interestingTags)
                 report.packagesFetched += 1
                 state.seenPackages.insert(entry.sequence)
@@ -190,7 +201,8 @@ public actor WarningsClient {
                 try StreamedPackageFile.privateCopy(of: path, to: downloadPath, limit: maximumPackageSize)
                 let package = try StreamedPackageFile.readCKPW(
                     downloadPath, signature: signature, verifier: verifier, limit: maximumPackageSize,
-                    keepingTags: interestingTags, onVerified: onVerified)
+                    keepingTags: interestingTags, gatheringAll: region != nil, onVerified: onVerified)
+                region?.add(ckprRecords: package.all, publishedAt: Int64(clamping: package.createdAt))
                 report.recordsKept += state.add(package.kept, keepingTags: interestingTags)
                 report.packagesFetched += 1
             } catch .oversized {
@@ -233,6 +245,8 @@ public actor WarningsClient {
 
     private func persist() throws(WarningsSyncError) {
         index = state.makeIndex()
+        // The region's records are written before the packages they came in are marked as taken.
+        try region?.commit()
         do { try state.save(to: statePath) } catch { throw .storage }
     }
 

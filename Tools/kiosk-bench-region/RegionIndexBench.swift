@@ -116,6 +116,41 @@ struct RegionIndexBench: ParsableCommand {
                 clock.measure { result = WarningMatcher.match(stays: card, region: index, now: now, crypto: crypto) })
         }
         times.sort()
+
+        // A later sync adding one more package (`RegionWarnings.commit`: merged into the built index), then a
+        // restart (the stored bytes read back and built again): each timed, with the peak memory it raised above
+        // what was resident before it (VmHWM reset through `/proc/self/clear_refs`).
+        var extra = RegionWarningIndex.Builder()
+        switch kind {
+        case .ckpr:
+            let bytes = try crypto.randomBytes(count: perPackage * CKPR.recordLength)
+            extra.add(ckprRecordBytes: ContiguousArray(bytes), publishedAt: now)
+        case .cwa:
+            let bytes = try crypto.randomBytes(count: perPackage * 32)
+            extra.add(
+                cwaWarnings: (0..<perPackage).map {
+                    CWATraceWarning(
+                        locationIdHash: Array(bytes[($0 * 32)..<(($0 + 1) * 32)]),
+                        startIntervalNumber: UInt32(today * 144), period: 6, transmissionRiskLevel: 5)
+                }, reports: [], publishedAt: now)
+        }
+        let rssBeforeMerge = try resetPeak()
+        let mergeStart = clock.now
+        let merged = index.merging(extra, now: now)
+        let mergeTime = clock.now - mergeStart
+        let mergePeak = try resident().hwm - rssBeforeMerge
+        let storeStart = clock.now
+        var stored: [UInt8]? = merged.stored
+        let storeTime = clock.now - storeStart
+        let storedBytes = stored?.count ?? 0
+        let rssBeforeRestore = try resetPeak()
+        let restoreStart = clock.now
+        let restoredBuilder = stored!.withUnsafeBytes { RegionWarningIndex.Builder(stored: $0) }
+        stored = nil
+        let restored = restoredBuilder?.build(now: now)
+        let restoreTime = clock.now - restoreStart
+        let restorePeak = try resident().hwm - rssBeforeRestore
+
         let kept = index.ckprRecordCount + index.cwaWarningCount
         print(
             """
@@ -128,6 +163,10 @@ struct RegionIndexBench: ParsableCommand {
             build: add \(ms(addTime)) ms + sort \(ms(sortTime)) ms = \(ms(addTime + sortTime)) ms
             tap (\(card.count) stays, \(taps) taps): p50 \(ms(times[times.count / 2])) ms, \
             p99 \(ms(times[min(times.count - 1, times.count * 99 / 100)])) ms, \(result?.matches.count ?? 0) matches
+            merge a package of \(perPackage): \(ms(mergeTime)) ms, peak +\(mib(mergePeak)) MiB over VmRSS; \
+            stored: \(storedBytes) bytes in \(ms(storeTime)) ms; read back and built: \(ms(restoreTime)) ms, \
+            peak +\(mib(restorePeak)) MiB over VmRSS (the bytes included), \
+            \((restored?.ckprRecordCount ?? 0) + (restored?.cwaWarningCount ?? 0)) records
             """)
     }
 
@@ -143,6 +182,16 @@ struct RegionIndexBench: ParsableCommand {
             return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
         }
         return (kilobytes("VmRSS") * 1024, kilobytes("VmHWM") * 1024)
+    }
+
+    /// Resets this process's VmHWM to its VmRSS (`echo 5 > /proc/self/clear_refs`); returns that VmRSS in bytes.
+    private func resetPeak() throws -> Int {
+        guard let handle = FileHandle(forWritingAtPath: "/proc/self/clear_refs") else {
+            throw ValidationError("/proc/self/clear_refs cannot be written")
+        }
+        try handle.write(contentsOf: Data("5".utf8))
+        try handle.close()
+        return try resident().rss
     }
 
     private func mib(_ bytes: Int) -> String { String(format: "%.1f", Double(bytes) / 1_048_576) }

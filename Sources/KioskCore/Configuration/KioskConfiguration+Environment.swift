@@ -71,7 +71,7 @@ extension KioskConfiguration {
                 [
                     ("baseURL", .optionalString), ("cwaBaseURL", .optionalString), ("syncIntervalMinutes", .integer),
                     ("maxPackageBytes", .integer), ("maxInflatedBytes", .integer),
-                    ("publicKey", .string), ("cwaPublicKey", .string), ("message", .string),
+                    ("publicKey", .string), ("cwaPublicKey", .string), ("message", .string), ("keepRegion", .bool),
                 ])
             + keys("language", [("default", .string)])
             + keys("clock", [("source", .string)])

@@ -290,6 +290,7 @@ extension KioskConfiguration {
             if key == "publicKey" { warnings.publicKey = value } else { warnings.cwaPublicKey = value }
         }
         warnings.message = reader.string("message", default: warnings.message)
+        warnings.keepRegion = reader.bool("keepRegion", default: warnings.keepRegion)
         let trimmed = warnings.message.trimmingCharacters(in: .whitespacesAndNewlines)
         if trimmed.isEmpty {
             reader.log.add(reader.keyPath("message"), "must not be empty: it tells a warned visitor what to do")

@@ -154,6 +154,10 @@ public struct KioskConfiguration: Sendable, Equatable {
         public var cwaPublicKey = "cwa-public-key.pem"
         /// Shown on the screen and printed on the slip when a visitor's stay matches a warning.
         public var message = Warnings.defaultMessage
+        /// Whether every valid record of the region's packages is kept too (`RegionWarnings`), not only those that
+        /// could concern this kiosk's venue: diary cards carry stays from any venue of the region and are matched at
+        /// the tap. Costs memory (about 76 bytes a CKPR/1 record, 25 a CWA warning) and disk of the same size.
+        public var keepRegion = false
 
         public init() {}
 

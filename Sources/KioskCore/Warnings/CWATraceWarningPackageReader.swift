@@ -13,7 +13,8 @@ public struct CWATraceWarningPackageReader: Sendable {
     /// A record larger than this is refused (CWA's are under 200 bytes).
     public static let maximumRecordSize = 64 * 1024
 
-    private let wanted: Set<[UInt8]>
+    /// nil: every record is kept (a kiosk keeping its region's warnings).
+    private let wanted: Set<[UInt8]>?
     /// Bytes of a field not complete yet (never more than one record and its key and length).
     private var pending: [UInt8] = []
     private var hour: UInt32 = 0
@@ -27,8 +28,8 @@ public struct CWATraceWarningPackageReader: Sendable {
     /// something is malformed, as SwiftProtobuf keeps unknown fields.
     private var sawUnknownField = false
 
-    /// `locationIdHashes`: the SHA-256 of each of the kiosk's venues' location IDs.
-    public init(keepingLocationIdHashes locationIdHashes: Set<[UInt8]>) {
+    /// `locationIdHashes`: the SHA-256 of each of the kiosk's venues' location IDs; nil keeps every record.
+    public init(keepingLocationIdHashes locationIdHashes: Set<[UInt8]>?) {
         wanted = locationIdHashes
     }
 
@@ -99,12 +100,12 @@ public struct CWATraceWarningPackageReader: Sendable {
             guard let message = try? SAP_Internal_Pt_TraceTimeIntervalWarning(serializedBytes: Array(bytes)) else {
                 throw .malformed
             }
-            if wanted.contains([UInt8](message.locationIDHash)) { warnings.append(CWATraceWarning(message)) }
+            if wanted?.contains([UInt8](message.locationIDHash)) ?? true { warnings.append(CWATraceWarning(message)) }
         default:
             guard let message = try? SAP_Internal_Pt_CheckInProtectedReport(serializedBytes: Array(bytes)) else {
                 throw .malformed
             }
-            if wanted.contains([UInt8](message.locationIDHash)) { reports.append(CWAProtectedReport(message)) }
+            if wanted?.contains([UInt8](message.locationIDHash)) ?? true { reports.append(CWAProtectedReport(message)) }
         }
         return end
     }

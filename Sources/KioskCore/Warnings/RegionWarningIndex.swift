@@ -78,6 +78,21 @@ public struct RegionWarningIndex: Sendable {
             }
         }
 
+        /// Adds CKPR/1 records laid one after another in `bytes` (as `WarningPackageReader` gathers a whole package),
+        /// published at `publishedAt` (UNIX seconds); a cut record at the end is ignored.
+        public mutating func add(ckprRecordBytes bytes: ContiguousArray<UInt8>, publishedAt: Int64) {
+            let day = UInt16(clamping: StayPreparation.floorTo(publishedAt, 86_400) / 86_400)
+            let count = bytes.count / CKPR.recordLength
+            ckpr.reserveCapacity(ckpr.count + count * RegionWarningIndex.ckprStride)
+            bytes.withUnsafeBufferPointer { records in
+                for index in 0..<count {
+                    ckpr.append(contentsOf: records[(index * CKPR.recordLength)..<((index + 1) * CKPR.recordLength)])
+                    ckpr.append(UInt8(day >> 8))
+                    ckpr.append(UInt8(day & 0xFF))
+                }
+            }
+        }
+
         /// Adds the records of a CWA package published at `publishedAt` (UNIX seconds); invalid warnings are ignored.
         public mutating func add(
             cwaWarnings warnings: [CWATraceWarning], reports: [CWAProtectedReport], publishedAt: Int64
@@ -126,6 +141,43 @@ public struct RegionWarningIndex: Sendable {
             }
             return index
         }
+    }
+
+    /// This index with the builder's records added (as `build` would sort them: the records of a key in the order
+    /// they were added, this index's first), duplicates dropped (a CKPR/1 record keeps its latest publication day),
+    /// and records older than the parameters' maximum age at `now` dropped. The two sorted runs are merged in one
+    /// pass, so adding a few packages to a large index costs the new records' sort and one copy of the index, never a
+    /// sort of everything; this index is left as it was (it can still be read while the merge runs).
+    public func merging(
+        _ builder: consuming Builder, now: Int64, parameters: PresenceTracingParameters = .cwaProduction
+    ) -> RegionWarningIndex {
+        let added = builder.build(now: now, parameters: parameters)
+        let deadline = WarningMatcher.ageDeadline(now: now, parameters: parameters)
+        let firstDay = deadline / 86_400
+        var index = RegionWarningIndex()
+        index.ckpr = Self.merged(
+            ckpr, added.ckpr, stride: Self.ckprStride, keyLength: CKPR.tagLength, comparedLength: Self.ckprDayOffset,
+            dayOffset: Self.ckprDayOffset
+        ) { entry in Int64(entry.readUInt16(at: Self.ckprDayOffset)) >= firstDay }
+        index.cwaWarnings = Self.merged(
+            cwaWarnings, added.cwaWarnings, stride: Self.cwaStride, keyLength: Self.hashPrefixLength,
+            comparedLength: Self.cwaStride, dayOffset: nil
+        ) { entry in Self.warningIsCurrent(entry, deadline: deadline) }
+        var reports = cwaReports.compactMapValues { list in
+            let kept = list.filter { $0.day >= firstDay }
+            return kept.isEmpty ? nil : kept
+        }
+        for (hash, list) in added.cwaReports {
+            for published in list {
+                if let position = reports[hash]?.firstIndex(where: { $0.report == published.report }) {
+                    reports[hash]![position].day = max(reports[hash]![position].day, published.day)
+                } else {
+                    reports[hash, default: []].append(published)
+                }
+            }
+        }
+        index.cwaReports = reports
+        return index
     }
 
     /// Drops records older than the parameters' maximum age at `now` (the order of the others is kept).
@@ -286,6 +338,64 @@ public struct RegionWarningIndex: Sendable {
                 sorted.append(contentsOf: bytes[source..<(source + stride)])
             }
             return sorted
+        }
+    }
+
+    /// Two sorted runs of entries as one sorted run: per key, `old`'s entries `isCurrent` accepts, then `new`'s
+    /// (already current and without duplicates among themselves) except those equal to one kept before them in their
+    /// first `comparedLength` bytes, whose later day (at `dayOffset`) is kept instead.
+    static func merged(
+        _ old: ContiguousArray<UInt8>, _ new: ContiguousArray<UInt8>, stride: Int, keyLength: Int,
+        comparedLength: Int, dayOffset: Int?, isCurrent: (Entry) -> Bool
+    ) -> ContiguousArray<UInt8> {
+        old.withUnsafeBufferPointer { first in
+            new.withUnsafeBufferPointer { second in
+                var merged = ContiguousArray<UInt8>()
+                merged.reserveCapacity(first.count + second.count)
+                var i = 0
+                var j = 0
+                while i < first.count || j < second.count {
+                    let key: Key
+                    if i < first.count, j < second.count {
+                        key = min(
+                            Key(first, at: i, length: keyLength), Key(second, at: j, length: keyLength))
+                    } else if i < first.count {
+                        key = Key(first, at: i, length: keyLength)
+                    } else {
+                        key = Key(second, at: j, length: keyLength)
+                    }
+                    let runStart = merged.count
+                    while i < first.count, Key(first, at: i, length: keyLength) == key {
+                        if isCurrent(Entry(bytes: first, offset: i)) {
+                            merged.append(contentsOf: first[i..<(i + stride)])
+                        }
+                        i += stride
+                    }
+                    while j < second.count, Key(second, at: j, length: keyLength) == key {
+                        let source = j
+                        j += stride
+                        guard
+                            let duplicate = Swift.stride(from: runStart, to: merged.count, by: stride).first(where: {
+                                merged[$0..<($0 + comparedLength)].elementsEqual(
+                                    second[source..<(source + comparedLength)])
+                            })
+                        else {
+                            merged.append(contentsOf: second[source..<(source + stride)])
+                            continue
+                        }
+                        if let dayOffset {
+                            let kept =
+                                UInt16(merged[duplicate + dayOffset]) << 8 | UInt16(merged[duplicate + dayOffset + 1])
+                            let day = Entry(bytes: second, offset: source).readUInt16(at: dayOffset)
+                            if day > kept {
+                                merged[duplicate + dayOffset] = UInt8(day >> 8)
+                                merged[duplicate + dayOffset + 1] = UInt8(day & 0xFF)
+                            }
+                        }
+                    }
+                }
+                return merged
+            }
         }
     }
 

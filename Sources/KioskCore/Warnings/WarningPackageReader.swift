@@ -11,6 +11,9 @@ public struct WarningPackageReader: Sendable {
         public let recordCount: Int
         /// The records under the wanted tags, once each, in package order.
         public let kept: [[UInt8]]
+        /// Every record of the package, one after another (`count × CKPR.recordLength` bytes), when the reader was
+        /// asked to gather them (a kiosk keeping its region's warnings); empty otherwise.
+        public let all: ContiguousArray<UInt8>
     }
 
     private let wanted: Set<WarningIndex.TagKey>
@@ -25,10 +28,15 @@ public struct WarningPackageReader: Sendable {
     private var createdAt: UInt64 = 0
     private var kept: [[UInt8]] = []
     private var keptSet: Set<[UInt8]> = []
+    /// Whether every record is gathered in `all` besides those kept by tag.
+    private let gathersAll: Bool
+    private var all = ContiguousArray<UInt8>()
     private var failure: WarningPackageError?
 
-    /// `tags`: the 16-byte CKPR/1 tags whose records are kept; every other record is dropped as it is read.
-    public init(keepingTags tags: Set<[UInt8]>) {
+    /// `tags`: the 16-byte CKPR/1 tags whose records are kept; every other record is dropped as it is read, unless
+    /// `gatheringAll` asks for every record too (`Result.all`, one flat buffer: 74 bytes a record).
+    public init(keepingTags tags: Set<[UInt8]>, gatheringAll: Bool = false) {
+        gathersAll = gatheringAll
         let wanted = Set(tags.compactMap { $0.count == CKPR.tagLength ? WarningIndex.TagKey($0) : nil })
         var prefilter = [UInt64](repeating: 0, count: 1024)
         for key in wanted { prefilter[Int(key.high >> 54)] |= 1 << ((key.high >> 48) & 63) }
@@ -50,6 +58,12 @@ public struct WarningPackageReader: Sendable {
             guard header.count == WarningPackage.headerLength else { return }
             expected = UInt64(Self.bigEndian(header[6..<10]))
             createdAt = Self.bigEndian(header[10..<18])
+            // The count is the signed header's (the package was verified before it is read), bounded all the same.
+            if gathersAll {
+                all.reserveCapacity(
+                    min(Int(clamping: expected), WarningPackage.defaultMaximumSize / CKPR.recordLength)
+                        * CKPR.recordLength)
+            }
         }
         guard !rest.isEmpty else { return }
         let length = CKPR.recordLength
@@ -66,6 +80,7 @@ public struct WarningPackageReader: Sendable {
         let base = UnsafeRawBufferPointer(rebasing: bytes[start..<rest.endIndex])
         let whole = base.count / length
         guard seen + UInt64(whole) <= expected else { return try fail(.truncated) }
+        if gathersAll { all.append(contentsOf: base[0..<(whole * length)]) }
         if let address = base.baseAddress {
             let prefilter = prefilter  // a local: the loop below changes `self` (what is kept)
             prefilter.withUnsafeBufferPointer { bits in
@@ -88,12 +103,13 @@ public struct WarningPackageReader: Sendable {
         if let failure { throw failure }
         if let error = Self.headerError(header, complete: true) { throw error }
         guard partial.isEmpty, seen == expected else { throw .truncated }
-        return Result(createdAt: createdAt, recordCount: Int(seen), kept: kept)
+        return Result(createdAt: createdAt, recordCount: Int(seen), kept: kept, all: all)
     }
 
     private mutating func takeRecord(_ record: [UInt8]) throws(WarningPackageError) {
         guard seen < expected else { return try fail(.truncated) }
         seen += 1
+        if gathersAll { all.append(contentsOf: record) }
         if let key = WarningIndex.TagKey(record), wanted.contains(key) { keep(record) }
     }
 

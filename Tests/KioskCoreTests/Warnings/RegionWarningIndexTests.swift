@@ -206,3 +206,64 @@ import Testing
         #expect(pruned.ckprRecordCount == 0)
     }
 }
+
+/// Adding packages one by one to a built index (`merging`, what a kiosk does at each sync) gives the index built from
+/// all of them at once; the stored bytes give the same index back, and bytes that are not a stored index give none.
+@Suite struct RegionWarningIndexMergeTests {
+    let crypto = OpenSSLCrypto()
+    let cases = RegionWarningIndexTests()
+
+    /// The case's records in `parts` builders, in their order.
+    func parts(_ testCase: RegionWarningIndexTests.Case, _ parts: Int) -> [RegionWarningIndex.Builder] {
+        var builders = [RegionWarningIndex.Builder](repeating: RegionWarningIndex.Builder(), count: parts)
+        for (position, item) in testCase.ckpr.enumerated() {
+            builders[position * parts / testCase.ckpr.count].add(
+                ckprRecords: [item.record], publishedAt: item.publishedAt)
+        }
+        for (position, item) in testCase.warnings.enumerated() {
+            builders[position * parts / testCase.warnings.count].add(
+                cwaWarnings: [item.warning], reports: [], publishedAt: item.publishedAt)
+        }
+        for (position, item) in testCase.reports.enumerated() {
+            builders[position * parts / testCase.reports.count].add(
+                cwaWarnings: [], reports: [item.report], publishedAt: item.publishedAt)
+        }
+        return builders
+    }
+
+    @Test(arguments: 0..<12) func packagesMergedOneByOneGiveTheIndexBuiltAtOnce(seed: UInt64) throws {
+        let testCase = try cases.makeCase(seed: seed)
+        let whole = cases.regionIndex(testCase, builtAt: testCase.now)
+        var merged = RegionWarningIndex()
+        for part in parts(testCase, 3) { merged = merged.merging(part, now: testCase.now) }
+        #expect(merged.ckprRecordCount == whole.ckprRecordCount)
+        #expect(merged.cwaWarningCount == whole.cwaWarningCount)
+        #expect(merged.cwaReportCount == whole.cwaReportCount)
+        #expect(
+            WarningMatcher.match(stays: testCase.stays, region: merged, now: testCase.now, crypto: crypto)
+                == WarningMatcher.match(stays: testCase.stays, region: whole, now: testCase.now, crypto: crypto))
+        // The same packages again add nothing.
+        var again = merged
+        for part in parts(testCase, 3) { again = again.merging(part, now: testCase.now) }
+        #expect(again.ckprRecordCount == merged.ckprRecordCount && again.cwaWarningCount == merged.cwaWarningCount)
+        #expect(again.cwaReportCount == merged.cwaReportCount)
+    }
+
+    @Test(arguments: 0..<6) func theStoredBytesGiveTheIndexBack(seed: UInt64) throws {
+        let testCase = try cases.makeCase(seed: seed)
+        let index = cases.regionIndex(testCase, builtAt: testCase.now)
+        let stored = index.stored
+        let builder = try #require(stored.withUnsafeBytes { RegionWarningIndex.Builder(stored: $0) })
+        let restored = builder.build(now: testCase.now)
+        #expect(restored.ckprRecordCount == index.ckprRecordCount)
+        #expect(restored.cwaWarningCount == index.cwaWarningCount)
+        #expect(restored.cwaReportCount == index.cwaReportCount)
+        #expect(
+            WarningMatcher.match(stays: testCase.stays, region: restored, now: testCase.now, crypto: crypto)
+                == WarningMatcher.match(stays: testCase.stays, region: index, now: testCase.now, crypto: crypto))
+        // Cut short, lengthened, or of another version: not an index.
+        for bytes in [Array(stored.dropLast()), stored + [0], [UInt8](stored.prefix(4)) + [2] + stored.dropFirst(5)] {
+            #expect(bytes.withUnsafeBytes { RegionWarningIndex.Builder(stored: $0) } == nil)
+        }
+    }
+}
