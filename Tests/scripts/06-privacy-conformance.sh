@@ -20,8 +20,8 @@ doc, listing, minimum = sys.argv[1], sys.argv[2], int(sys.argv[3])
 tests = set()
 for line in open(listing, encoding="utf-8"):
     line = line.strip()
-    # "Module.Suite/test(arguments:)" → "Suite/test"
-    match = re.match(r"^[A-Za-z0-9_]+\.([A-Za-z0-9_]+)/([A-Za-z0-9_]+)\(", line)
+    # "Module.Suite/test(arguments:)" → "Suite/test"; a nested suite ("Module.Outer/Inner/test(…)") by its own name
+    match = re.match(r"^[A-Za-z0-9_]+\.(?:[A-Za-z0-9_]+/)*([A-Za-z0-9_]+)/([A-Za-z0-9_]+)\(", line)
     if match:
         tests.add(match.group(1) + "/" + match.group(2))
 

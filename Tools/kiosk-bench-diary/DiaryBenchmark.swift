@@ -102,6 +102,18 @@ struct DiaryBenchmark {
             _ = terminal.emulator.removeCard()
         }
 
+        // What a tap asks of the token: the identify and diary keys, and the stay keys of two days (the open stay's
+        // and the new one's), the older 13 ratchet steps from the token's oldest day key.
+        var tokenTimes: [Duration] = []
+        for _ in 0..<50 {
+            let asked = ContinuousClock.now
+            _ = try keys.cardKey(.identify, uid: [UInt8](repeating: 0, count: 7), aid: DiaryLayout.aid, generation: 1)
+            _ = try keys.cardKey(.diary, uid: uid, aid: DiaryLayout.aid, generation: 1)
+            _ = try keys.stayKeyMaterial(day: today - 1, uid: uid, today: today)
+            _ = try keys.stayKeyMaterial(day: today, uid: uid, today: today)
+            tokenTimes.append(asked.duration(to: .now))
+        }
+
         let pacing = baudRate.map { "PN532 replies paced at \($0) baud" } ?? "PN532 replies unpaced"
         print(
             "kiosk-bench-diary: EV1 4K emulated with its timing, \(made.ringRecords)-record ring, libnfc pn532_uart,"
@@ -109,6 +121,7 @@ struct DiaryBenchmark {
         report("card placed -> tap durable on the card", tapTimes)
         let sortedFrames = frames.sorted()
         print("PN532 commands per tap: min=\(sortedFrames.first ?? 0) max=\(sortedFrames.last ?? 0)")
+        report("region keys of one tap, in SoftHSM2", tokenTimes)
         report("card placed -> full diary opened (\(stayCount) stays)", openTimes)
     }
 
