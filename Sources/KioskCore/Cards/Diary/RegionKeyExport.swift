@@ -87,7 +87,7 @@ public struct RegionKeyExport: Sendable, Equatable {
         guard first == "\(magic) \(version)" else {
             throw first.hasPrefix(magic + " ")
                 ? FormatError(line: 1, reason: "a version this kiosk does not read (it reads \(version))")
-                : FormatError(line: 1, reason: "not a region key export (it starts with \"\(magic) \(version)\")")
+                : FormatError(line: 1, reason: "not a region key export (its first line is not an export's header)")
         }
         var identifier: [UInt8]?
         var wrappedUnder = false

@@ -107,7 +107,8 @@ import Testing
         }
     }
 
-    @Test func aStayOpensUntilTheEndOfItsFourteenthDayAndNeverAfter() throws {
+    /// A card with one finished stay: its record and share (which opens it; without it, nothing does).
+    func finishedStay() throws -> (MemoryDiaryCard, [UInt8], [UInt8]) {
         let card = MemoryDiaryCard(uid: uid)
         _ = try tap(card, cafe, 0)
         _ = try tap(card, cafe, 600)
@@ -117,6 +118,11 @@ import Testing
         #expect(
             DiarySealing.open(
                 record, share: DiaryShare.deleted, uid: uid, keys: keys, today: Self.today, crypto: crypto) == nil)
+        return (card, record, share)
+    }
+
+    @Test func aStayOpensUntilTheEndOfItsFourteenthDayAndNeverAfter() throws {
+        let (card, record, share) = try finishedStay()
         let fourteenDays = TimeInterval(DiaryRetention.days * 86_400)
         let lastDay = Self.today + DiaryRetention.days
         try keys.advance(today: lastDay)
@@ -144,15 +150,7 @@ import Testing
     }
 
     @Test func aRecordOfAnotherCardOrMovedElsewhereDoesNotOpen() throws {
-        let card = MemoryDiaryCard(uid: uid)
-        _ = try tap(card, cafe, 0)
-        _ = try tap(card, cafe, 600)
-        let record = try #require(card.ring.first)
-        let share = try DiaryHeader(encoded: card.header).shares[0]
-        #expect(!DiaryShare.isDeleted(share))
-        #expect(
-            DiarySealing.open(
-                record, share: DiaryShare.deleted, uid: uid, keys: keys, today: Self.today, crypto: crypto) == nil)
+        let (_, record, share) = try finishedStay()
         var other = uid
         other[6] ^= 1
         #expect(
