@@ -114,9 +114,12 @@ public final class DiaryCardLink: DiaryCardFiles {
         }
     }
 
-    public func write(header: [UInt8], appending record: [UInt8]?) throws(DiaryCardError) {
+    public func write(header changes: [DiaryHeaderChange], appending record: [UInt8]?) throws(DiaryCardError) {
         try transaction { () throws(DESFireCommandError) in
-            try client.writeData(DiaryLayout.headerFile, offset: 0, data: header, communication: .enciphered)
+            for change in changes {
+                try client.writeData(
+                    DiaryLayout.headerFile, offset: change.offset, data: change.bytes, communication: .enciphered)
+            }
             if let record {
                 try client.writeRecord(DiaryLayout.ringFile, data: record, communication: .enciphered)
             }

@@ -14,11 +14,12 @@ extension DiaryDesk {
 
     /// Saves the holder's settings on the card. The PIN's verifier and count are left as the card holds them.
     public func saveSettings(_ settings: CardProfile, of card: some DiaryCardFiles) throws(Failure) {
-        var header = try readHeader(card).header
+        let (original, read) = try readHeader(card)
+        var header = read
         header.profile.matchingAllowed = settings.matchingAllowed
         header.profile.language = settings.language
         header.profile.alwaysSpeak = settings.alwaysSpeak
-        try write(card, header: header, record: nil)
+        try write(card, header: header, over: original, record: nil)
     }
 
     /// Checks a typed PIN as `CheckInDesk.checkPIN` does (the same count and locks, `CardProfile.check`), the
@@ -26,18 +27,20 @@ extension DiaryDesk {
     public func checkPIN(_ pin: String, of card: some DiaryCardFiles, now: Int64) throws(Failure)
         -> CheckInDesk.PINCheck
     {
-        var header = try readHeader(card).header
+        let (original, read) = try readHeader(card)
+        var header = read
         guard let expected = header.profile.pinVerifier else { return .accepted }
         if header.profile.isLocked(at: now), let until = header.profile.lockedUntil { return .locked(until: until) }
         let typed = try pinVerifier(pin, uid: card.uid)
         let (check, changed) = header.profile.check(typed, against: expected, now: now, crypto: crypto)
-        if changed { try write(card, header: header, record: nil) }
+        if changed { try write(card, header: header, over: original, record: nil) }
         return check
     }
 
     /// Sets (or with nil removes) the card's PIN (4 to 6 digits).
     public func setPIN(_ pin: String?, of card: some DiaryCardFiles) throws(Failure) {
-        var header = try readHeader(card).header
+        let (original, read) = try readHeader(card)
+        var header = read
         if let pin {
             precondition(CardProfile.isWellFormed(pin), "a PIN has 4 to 6 digits")
             header.profile.pinVerifier = try pinVerifier(pin, uid: card.uid)
@@ -46,15 +49,16 @@ extension DiaryDesk {
         }
         header.profile.wrongPINs = 0
         header.profile.lockedUntil = nil
-        try write(card, header: header, record: nil)
+        try write(card, header: header, over: original, record: nil)
     }
 
     /// The holder was told that a young stay was pushed out of their full diary.
     public func acknowledgePushedOut(of card: some DiaryCardFiles) throws(Failure) {
-        var header = try readHeader(card).header
+        let (original, read) = try readHeader(card)
+        var header = read
         guard header.pushedOutUntold else { return }
         header.pushedOutUntold = false
-        try write(card, header: header, record: nil)
+        try write(card, header: header, over: original, record: nil)
     }
 
     /// Deletes the stays named `ids` (the open one too, if named): a ring record's share is forgotten, so no kiosk
@@ -62,7 +66,8 @@ extension DiaryDesk {
     /// how many were deleted.
     @discardableResult
     public func delete(_ ids: Set<StayID>, of card: some DiaryCardFiles) throws(Failure) -> Int {
-        var header = try readHeader(card).header
+        let (original, read) = try readHeader(card)
+        var header = read
         var deleted = 0
         for (index, record) in try readRing(card, header: header).enumerated() {
             let slot = header.slot(ofRingIndex: index)
@@ -80,7 +85,7 @@ extension DiaryDesk {
             deleted += 1
         }
         guard deleted > 0 else { return 0 }
-        try write(card, header: header, record: nil)
+        try write(card, header: header, over: original, record: nil)
         return deleted
     }
 
@@ -102,7 +107,8 @@ extension DiaryDesk {
     /// header for a ring record, the open stay sealed again.
     public func markReported(_ ids: Set<StayID>, of card: some DiaryCardFiles, clock: ClockReading) throws(Failure) {
         let today = DiaryCalendar.day(of: clock.now)
-        var header = try readHeader(card).header
+        let (original, read) = try readHeader(card)
+        var header = read
         let before = header
         for (index, record) in try readRing(card, header: header).enumerated() {
             let slot = header.slot(ofRingIndex: index)
@@ -119,7 +125,7 @@ extension DiaryDesk {
             stay.reported = true
             header.openStay = try sealed(stay, number: label.number, share: [], uid: card.uid, today: today)
         }
-        if header != before { try write(card, header: header, record: nil) }
+        if header != before { try write(card, header: header, over: original, record: nil) }
     }
 
     /// The PIN's verifier on a diary card: HMAC-SHA256 under SHA-256("KioskDiaryPIN1" ‖ real UID) of a label and

@@ -87,7 +87,7 @@ public struct DiaryDesk: Sendable {
             }
             let bytes: [UInt8]
             do { bytes = try header.encoded() } catch { throw .diary(error) }
-            if bytes != original || record != nil { try write(card, bytes: bytes, record: record) }
+            if bytes != original || record != nil { try write(card, bytes: bytes, over: original, record: record) }
             return .success(Tap(outcome: decision.outcome, language: language, pushedOut: header.pushedOutUntold))
         } catch {
             return .failure(error)
@@ -161,14 +161,19 @@ public struct DiaryDesk: Sendable {
         return label.day >= DiaryRetention.oldestOpenDay(today: today)
     }
 
-    func write(_ card: some DiaryCardFiles, header: DiaryHeader, record: [UInt8]?) throws(Failure) {
+    /// Writes `header` where it differs from the `original` bytes read from the card.
+    func write(_ card: some DiaryCardFiles, header: DiaryHeader, over original: [UInt8], record: [UInt8]?)
+        throws(Failure)
+    {
         let bytes: [UInt8]
         do { bytes = try header.encoded() } catch { throw .diary(error) }
-        try write(card, bytes: bytes, record: record)
+        try write(card, bytes: bytes, over: original, record: record)
     }
 
-    private func write(_ card: some DiaryCardFiles, bytes: [UInt8], record: [UInt8]?) throws(Failure) {
-        do { try card.write(header: bytes, appending: record) } catch {
+    private func write(_ card: some DiaryCardFiles, bytes: [UInt8], over original: [UInt8], record: [UInt8]?)
+        throws(Failure)
+    {
+        do { try card.write(header: DiaryHeaderChange.between(original, bytes), appending: record) } catch {
             throw error == .cardGone ? .cardGone : .card(error)
         }
     }

@@ -68,6 +68,27 @@ import Testing
         #expect(stays.first?.checkedOut == Self.start.addingTimeInterval(1800))
     }
 
+    @Test func aTapWritesOnlyTheHeadersBytesThatChanged() throws {
+        let card = MemoryDiaryCard(uid: uid)
+        _ = try tap(card, cafe, 0)
+        let checkIn = card.headerChanges.reduce(0) { $0 + $1.bytes.count }
+        _ = try tap(card, cafe, 1800)
+        let checkOut = card.headerChanges.reduce(0) { $0 + $1.bytes.count } - checkIn
+        #expect(card.header.count == 416)
+        #expect(checkIn <= 140 && checkOut <= 160, "\(checkIn) and \(checkOut) of 416 bytes")
+        #expect(try desk.stays(of: card, clock: at(1900)).count == 1)
+        #expect(
+            DiaryHeaderChange.between([0, 1, 2, 3], [0, 9, 2, 9])
+                == [DiaryHeaderChange(offset: 1, bytes: [9, 2, 9])])
+        #expect(DiaryHeaderChange.between([1, 2], [1, 2]).isEmpty)
+        #expect(DiaryHeaderChange.between([1], [1, 2]) == [DiaryHeaderChange(offset: 0, bytes: [1, 2])])
+        let far = [UInt8](repeating: 0, count: 40)
+        var changed = far
+        changed[0] = 1
+        changed[39] = 1
+        #expect(DiaryHeaderChange.between(far, changed).map(\.offset) == [0, 39])
+    }
+
     @Test func aTapAtAnotherVenueEndsTheOpenStayThere() throws {
         let card = MemoryDiaryCard(uid: uid)
         _ = try tap(card, cafe, 0)

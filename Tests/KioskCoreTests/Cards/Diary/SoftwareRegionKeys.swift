@@ -88,13 +88,19 @@ final class MemoryDiaryCard: DiaryCardFiles {
         return Array(ring.suffix(count))
     }
 
-    func write(header: [UInt8], appending record: [UInt8]?) throws(DiaryCardError) {
+    /// Every header change written, in order (for tests of what a tap writes).
+    private(set) var headerChanges: [DiaryHeaderChange] = []
+
+    func write(header changes: [DiaryHeaderChange], appending record: [UInt8]?) throws(DiaryCardError) {
         if leaveBeforeCommit {
             leaveBeforeCommit = false
             throw .cardGone
         }
         writes += 1
-        self.header = header
+        headerChanges += changes
+        for change in changes {
+            header.replaceSubrange(change.offset..<change.offset + change.bytes.count, with: change.bytes)
+        }
         if let record {
             ring.append(record)
             if ring.count > ringRecords - 1 { ring.removeFirst() }
