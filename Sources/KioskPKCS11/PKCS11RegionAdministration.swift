@@ -108,7 +108,7 @@ extension PKCS11RegionKeys {
             do throws(PKCS11Error) {
                 _ = try session.generateAESKey(
                     label: RegionKeyLabels.day, usage: [.derive, .mac], export: .underTrustedKeys,
-                    id: RegionKeyLabels.dayID(DayRatchet.oldestDay(today: today)))
+                    id: RegionKeyLabels.dayID(DiaryRetention.oldestOpenDay(today: today)))
             } catch {
                 try? session.destroy(card)
                 throw error

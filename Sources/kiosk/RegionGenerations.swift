@@ -88,7 +88,8 @@ struct RegionStatus: ParsableCommand {
             let today = regionToday()
             let day = status.day.map { day in
                 regionDay(day)
-                    + (day < DayRatchet.oldestDay(today: today) ? ", behind today − 14: moves at the next use" : "")
+                    + (day < DiaryRetention.oldestOpenDay(today: today)
+                        ? ", behind today − 14: moves at the next use" : "")
             }
             print("region: \(settings.name) (token '\(settings.token)', module \(settings.module))")
             print("card key generations: \(generations)")

@@ -31,7 +31,7 @@ struct RegionInit: ParsableCommand {
             print(
                 "Region '\(settings.name)' set up on token '\(settings.token)': card key generation 1"
                     + " (\(RegionKeyLabels.card(generation: 1))) and the day key of"
-                    + " \(regionDay(DayRatchet.oldestDay(today: today))) generated inside the token.")
+                    + " \(regionDay(DiaryRetention.oldestOpenDay(today: today))) generated inside the token.")
             if !status.hasWrappingKey {
                 print(
                     "The token has no wrapping key yet: its security officer installs it"

@@ -12,20 +12,17 @@ public enum DayRatchet {
         return bytes
     }()
 
-    /// The ratchet's oldest day on `today`: `DiaryRetention.oldestOpenDay(today:)`.
-    public static func oldestDay(today: DiaryDay) -> DiaryDay { DiaryRetention.oldestOpenDay(today: today) }
-
     /// How many steps move a ratchet whose oldest day is `oldest` forward for `today`: none when it is there or
     /// beyond (a clock set back never moves it back), else the days between.
     public static func stepsToAdvance(from oldest: DiaryDay, today: DiaryDay) -> Int {
-        max(0, oldestDay(today: today) - oldest)
+        max(0, DiaryRetention.oldestOpenDay(today: today) - oldest)
     }
 
     /// How many steps from K(`oldest`) reach K(`day`) on `today`, or nil when the day's key may not be had: older
     /// than the ratchet's oldest key or than the 14 days a stay opens (even if the ratchet has not moved yet), or
     /// after today.
     public static func stepsToReach(day: DiaryDay, from oldest: DiaryDay, today: DiaryDay) -> Int? {
-        guard day >= oldest, day >= oldestDay(today: today), day <= today else { return nil }
+        guard day >= oldest, day >= DiaryRetention.oldestOpenDay(today: today), day <= today else { return nil }
         return day - oldest
     }
 }

@@ -48,6 +48,7 @@ public final class DiaryCardLink: DiaryCardFiles {
             try client.getKeyVersion(DiaryLayout.identifyKey)
         }
         guard generations.contains(cardGeneration) else { throw .keysDoNotMatch }
+        // The identify key's input has no UID (`DiaryDiversification` puts zeros in its place): any 7 bytes do.
         var identify = try key(.identify, uid: [UInt8](repeating: 0, count: 7), generation: cardGeneration, keys)
         defer { crypto.wipe(&identify) }
         try authenticate(client, DiaryLayout.identifyKey, identify)

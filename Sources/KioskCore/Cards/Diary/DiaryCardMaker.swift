@@ -33,9 +33,7 @@ public enum DiaryCardMaker {
         var secrets: [[UInt8]] = []
         defer { for index in secrets.indices { crypto.wipe(&secrets[index]) } }
         func key(_ purpose: DiaryKeyPurpose, _ uid: [UInt8]) throws(DiaryCardError) -> [UInt8] {
-            let value = try DiaryCardLink.key(
-                purpose, uid: purpose == .identify ? [UInt8](repeating: 0, count: 7) : uid, generation: generation,
-                keys)
+            let value = try DiaryCardLink.key(purpose, uid: uid, generation: generation, keys)
             secrets.append(value)
             return value
         }

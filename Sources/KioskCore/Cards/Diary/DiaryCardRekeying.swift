@@ -11,9 +11,7 @@ enum DiaryCardRekeying {
         var wiped: [[UInt8]] = []
         defer { for index in wiped.indices { crypto.wipe(&wiped[index]) } }
         func key(_ purpose: DiaryKeyPurpose, _ generation: UInt8) throws(DiaryCardError) -> [UInt8] {
-            let value = try DiaryCardLink.key(
-                purpose, uid: purpose == .identify ? [UInt8](repeating: 0, count: 7) : uid, generation: generation,
-                keys)
+            let value = try DiaryCardLink.key(purpose, uid: uid, generation: generation, keys)
             wiped.append(value)
             return value
         }

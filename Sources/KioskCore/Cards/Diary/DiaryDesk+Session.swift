@@ -100,7 +100,7 @@ extension DiaryDesk {
         header.pushedOutUntold = false
         let bytes: [UInt8]
         do { bytes = try header.encoded() } catch { throw .diary(error) }
-        do { try card.clearRing(header: bytes) } catch { throw error == .cardGone ? .cardGone : .card(error) }
+        do { try card.clearRing(header: bytes) } catch { throw Failure(error) }
     }
 
     /// Marks the stays named `ids` as reported (their warnings are the holder's own and never shown): a bit of the

@@ -34,6 +34,9 @@ public struct DiaryDesk: Sendable {
         /// The card, its header or the region's keys refused.
         case diary(DiaryError)
         case card(DiaryCardError)
+
+        /// A card's failure as the desk reports it: gone, or refused.
+        init(_ error: DiaryCardError) { self = error == .cardGone ? .cardGone : .card(error) }
     }
 
     /// A tap of the card in the field at `venue`.
@@ -49,19 +52,20 @@ public struct DiaryDesk: Sendable {
                 DiarySealing.open($0, share: [], uid: card.uid, keys: keys, today: today, crypto: crypto)
             }
             let number = header.nextNumber
+            let newID = DiaryStayID.make(number)
             let decision = CheckInLifecycle.tap(
-                stays: open.map { [$0] } ?? [], at: venue, now: now, newStayID: DiaryStayID.make(number),
+                stays: open.map { [$0] } ?? [], at: venue, now: now, newStayID: newID,
                 policy: policy,
                 history: TapHistory(
                     lastTap: header.lastTap, checkInsDay: Int64(header.checkInDay), checkIns: header.checkInsThatDay))
-            var finished = decision.upserts.first { $0.id != DiaryStayID.make(number) }
-            let opened = decision.upserts.first { $0.id == DiaryStayID.make(number) }
+            var finished = decision.upserts.first { $0.id != newID }
+            let opened = decision.upserts.first { $0.id == newID }
             if finished == nil, let open, !decision.deletions.contains(open.id), opened != nil || !open.isOpen(at: now)
             {
                 // The open stay ended by its venue's rule: it moves to the ring now.
                 finished = open
             }
-            if open == nil || decision.deletions.contains(where: { $0 == open?.id }) { header.openStay = nil }
+            if open.map({ decision.deletions.contains($0.id) }) ?? true { header.openStay = nil }
             var record: [UInt8]?
             if let finished, let finishedNumber = DiaryStayID.number(of: finished.id) {
                 if header.nextAppendPushesOut, try pushesOutAnOpenableStay(card, header: header, today: today) {
@@ -77,9 +81,8 @@ public struct DiaryDesk: Sendable {
             if let opened {
                 header.openStay = try sealed(opened, number: number, share: [], uid: card.uid, today: today)
                 header.nextNumber = number &+ 1
-                let day = DiaryCalendar.day(of: now)
-                header.checkInsThatDay = header.checkInDay == day ? header.checkInsThatDay + 1 : 1
-                header.checkInDay = day
+                header.checkInsThatDay = header.checkInDay == today ? header.checkInsThatDay + 1 : 1
+                header.checkInDay = today
             }
             switch decision.outcome {
             case .checkedIn, .checkedOut: header.lastTap = now
@@ -121,9 +124,7 @@ public struct DiaryDesk: Sendable {
 
     func readRing(_ card: some DiaryCardFiles, header: DiaryHeader) throws(Failure) -> [[UInt8]] {
         guard header.recordsInRing > 0 else { return [] }
-        do { return try card.readRing(count: header.recordsInRing) } catch {
-            throw error == .cardGone ? .cardGone : .card(error)
-        }
+        do { return try card.readRing(count: header.recordsInRing) } catch { throw Failure(error) }
     }
 
     func newShare() throws(Failure) -> [UInt8] {
@@ -132,7 +133,7 @@ public struct DiaryDesk: Sendable {
 
     func readHeader(_ card: some DiaryCardFiles) throws(Failure) -> (bytes: [UInt8], header: DiaryHeader) {
         let bytes: [UInt8]
-        do { bytes = try card.readHeader() } catch { throw error == .cardGone ? .cardGone : .card(error) }
+        do { bytes = try card.readHeader() } catch { throw Failure(error) }
         do { return (bytes, try DiaryHeader(encoded: bytes)) } catch { throw .diary(error) }
     }
 
@@ -154,9 +155,7 @@ public struct DiaryDesk: Sendable {
     {
         guard !DiaryShare.isDeleted(header.shares[header.nextSlot]) else { return false }
         let oldest: [UInt8]?
-        do { oldest = try card.readRecord(fromNewest: header.slots - 1) } catch {
-            throw error == .cardGone ? .cardGone : .card(error)
-        }
+        do { oldest = try card.readRecord(fromNewest: header.slots - 1) } catch { throw Failure(error) }
         guard let oldest, let label = DiarySealing.label(of: oldest) else { return false }
         return label.day >= DiaryRetention.oldestOpenDay(today: today)
     }
@@ -174,7 +173,7 @@ public struct DiaryDesk: Sendable {
         throws(Failure)
     {
         do { try card.write(header: DiaryHeaderChange.between(original, bytes), appending: record) } catch {
-            throw error == .cardGone ? .cardGone : .card(error)
+            throw Failure(error)
         }
     }
 }

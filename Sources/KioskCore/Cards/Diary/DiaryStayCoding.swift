@@ -51,7 +51,8 @@ public enum DiaryStayCoding {
         let checkout = checkoutBytes.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
         guard checkout == openCheckout || checkout <= UInt32(latest) * 60 else { return nil }
         let startDate = Date(timeIntervalSince1970: TimeInterval(start))
-        let name = String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)
+        // What a card holds is text from outside: neutralised before any screen, speech or paper sees it.
+        let name = OutsideText.neutralized(String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self))
         var stay = Stay(
             id: id, locationId: locationId, venueDescription: name, venueAddress: "", start: startDate,
             latestEnd: startDate.addingTimeInterval(TimeInterval(latest) * 60),

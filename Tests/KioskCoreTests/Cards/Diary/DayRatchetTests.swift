@@ -9,7 +9,7 @@ import Testing
     }
 
     @Test func advancingKeepsFourteenDaysAndNeverStepsBack() {
-        #expect(DayRatchet.oldestDay(today: 100) == 86)
+        #expect(DiaryRetention.oldestOpenDay(today: 100) == 86)
         #expect(DayRatchet.stepsToAdvance(from: 86, today: 100) == 0)
         #expect(DayRatchet.stepsToAdvance(from: 86, today: 101) == 1)
         // A kiosk off for a week takes a week of steps.

@@ -236,4 +236,15 @@ import Testing
         #expect(back.venueDescription.utf8.count <= DiaryStayCoding.nameBytes)
         #expect(DiaryStayID.number(of: stay.id) == 7)
     }
+
+    @Test func aNameReadFromACardCarriesNoControlCharacter() throws {
+        let stay = Stay(
+            id: DiaryStayID.make(1), locationId: [UInt8](repeating: 9, count: 32),
+            venueDescription: "Bar\u{1B}[2J\u{202E}x", venueAddress: "", start: Self.start,
+            latestEnd: Self.start.addingTimeInterval(3600))
+        let bytes = try #require(DiaryStayCoding.encode(stay))
+        let back = try #require(DiaryStayCoding.decode(bytes, id: stay.id))
+        #expect(!OutsideText.containsUnsafe(back.venueDescription))
+        #expect(back.venueDescription.hasPrefix("Bar"))
+    }
 }

@@ -10,7 +10,6 @@ final class SoftwareRegionKeys: RegionKeys, @unchecked Sendable {
     private(set) var oldestDay: DiaryDay
     private var oldestKey: [UInt8]
     private let cipher = OpenSSLCrypto()
-    static let ratchetConstant = Array("kiosk day ratchet".utf8.prefix(16))
 
     init(cardMaster: [UInt8], dayKey: [UInt8], day: DiaryDay, region: String = "test region") {
         self.cardMaster = cardMaster
@@ -26,9 +25,10 @@ final class SoftwareRegionKeys: RegionKeys, @unchecked Sendable {
         -> [UInt8]
     {
         guard generation == 1 else { throw .unknownGeneration(generation) }
-        let input =
-            [purpose.rawValue] + (purpose == .identify ? [UInt8](repeating: 0, count: 7) : uid) + aid
-            + systemIdentifier
+        guard
+            let input = try? DiaryDiversification.input(
+                purpose: purpose, uid: uid, aid: aid, systemIdentifier: systemIdentifier)
+        else { throw .token("diversification input") }
         do { return try AN10922.diversifyAES128(masterKey: cardMaster, input: input, cipher: cipher) } catch {
             throw .token("AN10922")
         }
@@ -38,8 +38,8 @@ final class SoftwareRegionKeys: RegionKeys, @unchecked Sendable {
         guard day >= oldestDay, day <= today else { throw .dayUnavailable(day) }
         var key = oldestKey
         do {
-            for _ in oldestDay..<day { key = try cipher.aes128ECBEncrypt(key: key, blocks: Self.ratchetConstant) }
-            return try cipher.aes128CMAC(key: key, message: [0x05] + uid)
+            for _ in oldestDay..<day { key = try cipher.aes128ECBEncrypt(key: key, blocks: DayRatchet.stepInput) }
+            return try cipher.aes128CMAC(key: key, message: [DiaryDiversification.stayPurpose] + uid)
         } catch {
             throw .token("ratchet")
         }
@@ -48,7 +48,7 @@ final class SoftwareRegionKeys: RegionKeys, @unchecked Sendable {
     func advance(today: DiaryDay) throws(RegionKeyError) {
         let target = DiaryRetention.oldestOpenDay(today: today)
         while oldestDay < target {
-            do { oldestKey = try cipher.aes128ECBEncrypt(key: oldestKey, blocks: Self.ratchetConstant) } catch {
+            do { oldestKey = try cipher.aes128ECBEncrypt(key: oldestKey, blocks: DayRatchet.stepInput) } catch {
                 throw .token("ratchet")
             }
             oldestDay += 1
