@@ -153,7 +153,8 @@ let package = Package(
             name: "KioskDaemon",
             dependencies: [
                 "KioskCore", "CKioskLinux", "KioskOpenSSL", "KioskSodium", "KioskNFC", "KioskGPIO", "KioskStore",
-                "KioskCamera", "KioskPrinter", "KioskSpeech", "KioskExchange", "KioskPOSIX", logging, systemPackage,
+                "KioskCamera", "KioskPrinter", "KioskSpeech", "KioskExchange", "KioskPOSIX", "KioskPKCS11", logging,
+                systemPackage,
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictness

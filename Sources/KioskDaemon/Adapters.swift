@@ -52,6 +52,8 @@ extension CardRead {
         case .notAKioskCard(.wrongAcknowledge): self = .foreign(.untrusted)
         case .incompleteEnrolment: self = .damaged
         case .unsupportedLayout: self = .foreign(.newerLayout)
+        case .notAKioskCard(.otherRegion): self = .foreign(.otherRegion)
+        case .diaryCard(let card): self = .diary(card)
         }
     }
 }

@@ -178,6 +178,8 @@ extension TapRefusal {
         case .storeUnavailable: "store_unavailable"
         case .cryptoFailure: "crypto_failure"
         case .profileUnreadable: "profile_unreadable"
+        case .cardLeft: "card_left"
+        case .diaryUnreadable: "diary_unreadable"
         }
     }
 }

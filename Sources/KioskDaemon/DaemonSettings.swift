@@ -63,6 +63,10 @@ public struct DaemonSettings: Sendable {
     /// The kiosk's voice: the ALSA device, the volume and the speaking rate (`speech.*`; a simulated kiosk uses
     /// the rate only: it records what espeak-ng makes, at no volume and on no device).
     public var speech = KioskConfiguration.Speech()
+    /// The region's token for diary cards (`region`); nil: diary cards are not read.
+    public var region: KioskConfiguration.Region?
+    /// The file holding the region token user's PIN (the credential `region.pinCredential`).
+    public var regionPINFile: String?
 
     public init(
         stateDirectory: String, simulate: Bool = false, nfcConnection: String? = nil,
@@ -130,5 +134,6 @@ extension DaemonSettings {
         webListen = configuration.web.listen
         webAllowNonLoopback = configuration.web.allowNonLoopback
         speech = configuration.speech
+        region = configuration.region
     }
 }

@@ -48,6 +48,10 @@ public final class DaemonWarnings: WarningSource {
             if let client, await client.index.count > 0 { return true }
             if let cwaClient, await cwaClient.warnings.count > 0 { return true }
             if let crowdNotifierClient, await crowdNotifierClient.index.count > 0 { return true }
+            if let region {
+                let index = region.index
+                if index.ckprRecordCount > 0 || index.cwaWarningCount > 0 || index.cwaReportCount > 0 { return true }
+            }
             return false
         }
     }

@@ -5,6 +5,7 @@ internal import KioskExchange
 internal import KioskGPIO
 internal import KioskNFC
 internal import KioskOpenSSL
+internal import KioskPKCS11
 internal import KioskPrinter
 internal import KioskStore
 public import Logging
@@ -61,6 +62,10 @@ public final class KioskDaemon: Sendable {
     /// What `kiosk simulate` drives; nil on a board.
     public let simulation: SimulationControls?
     let nfcReader: NFCReader<OpenSSLCrypto>?
+    /// The region's diary cards on the reader (`region` configured and its token open); nil otherwise.
+    let diaryCards: ReaderDiaryCards?
+    /// The region token's module, loaded while the daemon runs.
+    let regionModule: PKCS11Module?
     let indicator: any Indicator
     let buttons: ButtonMonitor?
     let camera: (any CodeCamera)?
@@ -125,15 +130,31 @@ public final class KioskDaemon: Sendable {
             codePage: settings.receiptPrinter?.codePage ?? .cp1252,
             uploader: settings.reportUploadURL.map { ReportUploader(endpoint: $0) },
             exportDirectory: settings.reportExportDirectory)
+        let region =
+            given.nfcConnection == nil ? nil : Self.openRegion(settings: settings, devices: devices, logger: logger)
+        regionModule = region?.module
+        let diaryBox = Mutex<ReaderDiaryCards?>(nil)
         if let connection = given.nfcConnection {
-            nfcReader = NFCReader(
+            let reader = NFCReader(
                 connection: connection, access: KioskCardAccess(cardKey: cardKey, crypto: crypto),
-                logger: logger)
+                logger: logger,
+                desfire: region == nil
+                    ? nil : ReaderDiaryCards.handler(crypto: crypto) { diaryBox.withLock { $0 } })
+            nfcReader = reader
             devices.set("nfc", "starting")
         } else {
             nfcReader = nil
             devices.set("nfc", "none configured")
             logger.warning("No NFC reader configured: cards cannot be read (personal QR cards still work)")
+        }
+        if let nfcReader, let region {
+            let cards = ReaderDiaryCards(
+                reader: nfcReader, desk: DiaryDesk(keys: region.keys, crypto: crypto, policy: settings.policy),
+                crypto: crypto)
+            diaryBox.withLock { $0 = cards }
+            diaryCards = cards
+        } else {
+            diaryCards = nil
         }
         warnings = try DaemonWarnings.make(settings: settings, crypto: crypto, clock: clock, logger: logger)
         if warnings == nil { devices.set("warnings", "none configured") }
@@ -149,7 +170,8 @@ public final class KioskDaemon: Sendable {
                 warnings: warnings.map { $0 as any WarningSource } ?? NoWarnings(), clock: clock, settings: store,
                 devices: devices, paper: settings.receiptPrinter?.paper ?? .mm58,
                 codePage: settings.receiptPrinter?.codePage ?? .cp1252,
-                reports: reportDelivery, speech: Self.speech(to: given.speaker), logger: logger)
+                reports: reportDelivery, speech: Self.speech(to: given.speaker), diaryCards: diaryCards,
+                logger: logger)
         } catch {
             throw .store(error)
         }
@@ -385,6 +407,31 @@ public final class KioskDaemon: Sendable {
                     .size] as? Int
             }
             .reduce(0, +)
+    }
+}
+
+extension KioskDaemon {
+    /// Opens the region's token for diary cards (`region`): its module, logged in with the PIN from its
+    /// credential. A token that cannot be opened leaves diary cards unread (the device state `region` says why,
+    /// without the PIN); the kiosk's own cards work as before.
+    static func openRegion(settings: DaemonSettings, devices: DeviceStates, logger: Logger)
+        -> (module: PKCS11Module, keys: PKCS11RegionKeys)?
+    {
+        guard let region = settings.region else { return nil }
+        do throws(PKCS11Error) {
+            guard let pinFile = settings.regionPINFile else {
+                throw PKCS11Error.invalidArgument("no credentials directory for region.pinCredential")
+            }
+            let pin = try PKCS11PIN(contentsOfFile: pinFile)
+            let module = try PKCS11Module(path: region.module)
+            let keys = try PKCS11RegionKeys.open(module: module, configuration: region, pin: pin)
+            devices.set("region", "ok")
+            return (module, keys)
+        } catch {
+            devices.set("region", "unavailable: \(error)")
+            logger.error("Region token unavailable: diary cards are not read", metadata: ["region.error": "\(error)"])
+            return nil
+        }
     }
 }
 

@@ -13,6 +13,9 @@ public struct DESFireCard {
     public let version: DESFireVersion
     /// The client over this card, no application selected and no session yet.
     public let client: DESFireClient
+    /// The reader's count of this placement (`NFCReader.withDESFireCard`): the same card taken off and put back is
+    /// another placement. 0 outside a reader.
+    public internal(set) var placement: UInt64 = 0
 
     /// Recognises a MIFARE DESFire among ISO/IEC 14443-4 type A cards: SAK bit 0x20 with an ATS, then a wrapped
     /// GetVersion answered with vendor 04 and type 01. nil for any other card — an NTAG21x (SAK 00) is never sent
@@ -41,14 +44,20 @@ public struct DESFireCard {
 ///
 /// `serve` runs on the reader's thread while the card lies on the reader, with the card recognised and its
 /// client ready; what it returns is reported as the card's read (`NFCCardEvent.card`), nil reports nothing. The
-/// reader then waits for the card to leave, as for any card. It must not keep the card or its client.
+/// reader then waits for the card to leave, as for any card, and runs what `NFCReader.withDESFireCard` asks of it
+/// meanwhile. `left` runs on the reader's thread when the card served has left (or the reader stopped), so that
+/// whatever the handler kept of it (a session's key) is wiped.
 public struct DESFireCardHandler: Sendable {
     public let crypto: any CryptoProvider & AES128Cipher
     public let serve: @Sendable (DESFireCard) -> CardReadResult?
+    public let left: @Sendable () -> Void
 
-    public init(crypto: any CryptoProvider & AES128Cipher, serve: @escaping @Sendable (DESFireCard) -> CardReadResult?)
-    {
+    public init(
+        crypto: any CryptoProvider & AES128Cipher, serve: @escaping @Sendable (DESFireCard) -> CardReadResult?,
+        left: @escaping @Sendable () -> Void = {}
+    ) {
         self.crypto = crypto
         self.serve = serve
+        self.left = left
     }
 }

@@ -12,6 +12,8 @@ public enum ForeignCardReason: Equatable, Sendable {
     case otherPassword
     /// The card accepted the password but answered with the wrong PACK (a clone or an emulator): not trusted.
     case wrongAcknowledge
+    /// A diary card of another region, or of a key generation the kiosk does not hold.
+    case otherRegion
 }
 
 /// The outcome of reading a card.
@@ -24,6 +26,8 @@ public enum CardReadResult: Equatable, Sendable {
     case incompleteEnrolment
     /// A kiosk card of a newer layout.
     case unsupportedLayout(version: UInt8)
+    /// A diary card of the kiosk's region, opened with its keys (docs/diary-card.md), lying on the reader.
+    case diaryCard(DiaryCardOnReader)
 }
 
 /// Why enrolment failed. The card is never left reading as valid with wrong content.

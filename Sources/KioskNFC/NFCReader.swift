@@ -33,6 +33,11 @@ public final class NFCReader<Crypto: CryptoProvider>: Sendable {
     private let finished = DispatchSemaphore(value: 0)
     private let enrolment = Mutex<(content: CardContent, reply: @Sendable (Result<Void, CardEnrolmentError>) -> Void)?>(
         nil)
+    /// What `withDESFireCard` asked of a placement, until the reader's thread takes it.
+    private let cardJob = Mutex<CardJob?>(nil)
+    /// DESFire cards served so far.
+    private let placements = Atomic<UInt64>(0)
+    private typealias CardJob = (placement: UInt64, run: @Sendable (DESFireCard?) -> Void)
 
     /// - Parameters:
     ///   - connection: libnfc connection string, e.g. `pn532_uart:/dev/ttyS0`.
@@ -75,6 +80,34 @@ public final class NFCReader<Crypto: CryptoProvider>: Sendable {
             wakeUp.signal()
         } while finished.wait(timeout: .now() + .milliseconds(5)) == .timedOut
         enrolment.withLock { $0 }?.reply(.failure(.reader(NFCError(code: .stopped))))
+        takeCardJob()?.run(nil)
+    }
+
+    /// Runs `body` on the reader's thread with the DESFire card of `placement` (`DESFireCard.placement`, as the
+    /// handler saw it) while that card still lies on the reader, between two checks that it is there; nil when it
+    /// has left, another card lies there, or the reader stops. One request at a time: a newer one answers an
+    /// older one that was not taken yet with nil.
+    public func withDESFireCard<T: Sendable>(placement: UInt64, _ body: @escaping @Sendable (DESFireCard) -> T) async
+        -> T?
+    {
+        await withCheckedContinuation { (waiter: CheckedContinuation<T?, Never>) in
+            let job: CardJob = (placement, { card in waiter.resume(returning: card.map(body)) })
+            let older = cardJob.withLock { current -> CardJob? in
+                defer { current = job }
+                return current
+            }
+            older?.run(nil)
+            // A reader that stopped (or never ran) takes no job: answered here, or by `stop()` if it stops now.
+            if isStopping || !running.load(ordering: .sequentiallyConsistent) { takeCardJob()?.run(nil) }
+            wakeUp.signal()
+        }
+    }
+
+    private func takeCardJob() -> CardJob? {
+        cardJob.withLock { current -> CardJob? in
+            defer { current = nil }
+            return current
+        }
     }
 
     /// Enrols the card lying on the reader with `content` (it has been read already, e.g. as blank), or else the next
@@ -148,7 +181,10 @@ public final class NFCReader<Crypto: CryptoProvider>: Sendable {
 
     /// Polls and reads until stopped (nil) or until the reader fails.
     private func serve(_ device: NFCDevice) -> NFCError? {
+        defer { takeCardJob()?.run(nil) }
         while !isStopping {
+            // No card lies on the reader now: a job for one that was there is answered.
+            takeCardJob()?.run(nil)
             let target: NFCTarget
             do {
                 guard let found = try device.poll(count: 1, period: 2) else { continue }
@@ -157,10 +193,16 @@ public final class NFCReader<Crypto: CryptoProvider>: Sendable {
                 if isStopping || error.code == .aborted { continue }
                 return error
             }
+            var served: DESFireCard?
             if let request = takeEnrolmentRequest() {
                 enrol(request, on: target, over: device)
             } else if let desfire, target.isISO14443Part4 {
-                if let failure = serveDESFire(target, over: device, with: desfire) { return failure }
+                let (failure, card) = serveDESFire(target, over: device, with: desfire)
+                served = card
+                if let failure {
+                    desfire.left()
+                    return failure
+                }
             } else {
                 do {
                     let result = try access.read(target, over: device)
@@ -185,8 +227,10 @@ public final class NFCReader<Crypto: CryptoProvider>: Sendable {
                         if !error.isCardGone { return error }
                     }
                 }
+                if let job = takeCardJob() { job.run(job.placement == served?.placement ? served : nil) }
                 pause(removalCheckInterval)
             }
+            if served != nil { desfire?.left() }
             if !isStopping { continuation.yield(.removed) }
         }
         return nil
@@ -196,21 +240,23 @@ public final class NFCReader<Crypto: CryptoProvider>: Sendable {
     /// any other such card is read as before (not a kiosk card). Returns the reader's failure, nil otherwise (a
     /// card that left is not a failure).
     private func serveDESFire(_ target: NFCTarget, over device: NFCDevice, with handler: DESFireCardHandler)
-        -> NFCError?
+        -> (NFCError?, DESFireCard?)
     {
         do {
-            if let card = try DESFireCard.identify(target, over: device, crypto: handler.crypto) {
+            if var card = try DESFireCard.identify(target, over: device, crypto: handler.crypto) {
                 logger.debug("NFC DESFire card")
+                card.placement = placements.wrappingAdd(1, ordering: .relaxed).newValue
                 if let result = handler.serve(card) { continuation.yield(.card(result)) }
+                return (nil, card)
             } else {
                 let result = try access.read(target, over: device)
                 continuation.yield(.card(result))
             }
         } catch {
-            if !error.isCardGone && error.code != .refused && error.code != .unexpectedAnswer { return error }
+            if !error.isCardGone && error.code != .refused && error.code != .unexpectedAnswer { return (error, nil) }
             logger.debug("NFC card left during reading")
         }
-        return nil
+        return (nil, nil)
     }
 
     /// Whether the card read as `target` still lies on the reader. A tag that NAKed a command (a card of another
@@ -254,6 +300,7 @@ public final class NFCReader<Crypto: CryptoProvider>: Sendable {
         case .notAKioskCard: "not-a-kiosk-card"
         case .incompleteEnrolment: "incomplete-enrolment"
         case .unsupportedLayout: "unsupported-layout"
+        case .diaryCard: "diary-card"
         }
     }
 }

@@ -76,6 +76,10 @@ struct Run: AsyncParsableCommand {
             throw ExitCode(2)
         }
         var settings = DaemonSettings(configuration, secrets: secrets, stateDirectory: directory, simulate: simulate)
+        if let region = configuration.region {
+            settings.regionPINFile =
+                "\(loader.credentialsDirectory ?? "/etc/kiosk/credentials")/\(region.pinCredential)"
+        }
         if let metrics { settings.metricsListen = metrics == "off" ? nil : metrics }
         if let web { settings.webListen = web == "off" ? nil : web }
         if simulate {

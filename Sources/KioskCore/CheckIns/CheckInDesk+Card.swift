@@ -19,14 +19,9 @@ extension CheckInDesk {
         let keys = try makeKeys(card)
         defer { keys.wipe() }
         if try isBlocked(keys) { throw .cardBlocked }
-        let profile = try profile(keys: keys)
-        let stays = try openStays(keys: keys)
-        let kept = policy.retention.kept(stays, clock: clock).sorted { $0.start > $1.start }
         return CardContents(
-            stays: kept.map { StaySummary($0, now: clock.now) },
-            reportable: kept.map { reportable($0, now: clock.now) },
-            profile: profile,
-            matchable: profile.matchingAllowed == true ? matchableStays(stays, clock: clock) : [])
+            opened: try openStays(keys: keys), profile: try profile(keys: keys), retention: policy.retention,
+            clock: clock)
     }
 
     /// The card's profile (`CardProfile.unanswered` when none was saved, or it does not open under the card's keys).
@@ -125,12 +120,42 @@ extension CheckInDesk {
         do { try store.saveProfile(handle: keys.handle, sealed: sealed) } catch { throw .storeUnavailable(error) }
     }
 
-    func reportable(_ stay: Stay, now: Date) -> ReportableStay {
+}
+
+extension CheckInDesk.CardContents {
+    /// What the holder's session shows of a card's `opened` stays, wherever they are kept (the kiosk's store, a
+    /// diary card): those within retention, newest first, and, when the holder allows matching, those a warning
+    /// may concern.
+    public init(opened: [Stay], profile: CardProfile, retention: RetentionPolicy, clock: ClockReading) {
+        let kept = retention.kept(opened, clock: clock).sorted { $0.start > $1.start }
+        self.init(
+            stays: kept.map { StaySummary($0, now: clock.now) },
+            reportable: kept.map { Self.reportable($0, now: clock.now) },
+            profile: profile,
+            matchable: profile.matchingAllowed == true ? Self.matchable(opened, retention: retention, clock: clock) : []
+        )
+    }
+
+    static func reportable(_ stay: Stay, now: Date) -> ReportableStay {
         let end = stay.end(asOf: now) ?? now
         let place = stay.venueAddress.isEmpty ? stay.venueDescription : "\(stay.venueDescription), \(stay.venueAddress)"
         return ReportableStay(
             id: stay.id.hex, venueName: place, locationId: stay.locationId,
             start: Int64(stay.start.timeIntervalSince1970.rounded(.down)),
             end: Int64(end.timeIntervalSince1970.rounded(.down)), crowdNotifier: stay.crowdNotifier)
+    }
+
+    /// The stays a warning may concern, as the matcher takes them: those within retention (`RetentionPolicy.kept`),
+    /// without the holder's own reported stays (any warning about them came from their own report); an open stay
+    /// ends now, or at its latest end.
+    public static func matchable(_ stays: [Stay], retention: RetentionPolicy, clock: ClockReading) -> [MatchableStay] {
+        retention.kept(stays, clock: clock).filter { !$0.reported }.map { stay in
+            let end = stay.end(asOf: clock.now) ?? min(clock.now, stay.latestEnd)
+            return MatchableStay(
+                id: stay.id.hex, locationId: stay.locationId,
+                start: Int64(stay.start.timeIntervalSince1970.rounded(.down)),
+                end: Int64(max(end, stay.start).timeIntervalSince1970.rounded(.down)),
+                crowdNotifier: stay.crowdNotifier)
+        }
     }
 }

@@ -77,7 +77,9 @@ public struct CheckInDesk: Sendable {
     public func reportableStays(of card: CardSecret, clock: ClockReading) throws(TapRefusal) -> [ReportableStay] {
         let keys = try makeKeys(card)
         defer { keys.wipe() }
-        return try openStays(keys: keys).sorted { $0.start > $1.start }.map { reportable($0, now: clock.now) }
+        return try openStays(keys: keys).sorted { $0.start > $1.start }.map {
+            CardContents.reportable($0, now: clock.now)
+        }
     }
 
     /// Marks the card's stays `ids` (hex, as `reportableStays` names them) as reported by their holder, so that the

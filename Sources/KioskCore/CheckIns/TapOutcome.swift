@@ -34,6 +34,10 @@ public enum TapRefusal: Error, Sendable, Equatable {
     /// The card's stored profile (its PIN, its permissions) is there but cannot be opened (damaged or altered): its
     /// session stays closed rather than open without its PIN.
     case profileUnreadable
+    /// A diary card left the reader before its change was committed: nothing changed on it.
+    case cardLeft
+    /// A diary card's files or the region's keys refused (a damaged diary, a token that failed): nothing changed.
+    case diaryUnreadable
 }
 
 extension TapRefusal: CustomStringConvertible {
@@ -48,6 +52,9 @@ extension TapRefusal: CustomStringConvertible {
         case .storeUnavailable(let error): "Check-ins are paused: \(error)"
         case .cryptoFailure: "Check-ins are paused: the kiosk's encryption failed. Restart the kiosk."
         case .profileUnreadable: "This card's settings here cannot be read: its check-ins stay closed. Ask staff."
+        case .cardLeft:
+            "The card was taken away too early: nothing was saved on it. Hold it on the reader and tap again."
+        case .diaryUnreadable: "This card's diary could not be read here: nothing was changed on it. Ask staff."
         }
     }
 }

@@ -68,6 +68,8 @@ public struct SessionTexts: Sendable {
     // Home
     var homeTitle: String { t(.sessionHomeTitle) }
     func count(_ count: Int) -> String { catalog.count(.sessionCount, count) }
+    /// A diary card's count: the stays are on the card.
+    func cardCount(_ count: Int) -> String { catalog.count(.sessionCardCount, count) }
     var newsForYou: String { t(.sessionNewsForYou) }
     var matchingOff: String { t(.sessionMatchingOff) }
     var readWarning: String { t(.sessionReadWarning) }
@@ -113,6 +115,9 @@ public struct SessionTexts: Sendable {
     var deleteIt: String { t(.sessionDeleteIt) }
     var deleteAllTitle: String { t(.sessionDeleteAllTitle) }
     func deleteAllExplained(_ count: Int) -> String { catalog.count(.sessionDeleteAllBody, count) }
+    /// A diary card's: the stays on the card go, its settings stay.
+    func deleteAllOnCardExplained(_ count: Int) -> String { catalog.count(.sessionDeleteAllCardBody, count) }
+    var deleteForGoodOnCard: String { t(.sessionDeleteForGoodCard) }
     var deleteAllConfirm: String { t(.sessionDeleteAllConfirm) }
     var stayDeleted: String { t(.sessionStayDeleted) }
     var allDeleted: String { t(.sessionAllDeleted) }

@@ -115,7 +115,7 @@ public struct VisitorSession: Sendable {
     }
 
     public let source: Source
-    public private(set) var card: CardSecret
+    public private(set) var card: VisitorCard
     public private(set) var view: CardView?
     private(set) var screenView: View
     private var flow: ConsentFlow?
@@ -150,7 +150,7 @@ public struct VisitorSession: Sendable {
     public static let codeAlphabet = Array("ABCDEFGHJKMNPQRSTVWXYZ23456789").map(String.init)
 
     public init(
-        card: CardSecret, source: Source, now: Date, language: Language = .fallback, warningAdvice: String? = nil,
+        card: VisitorCard, source: Source, now: Date, language: Language = .fallback, warningAdvice: String? = nil,
         inactivityLimit: TimeInterval = VisitorSession.defaultInactivityLimit, zone: VenueZone = .board,
         staysPerPage: Int = ScreenGeometry().staysPerPage
     ) {
@@ -163,6 +163,12 @@ public struct VisitorSession: Sendable {
         self.openingLanguage = language
         self.warningAdvice = warningAdvice
         self.screenView = .waiting
+    }
+
+    /// Whether the card is a diary card: its stays are on the card itself, and there is no kiosk copy to block.
+    var isDiary: Bool {
+        if case .diary = card { return true }
+        return false
     }
 
     /// Wipes the card's secret (the session is over).
@@ -279,7 +285,7 @@ public struct VisitorSession: Sendable {
             switch id {
             case "delete-one": screenView = contents.stays.isEmpty ? .home(note: texts.noStays) : .pickStay
             case "delete-all": screenView = .confirmDeleteAll
-            case "block": screenView = .confirmBlock
+            case "block" where !isDiary: screenView = .confirmBlock
             case "back": screenView = .home(note: nil)
             default: break
             }
@@ -595,8 +601,7 @@ public struct VisitorSession: Sendable {
                 kind: "prompt", title: texts.deleteMenuTitle, lines: [texts.deleteMenuExplained],
                 choices: [
                     .init(id: "delete-one", label: texts.deleteOne), .init(id: "delete-all", label: texts.deleteAll),
-                    .init(id: "block", label: texts.block), .init(id: "back", label: texts.back),
-                ])
+                ] + (isDiary ? [] : [.init(id: "block", label: texts.block)]) + [.init(id: "back", label: texts.back)])
         case .pickStay:
             let page = page(of: contents.stays)
             return ScreenModel(
@@ -606,12 +611,15 @@ public struct VisitorSession: Sendable {
         case .confirmDelete(let id):
             let line = contents.stays.first { $0.id == id }.map { texts.stayLine($0, now: now) } ?? ""
             return ScreenModel(
-                kind: "prompt", title: texts.deleteOneTitle, lines: [line, texts.deleteForGood],
+                kind: "prompt", title: texts.deleteOneTitle,
+                lines: [line, isDiary ? texts.deleteForGoodOnCard : texts.deleteForGood],
                 choices: [.init(id: "keep", label: texts.keep), .init(id: "delete", label: texts.deleteIt)])
         case .confirmDeleteAll:
             return ScreenModel(
                 kind: "prompt", title: texts.deleteAllTitle,
-                lines: [texts.deleteAllExplained(contents.stays.count), texts.deleteForGood],
+                lines: isDiary
+                    ? [texts.deleteAllOnCardExplained(contents.stays.count), texts.deleteForGoodOnCard]
+                    : [texts.deleteAllExplained(contents.stays.count), texts.deleteForGood],
                 choices: [.init(id: "keep", label: texts.keep), .init(id: "delete", label: texts.deleteAllConfirm)])
         case .confirmBlock:
             return ScreenModel(
@@ -722,7 +730,7 @@ public struct VisitorSession: Sendable {
         let page = page(of: contents.stays)
         var lines = [String]()
         if let note { lines.append(note) }
-        lines.append(texts.count(contents.stays.count))
+        lines.append(isDiary ? texts.cardCount(contents.stays.count) : texts.count(contents.stays.count))
         lines += page.line
         if let warning = view.warning, !warning.exposureDays.isEmpty, !view.warningAcknowledged {
             lines.append(texts.newsForYou)

@@ -8,7 +8,7 @@ extension CheckInMachine {
 
     // MARK: - Opening and closing
 
-    mutating func openSession(_ card: CardSecret, source: VisitorSession.Source, now: ClockReading)
+    mutating func openSession(_ card: VisitorCard, source: VisitorSession.Source, now: ClockReading)
         -> [StationAction]
     {
         let session = VisitorSession(

@@ -355,7 +355,7 @@ extension CheckInMachine {
             id, language: language, chosen: person?.languageIsTheirs == true ? person?.language : nil)
         staff?.questions = questions
         guard case .save(let request) = effect else { return [] }
-        return [.cardRequest(questions.card, request)]
+        return [.cardRequest(.kiosk(questions.card), request)]
     }
 
     /// The questions end (answered, or staff moved on): the card is wiped, the person who answered them is gone.

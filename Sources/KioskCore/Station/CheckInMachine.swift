@@ -182,9 +182,9 @@ public struct CheckInMachine: Sendable {
     /// A visitor card (or its printed code) is shown: a card other than the one the person here showed is another
     /// person, and whatever was theirs goes first (their session closes); a session open on the same card closes
     /// too, and the card counts as usual.
-    private mutating func cardArrives(_ secret: CardSecret, now: ClockReading) -> [StationAction] {
+    private mutating func cardArrives(_ card: VisitorCard, now: ClockReading) -> [StationAction] {
         guard staff == nil else { return [] }
-        let fingerprint = try? VisitorContext.fingerprint(of: secret, crypto: crypto)
+        let fingerprint = try? VisitorContext.fingerprint(of: card.secret, crypto: crypto)
         var actions = [StationAction]()
         if let person {
             let same = fingerprint.flatMap { mine in
@@ -247,6 +247,11 @@ public struct CheckInMachine: Sendable {
                 return refuse(
                     texts.message(.staffAlreadyEnrolledTitle, .staffAlreadyEnrolledBody, .error), .refused,
                     .alreadyEnrolled)
+            case .diary:
+                // A diary card is its holder's already, at every kiosk of the region.
+                return refuse(
+                    texts.message(.staffAlreadyEnrolledTitle, .staffAlreadyEnrolledBody, .error), .refused,
+                    .alreadyEnrolled)
             case .foreign(let reason):
                 return refuse(
                     texts.message(
@@ -257,10 +262,11 @@ public struct CheckInMachine: Sendable {
             }
         }
         if case .card(let secret) = read { return card(secret, printed: false, now: now) }
+        if case .diary(let card) = read { return visitor(.diary(card), printed: false, now: now) }
         // Not a kiosk card: an open session closes (the card shown is not its holder's).
         var actions = leavingSession()
         switch read {
-        case .card: break
+        case .card, .diary: break
         case .blank: actions += refuse(texts.blankCard, .refused, .blankCard)
         case .damaged: actions += refuse(texts.damagedCard, .refused, .damagedCard)
         case .foreign(let reason):
@@ -288,24 +294,30 @@ public struct CheckInMachine: Sendable {
             if let step = staff?.step, !step.isBusy { return leaveStaffMode() }
             return openStaffMode(now: now)
         case .visitor:
-            var actions = cardArrives(secret, now: now)
-            if case .awaitingCard(let until) = person?.activity, now.now < until {
-                return actions + openSession(secret, source: printed ? .printedCode : .reader, now: now)
-            }
-            if case .awaitingCard = person?.activity { person?.activity = .browsing }
-            guard now.isSynchronized else {
-                return actions + refuse(texts.clockNotSet, .clockNotSet, .clockNotSynchronized)
-            }
-            guard let venue = state.venue else {
-                return actions + refuse(texts.notSetUp, .error, .venueNotSetUp)
-            }
-            person?.cardOnReader?.wipe(using: crypto)
-            // The card on the reader can open its holder's session without another tap (not in staff mode).
-            let onReader = printed || staff != nil ? nil : secret
-            person?.cardOnReader = onReader
-            actions.append(.recordTap(secret, venue.stayVenue))
-            return actions
+            return visitor(.kiosk(secret), printed: printed, now: now)
         }
+    }
+
+    /// A visitor's card (tapped, or its printed code scanned): its holder's session opens when they asked for it,
+    /// else the tap is recorded.
+    private mutating func visitor(_ card: VisitorCard, printed: Bool, now: ClockReading) -> [StationAction] {
+        var actions = cardArrives(card, now: now)
+        if case .awaitingCard(let until) = person?.activity, now.now < until {
+            return actions + openSession(card, source: printed ? .printedCode : .reader, now: now)
+        }
+        if case .awaitingCard = person?.activity { person?.activity = .browsing }
+        guard now.isSynchronized else {
+            return actions + refuse(texts.clockNotSet, .clockNotSet, .clockNotSynchronized)
+        }
+        guard let venue = state.venue else {
+            return actions + refuse(texts.notSetUp, .error, .venueNotSetUp)
+        }
+        person?.cardOnReader?.wipe(using: crypto)
+        // The card on the reader can open its holder's session without another tap (not in staff mode).
+        let onReader = printed || staff != nil ? nil : card
+        person?.cardOnReader = onReader
+        actions.append(.recordTap(card, venue.stayVenue))
+        return actions
     }
 
     private mutating func codeScanned(_ text: String, now: ClockReading) -> [StationAction] {
@@ -455,8 +467,8 @@ public struct CheckInMachine: Sendable {
     static func pattern(for refusal: TapRefusal) -> IndicatorPattern {
         switch refusal {
         case .clockNotSynchronized: .clockNotSet
-        case .storeUnavailable, .cryptoFailure, .profileUnreadable: .error
-        case .clockBehindLastTap, .dailyLimitReached, .staffCard, .eventEnded, .cardBlocked: .refused
+        case .storeUnavailable, .cryptoFailure, .profileUnreadable, .diaryUnreadable: .error
+        case .clockBehindLastTap, .dailyLimitReached, .staffCard, .eventEnded, .cardBlocked, .cardLeft: .refused
         }
     }
 

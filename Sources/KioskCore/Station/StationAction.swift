@@ -4,7 +4,7 @@ public import Foundation
 /// (`.tapDone`, `.printDone`, …) that the runner feeds back to the machine.
 public enum StationAction: Sendable, Equatable {
     /// Serve a visitor card's tap at the bound venue (`CheckInDesk.tap`), then answer with `.tapDone`.
-    case recordTap(CardSecret, StayVenue)
+    case recordTap(VisitorCard, StayVenue)
     /// Show a message on the screen.
     case show(StationMessage)
     /// Play a light and sound pattern.
@@ -26,9 +26,9 @@ public enum StationAction: Sendable, Equatable {
     case requestRandom(RandomPurpose)
     /// Open what the kiosk holds for this card (its stays, profile, a warning for it if its holder allows matching,
     /// the report outputs available now), for its holder's session; answered with `.cardOpened`.
-    case openCard(CardSecret)
+    case openCard(VisitorCard)
     /// Carry out a request of the card holder's session with the card's keys; answered with `.cardAnswered`.
-    case cardRequest(CardSecret, VisitorSession.Request)
+    case cardRequest(VisitorCard, VisitorSession.Request)
     /// Count a refusal by its reason (the refusal counters and `kiosk_refusals_total`).
     case countRefusal(RefusalReason)
 }
@@ -38,7 +38,7 @@ public enum StationAction: Sendable, Equatable {
 /// prints, enrolments and staff commands are counted by their own counters.
 public enum RefusalReason: String, Sendable, Equatable, CaseIterable {
     case clockNotSynchronized, clockBehindLastTap, dailyLimitReached, eventEnded, cardBlocked, staffCard
-    case storeUnavailable, cryptoFailure, profileUnreadable
+    case storeUnavailable, cryptoFailure, profileUnreadable, cardLeft, diaryUnreadable
     /// A blank card tapped outside enrolment.
     case blankCard
     /// A kiosk card whose enrolment did not finish, or that could not be read completely.
@@ -67,6 +67,8 @@ public enum RefusalReason: String, Sendable, Equatable, CaseIterable {
         case .storeUnavailable: self = .storeUnavailable
         case .cryptoFailure: self = .cryptoFailure
         case .profileUnreadable: self = .profileUnreadable
+        case .cardLeft: self = .cardLeft
+        case .diaryUnreadable: self = .diaryUnreadable
         }
     }
 }

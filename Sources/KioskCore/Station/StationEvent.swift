@@ -52,6 +52,8 @@ public enum CardRead: Sendable, Equatable {
     case foreign(ForeignCardReason)
     /// A kiosk card whose enrolment did not finish, or that could not be read completely: to be enrolled again.
     case damaged
+    /// A diary card of the kiosk's region, opened with its keys, lying on the reader (docs/diary-card.md).
+    case diary(DiaryCardOnReader)
 
     /// Why a card is not one of this kiosk's cards. Says nothing about the card's content.
     public enum ForeignCardReason: String, Sendable, Equatable, Codable, CaseIterable {
@@ -65,6 +67,9 @@ public enum CardRead: Sendable, Equatable {
         case untrusted
         /// A kiosk card of a newer layout.
         case newerLayout
+        /// A diary card of another region, or of a key generation this kiosk does not hold (retired, or not yet
+        /// installed).
+        case otherRegion
     }
 }
 

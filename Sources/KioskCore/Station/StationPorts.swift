@@ -12,13 +12,34 @@ public protocol WarningSource: Sendable {
     /// Whether any warning is kept at all; when not, a tap does not read the card's stays a second time to match
     /// them against nothing.
     var holdsWarnings: Bool { get async }
+    /// Matches a diary card's stays, at any venue of the region, against the region's records the kiosk keeps
+    /// (`warnings.keepRegion`); nil when none are kept or nothing matched.
+    func matchRegion(_ stays: [MatchableStay]) async -> ExposureResult?
 }
 
 extension WarningSource {
     public var holdsWarnings: Bool { get async { true } }
+    public func matchRegion(_ stays: [MatchableStay]) async -> ExposureResult? { nil }
 }
 
 /// The devices' states for the status slip ("printer" → "ok", …); no personal data.
 public protocol DeviceStatusSource: Sendable {
     func deviceStates() async -> [String: String]
+}
+
+/// The diary card on the reader (docs/diary-card.md): each call is carried out on the card while it lies there,
+/// with the region's keys, and refuses with `.cardLeft` once the placement named has left. The daemon serves it with
+/// the NFC reader and the region's token; `DiaryDesk` decides.
+public protocol DiaryCardAccess: Sendable {
+    /// A tap at `venue` (`DiaryDesk.tap(_:at:clock:collectingMatchable:)`).
+    func tap(_ card: DiaryCardOnReader, at venue: StayVenue, clock: ClockReading, collectingMatchable: Bool) async
+        -> (outcome: TapOutcome, matchable: [MatchableStay], language: Language?)
+    /// What the holder's session shows (`DiaryDesk.contents`).
+    func contents(of card: DiaryCardOnReader, clock: ClockReading) async throws(TapRefusal) -> CheckInDesk.CardContents
+    /// The daily expiry: the region's day keys older than 14 days are destroyed (`DiaryDesk.forgetOldDays`).
+    func forgetOldDays(clock: ClockReading) async throws(TapRefusal)
+    /// A request of the holder's session (`DiaryDesk.serve`).
+    func serve(_ request: VisitorSession.Request, of card: DiaryCardOnReader, clock: ClockReading)
+        async
+        throws(TapRefusal) -> ServedRequest
 }

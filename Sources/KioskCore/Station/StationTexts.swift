@@ -119,6 +119,8 @@ public struct StationTexts: Sendable {
         case .storeUnavailable: catalog[.refusalStoreUnavailable]
         case .cryptoFailure: catalog[.refusalCryptoFailure]
         case .profileUnreadable: catalog[.refusalProfileUnreadable]
+        case .cardLeft: catalog[.refusalCardLeft]
+        case .diaryUnreadable: catalog[.refusalDiaryUnreadable]
         }
     }
 
@@ -142,6 +144,7 @@ public struct StationTexts: Sendable {
         case .otherPassword: catalog[.foreignCardOtherPassword]
         case .untrusted: catalog[.foreignCardUntrusted]
         case .newerLayout: catalog[.foreignCardNewerLayout]
+        case .otherRegion: catalog[.foreignCardOtherRegion]
         }
     }
 

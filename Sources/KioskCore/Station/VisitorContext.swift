@@ -36,7 +36,7 @@ struct VisitorContext: Sendable {
     /// A fingerprint of the card this person showed first: another card is another person.
     var cardFingerprint: [UInt8]?
     /// The visitor card they tapped, while it lies on the reader: its session can be offered without another tap.
-    var cardOnReader: CardSecret?
+    var cardOnReader: VisitorCard?
     /// What their session asked the runner last.
     var pendingRequest: VisitorSession.Request?
     /// Their last action.

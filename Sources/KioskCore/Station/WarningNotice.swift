@@ -53,18 +53,9 @@ extension CheckInDesk {
         return try warningNotice(for: card, result: result, stays: matchable, zone: zone)
     }
 
-    /// The stays a warning may concern, as the matcher takes them: those within retention (`RetentionPolicy.kept`),
-    /// without the holder's own reported stays (any warning about them came from their own report); an open stay
-    /// ends now, or at its latest end.
+    /// The stays a warning may concern (`CardContents.matchable`).
     func matchableStays(_ stays: [Stay], clock: ClockReading) -> [MatchableStay] {
-        policy.retention.kept(stays, clock: clock).filter { !$0.reported }.map { stay in
-            let end = stay.end(asOf: clock.now) ?? min(clock.now, stay.latestEnd)
-            return MatchableStay(
-                id: stay.id.hex, locationId: stay.locationId,
-                start: Int64(stay.start.timeIntervalSince1970.rounded(.down)),
-                end: Int64(max(end, stay.start).timeIntervalSince1970.rounded(.down)),
-                crowdNotifier: stay.crowdNotifier)
-        }
+        CardContents.matchable(stays, retention: policy.retention, clock: clock)
     }
 
     /// Turns a match of the card's stays (`stays`: as they were matched) into the notice shown at its taps; `nil`

@@ -22,6 +22,8 @@ public actor StationRunner {
     private let indicator: any Indicator
     private let printer: any ReceiptPrinter
     private let enroller: any CardEnroller
+    /// The diary card on the reader (a kiosk of a region, `region` configured); nil refuses diary cards.
+    private let diaryCards: (any DiaryCardAccess)?
     private let warnings: any WarningSource
     private let clock: any ClockSource
     private let settings: any StationStateStore
@@ -42,7 +44,8 @@ public actor StationRunner {
         enroller: any CardEnroller, warnings: any WarningSource, clock: any ClockSource,
         settings: any StationStateStore, devices: (any DeviceStatusSource)? = nil, paper: PaperWidth = .mm58,
         codePage: PrinterCodePage = .cp1252,
-        reports: (any ReportDelivering)? = nil, speech: (@Sendable (SpeechCue) -> Void)? = nil, logger: Logger
+        reports: (any ReportDelivering)? = nil, speech: (@Sendable (SpeechCue) -> Void)? = nil,
+        diaryCards: (any DiaryCardAccess)? = nil, logger: Logger
     ) throws(StoreError) {
         let saved = try settings.loadStationState() ?? .initial
         machine = CheckInMachine(configuration: configuration, state: saved, crypto: desk.crypto)
@@ -50,6 +53,7 @@ public actor StationRunner {
         self.indicator = indicator
         self.printer = printer
         self.enroller = enroller
+        self.diaryCards = diaryCards
         self.warnings = warnings
         self.clock = clock
         self.settings = settings
@@ -188,6 +192,13 @@ public actor StationRunner {
                 }
             }
             counters.expiryRuns += 1
+            // The region's day keys older than retention go with the kiosk's stays: no diary card's stay of those
+            // days opens here any more.
+            if let diaryCards {
+                do throws(TapRefusal) { try await diaryCards.forgetOldDays(clock: reading) } catch {
+                    logger.error("Region day keys not moved on", metadata: ["region.error": "\(error)"])
+                }
+            }
             switch result {
             case .success(let count):
                 counters.expiredStays += count
@@ -223,18 +234,33 @@ public actor StationRunner {
         }
     }
 
-    private func recordTap(_ card: CardSecret, at venue: StayVenue, report: inout StationReport) async -> StationEvent {
+    private func recordTap(_ card: VisitorCard, at venue: StayVenue, report: inout StationReport) async -> StationEvent
+    {
         var card = card
         defer { card.wipe(using: desk.crypto) }
         counters.taps += 1
         let reading = clock.read()
         let desk = self.desk
         let zone = machine.configuration.timeZone
-        let tapped = card
-        // The card's stays are opened once, off the actor: the tap, and the stays to match when warnings are held.
+        let tapped = card.secret
+        // The card's stays are opened once: the tap, and the stays to match when warnings are held (a kiosk card's
+        // off the actor, a diary card's on the card).
         let matching = await warnings.holdsWarnings
-        let (outcome, matchable, language) = await offload {
-            desk.tap(tapped, at: venue, clock: reading, collectingMatchable: matching)
+        let outcome: TapOutcome
+        let matchable: [MatchableStay]
+        let language: Language?
+        switch card {
+        case .kiosk(let secret):
+            (outcome, matchable, language) = await offload {
+                desk.tap(secret, at: venue, clock: reading, collectingMatchable: matching)
+            }
+        case .diary(let onReader):
+            guard let diaryCards else {
+                (outcome, matchable, language) = (.refused(.diaryUnreadable), [], nil)
+                break
+            }
+            (outcome, matchable, language) = await diaryCards.tap(
+                onReader, at: venue, clock: reading, collectingMatchable: matching)
         }
         report.steps.append(.tapRecorded(outcome))
         let outcomeName: String
@@ -255,7 +281,7 @@ public actor StationRunner {
         logger.debug("Tap served", metadata: ["checkin.outcome": "\(outcomeName)"])
 
         var notice: WarningNotice?
-        if !matchable.isEmpty, let result = await warnings.match(matchable), !result.matches.isEmpty {
+        if !matchable.isEmpty, let result = await match(matchable, of: card), !result.matches.isEmpty {
             let found: Result<WarningNotice?, TapRefusal> = await offload {
                 do throws(TapRefusal) {
                     return .success(try desk.warningNotice(for: tapped, result: result, stays: matchable, zone: zone))
@@ -272,20 +298,38 @@ public actor StationRunner {
         return .tapDone(outcome, warning: notice, language: language)
     }
 
+    /// The warnings that concern `stays`: a diary card's, at any venue of the region, against the region's records
+    /// when the kiosk keeps them, else (and a kiosk card's) against the venue's.
+    private func match(_ stays: [MatchableStay], of card: VisitorCard) async -> ExposureResult? {
+        if case .diary = card, let result = await warnings.matchRegion(stays) { return result }
+        return await warnings.match(stays)
+    }
+
     // MARK: - The card holder's session
 
     /// Opens what the kiosk holds for a card (off the actor): its stays and profile, a warning for it when its holder
     /// allows matching, and the report outputs available now.
-    private func openCard(_ card: CardSecret) async -> Result<VisitorSession.CardView, StationFailure> {
+    private func openCard(_ card: VisitorCard) async -> Result<VisitorSession.CardView, StationFailure> {
         var card = card
         defer { card.wipe(using: desk.crypto) }
         let desk = self.desk
         let zone = machine.configuration.timeZone
         let reading = clock.read()
-        let opened = card
-        let result: Result<CheckInDesk.CardContents, TapRefusal> = await offload {
-            do throws(TapRefusal) { return .success(try desk.contents(of: opened, clock: reading)) } catch {
-                return .failure(error)
+        let opened = card.secret
+        let result: Result<CheckInDesk.CardContents, TapRefusal>
+        switch card {
+        case .kiosk(let secret):
+            result = await offload {
+                do throws(TapRefusal) { return .success(try desk.contents(of: secret, clock: reading)) } catch {
+                    return .failure(error)
+                }
+            }
+        case .diary(let onReader):
+            do throws(TapRefusal) {
+                guard let diaryCards else { throw .diaryUnreadable }
+                result = .success(try await diaryCards.contents(of: onReader, clock: reading))
+            } catch {
+                result = .failure(error)
             }
         }
         let contents: CheckInDesk.CardContents
@@ -295,7 +339,7 @@ public actor StationRunner {
         }
         var notice: WarningNotice?
         if !contents.matchable.isEmpty, await warnings.holdsWarnings,
-            let result = await warnings.match(contents.matchable), !result.matches.isEmpty
+            let result = await match(contents.matchable, of: card), !result.matches.isEmpty
         {
             let matchable = contents.matchable
             notice =
@@ -314,17 +358,29 @@ public actor StationRunner {
 
     /// Carries out a request of the holder's session with the card's keys (`CheckInDesk.serve`, off the actor); a
     /// change answers with the card's contents as they stand after it, a consented report is delivered.
-    private func serve(_ request: VisitorSession.Request, card: CardSecret) async -> Result<
+    private func serve(_ request: VisitorSession.Request, card: VisitorCard) async -> Result<
         VisitorSession.Answer, StationFailure
     > {
         var card = card
         defer { card.wipe(using: desk.crypto) }
         let desk = self.desk
         let held = card
-        let now = Int64(clock.read().now.timeIntervalSince1970.rounded(.down))
-        let served: Result<ServedRequest, TapRefusal> = await offload {
-            do throws(TapRefusal) { return .success(try desk.serve(request, of: held, now: now)) } catch {
-                return .failure(error)
+        let reading = clock.read()
+        let now = Int64(reading.now.timeIntervalSince1970.rounded(.down))
+        let served: Result<ServedRequest, TapRefusal>
+        switch card {
+        case .kiosk(let secret):
+            served = await offload {
+                do throws(TapRefusal) { return .success(try desk.serve(request, of: secret, now: now)) } catch {
+                    return .failure(error)
+                }
+            }
+        case .diary(let onReader):
+            do throws(TapRefusal) {
+                guard let diaryCards else { throw .diaryUnreadable }
+                served = .success(try await diaryCards.serve(request, of: onReader, clock: reading))
+            } catch {
+                served = .failure(error)
             }
         }
         switch served {

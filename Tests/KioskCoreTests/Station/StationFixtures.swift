@@ -71,6 +71,9 @@ struct MachineHarness {
     var persistResult: Result<Void, StationFailure> = .success(())
     private(set) var persisted: StationState?
     private(set) var tapOutcomes: [TapOutcome] = []
+    /// The diary card on the reader and the desk that serves it, as the runner's `DiaryCardAccess` would: a job for
+    /// another placement finds the card gone.
+    var diary: (desk: DiaryDesk, card: MemoryDiaryCard, placement: UInt64)?
 
     init(
         configuration: StationConfiguration = StationConfiguration(
@@ -100,7 +103,7 @@ struct MachineHarness {
             all += actions
             for action in actions {
                 switch action {
-                case .recordTap(let card, let venue):
+                case .recordTap(.kiosk(let card), let venue):
                     let (outcome, _, language) = desk.tap(
                         card, at: venue, clock: clock.read(), collectingMatchable: false)
                     tapOutcomes.append(outcome)
@@ -108,6 +111,14 @@ struct MachineHarness {
                     let allowed = (try? desk.profile(of: card).matchingAllowed) == true
                     pending.append(
                         .tapDone(outcome, warning: allowed ? warnings[card.printedText] : nil, language: language))
+                case .recordTap(.diary(let card), let venue):
+                    var (outcome, language): (TapOutcome, Language?) = (.refused(.cardLeft), nil)
+                    if let diary, diary.placement == card.placement {
+                        (outcome, _, language) = diary.desk.tap(
+                            diary.card, at: venue, clock: clock.read(), collectingMatchable: false)
+                    }
+                    tapOutcomes.append(outcome)
+                    pending.append(.tapDone(outcome, warning: nil, language: language))
                 case .persist(let state):
                     if case .success = persistResult { persisted = state }
                     pending.append(.persistDone(persistResult))
@@ -135,9 +146,16 @@ struct MachineHarness {
     var outputs: Set<VisitorSession.OutputKind> = [.print]
 
     /// What the runner does for `.openCard`, with the desk (warnings from `warnings`, by card).
-    func open(_ card: CardSecret) -> Result<VisitorSession.CardView, StationFailure> {
+    func open(_ shown: VisitorCard) -> Result<VisitorSession.CardView, StationFailure> {
+        let card = shown.secret
         do throws(TapRefusal) {
-            let contents = try desk.contents(of: card, clock: clock.read())
+            let contents: CheckInDesk.CardContents
+            switch shown {
+            case .kiosk(let secret): contents = try desk.contents(of: secret, clock: clock.read())
+            case .diary(let onReader):
+                guard let diary, diary.placement == onReader.placement else { throw .cardLeft }
+                contents = try diary.desk.contents(of: diary.card, clock: clock.read())
+            }
             let warning = contents.matchable.isEmpty ? nil : warnings[card.printedText]
             let owned = try desk.warningRecords(ownedBy: card, among: machine.state.warnings)
             return .success(
@@ -150,12 +168,18 @@ struct MachineHarness {
     }
 
     /// What the runner does for `.cardRequest`: the desk's own `serve`, then the contents again or the delivery.
-    mutating func serve(_ request: VisitorSession.Request, card: CardSecret) -> Result<
+    mutating func serve(_ request: VisitorSession.Request, card: VisitorCard) -> Result<
         VisitorSession.Answer, StationFailure
     > {
         let served: ServedRequest
         do throws(TapRefusal) {
-            served = try desk.serve(request, of: card, now: Int64(clock.read().now.timeIntervalSince1970))
+            switch card {
+            case .kiosk(let secret):
+                served = try desk.serve(request, of: secret, now: Int64(clock.read().now.timeIntervalSince1970))
+            case .diary(let onReader):
+                guard let diary, diary.placement == onReader.placement else { throw .cardLeft }
+                served = try diary.desk.serve(request, of: diary.card, clock: clock.read())
+            }
         } catch {
             return .failure(.refused(error))
         }

@@ -69,6 +69,21 @@ public final class DiaryCardLink: DiaryCardFiles {
         return DiaryCardLink(client: client, crypto: crypto, uid: uid, generation: generation, diaryKey: diaryKey)
     }
 
+    static let kioskSecretLabel = Array("CheckInKiosk diary card secret v1".utf8)
+
+    /// The card's secret for the station (`DiaryCardOnReader.secret`): the first 16 bytes of SHA-256 over a label
+    /// and the card's diary key. The same card gives the same secret at every tap until its keys move to a newer
+    /// generation; only a holder of the region's keys can compute it. It opens no stay.
+    public func kioskSecret() throws(DiaryCardError) -> CardSecret {
+        var message = Self.kioskSecretLabel + diaryKey
+        defer { crypto.wipe(&message) }
+        guard var digest = try? crypto.sha256(message) else { throw .refused("the kiosk's hash failed") }
+        defer { crypto.wipe(&digest) }
+        guard let secret = try? CardSecret(kind: .visitor, entropy: Array(digest.prefix(CardSecret.entropyLength)))
+        else { throw .refused("the kiosk's hash failed") }
+        return secret
+    }
+
     // MARK: DiaryCardFiles
 
     public func readHeader() throws(DiaryCardError) -> [UInt8] {

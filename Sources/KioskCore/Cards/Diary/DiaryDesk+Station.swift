@@ -1,0 +1,93 @@
+public import Foundation
+
+/// A diary card at the station: the tap, the holder's session and its requests, answered as the station takes them
+/// from any card (`TapOutcome`, `CheckInDesk.CardContents`, `ServedRequest`), so that `CheckInMachine` decides the
+/// same for both. The one place a diary card's failure becomes a tap's refusal.
+extension DiaryDesk {
+    /// A tap of the card in the field at `venue`. With `collectingMatchable`, and when its holder allows matching,
+    /// also the card's stays as they stand after the tap, ready to match against warnings (the ring is read then).
+    public func tap(_ card: some DiaryCardFiles, at venue: StayVenue, clock: ClockReading, collectingMatchable: Bool)
+        -> (outcome: TapOutcome, matchable: [MatchableStay], language: Language?)
+    {
+        let tap: Tap
+        switch self.tap(card, at: venue, clock: clock) {
+        case .success(let done): tap = done
+        case .failure(let failure): return (.refused(Self.refusal(failure)), [], nil)
+        }
+        if case .refused = tap.outcome { return (tap.outcome, [], tap.language) }
+        guard collectingMatchable else { return (tap.outcome, [], tap.language) }
+        // The stays after the tap, when the holder allows matching; a ring that cannot be read now matches nothing
+        // (the tap is on the card already).
+        guard let profile = try? profile(of: card), profile.matchingAllowed == true,
+            let stays = try? stays(of: card, clock: clock)
+        else { return (tap.outcome, [], tap.language) }
+        return (
+            tap.outcome, CheckInDesk.CardContents.matchable(stays, retention: policy.retention, clock: clock),
+            tap.language
+        )
+    }
+
+    /// What the holder's session shows: the card's stays and settings.
+    public func contents(of card: some DiaryCardFiles, clock: ClockReading) throws(TapRefusal)
+        -> CheckInDesk.CardContents
+    {
+        do throws(Failure) {
+            let profile = try profile(of: card)
+            return CheckInDesk.CardContents(
+                opened: try stays(of: card, clock: clock), profile: profile, retention: policy.retention, clock: clock)
+        } catch {
+            throw Self.refusal(error)
+        }
+    }
+
+    /// Carries out a request of the holder's session on the card, as `CheckInDesk.serve` does for a kiosk card.
+    /// Blocking the card is a kiosk card's (it blocks the kiosk's copy): a diary card has none, so its holder
+    /// deletes everything instead, which the session offers.
+    public func serve(_ request: VisitorSession.Request, of card: some DiaryCardFiles, clock: ClockReading)
+        throws(TapRefusal) -> ServedRequest
+    {
+        let now = Int64(clock.now.timeIntervalSince1970.rounded(.down))
+        do throws(Failure) {
+            switch request {
+            case .checkPIN(let pin): return .pin(try checkPIN(pin, of: card, now: now))
+            case .deliver(let preview): return .deliver(preview)
+            case .acknowledgeWarning, .printWarningSlip: return .done
+            case .setPIN(let pin): try setPIN(pin, of: card)
+            case .saveProfile(let profile): try saveSettings(profile, of: card)
+            case .deleteStay(let id): try delete([id], of: card)
+            case .deleteAll, .block: try deleteAll(of: card)
+            case .markReported(let ids):
+                let stays = Set(ids.compactMap { Hex.decode($0).flatMap(StayID.init(bytes:)) })
+                try markReported(stays, of: card, clock: clock)
+            case .saveEnrolment(let matching, let pin, let language):
+                var profile = try profile(of: card)
+                profile.matchingAllowed = matching
+                if let language { profile.language = language.rawValue }
+                try saveSettings(profile, of: card)
+                if let pin { try setPIN(pin, of: card) }
+                return .done
+            }
+        } catch {
+            throw Self.refusal(error)
+        }
+        return .changed
+    }
+
+    /// Moves the region's day ratchet to today, destroying the day keys older than 14 days, so that no stay of
+    /// those days opens anywhere any more: at the kiosk's daily expiry, and only with a synchronized clock (a clock
+    /// ahead would destroy keys that are still needed; the ratchet never steps back).
+    public func forgetOldDays(clock: ClockReading) throws(TapRefusal) {
+        guard clock.isSynchronized else { return }
+        do { try keys.advance(today: DiaryCalendar.day(of: clock.now)) } catch { throw .diaryUnreadable }
+    }
+
+    /// A diary card's failure as the station refuses: the card left (nothing changed on it), or its diary or the
+    /// region's keys refused.
+    static func refusal(_ failure: Failure) -> TapRefusal {
+        switch failure {
+        case .cardGone: .cardLeft
+        case .card(.cardGone): .cardLeft
+        case .card, .diary: .diaryUnreadable
+        }
+    }
+}

@@ -1,0 +1,177 @@
+public import KioskCore
+internal import KioskNFC
+internal import KioskOpenSSL
+internal import Synchronization
+
+/// The region's diary cards on the kiosk's NFC reader (docs/diary-card.md, "At the station"): reads a DESFire card
+/// placed there with the region's keys (`DiaryCardLink`), and carries out the station's taps and the holder's
+/// requests on it (`DiaryCardAccess`, decided by `DiaryDesk`), on the reader's thread while the card lies there.
+///
+/// The card opened when it was read stays open for the requests of the same placement (its diary key in memory
+/// only), and is closed, its key wiped, when the card leaves. A request whose open card no longer answers (the
+/// reader selected the card again meanwhile) opens it once more; one for a card that has left refuses with
+/// `.cardLeft`, nothing changed on it.
+final class ReaderDiaryCards: DiaryCardAccess {
+    let reader: NFCReader<OpenSSLCrypto>
+    let desk: DiaryDesk
+    let crypto: OpenSSLCrypto
+    /// The card opened at its read, for the requests of its placement (the reader's thread only uses it).
+    private let opened = Mutex<OpenedCard?>(nil)
+
+    /// A card opened, with its placement. Its link is used on the reader's thread only (the handler's `serve` and
+    /// `left`, and `withDESFireCard`'s jobs, all run there); the lock only hands it from one to the next.
+    private final class OpenedCard: @unchecked Sendable {
+        let placement: UInt64
+        let link: DiaryCardLink
+
+        init(placement: UInt64, link: DiaryCardLink) {
+            self.placement = placement
+            self.link = link
+        }
+    }
+
+    init(reader: NFCReader<OpenSSLCrypto>, desk: DiaryDesk, crypto: OpenSSLCrypto) {
+        self.reader = reader
+        self.desk = desk
+        self.crypto = crypto
+    }
+
+    /// What the reader does with a DESFire card.
+    static func handler(crypto: OpenSSLCrypto, cards: @escaping @Sendable () -> ReaderDiaryCards?) -> DESFireCardHandler
+    {
+        DESFireCardHandler(
+            crypto: crypto, serve: { card in cards()?.read(card) ?? .notAKioskCard(.unsupportedCardType) },
+            left: { cards()?.forget() })
+    }
+
+    /// Opens a DESFire card placed on the reader: a diary card of the region, one of another region, or no diary
+    /// card. Nothing for a card that left while it was read.
+    func read(_ card: DESFireCard) -> CardReadResult? {
+        forget()
+        do throws(DiaryCardError) {
+            let link = try DiaryCardLink.open(client: card.client, keys: desk.keys, crypto: crypto)
+            let secret: CardSecret
+            do { secret = try link.kioskSecret() } catch {
+                link.close()
+                throw error
+            }
+            let card = OpenedCard(placement: card.placement, link: link)
+            opened.withLock { $0 = card }
+            return .diaryCard(DiaryCardOnReader(placement: card.placement, secret: secret))
+        } catch {
+            switch error {
+            case .cardGone: return nil
+            case .notADiaryCard: return .notAKioskCard(.unsupportedCardType)
+            case .keysDoNotMatch, .refused: return .notAKioskCard(.otherRegion)
+            }
+        }
+    }
+
+    /// The card left: its key is wiped.
+    func forget() {
+        let older = opened.withLock { kept -> OpenedCard? in
+            defer { kept = nil }
+            return kept
+        }
+        older?.link.close()
+    }
+
+    func tap(_ card: DiaryCardOnReader, at venue: StayVenue, clock: ClockReading, collectingMatchable: Bool) async
+        -> (outcome: TapOutcome, matchable: [MatchableStay], language: Language?)
+    {
+        let desk = self.desk
+        let answer = await onCard(card) { link throws(TapRefusal) in
+            let tap = desk.tap(link, at: venue, clock: clock, collectingMatchable: collectingMatchable)
+            if case .refused(let refusal) = tap.outcome, refusal == .diaryUnreadable || refusal == .cardLeft {
+                throw refusal
+            }
+            return TapAnswer(outcome: tap.outcome, matchable: tap.matchable, language: tap.language)
+        }
+        switch answer {
+        case .success(let tap): return (tap.outcome, tap.matchable, tap.language)
+        case .failure(let refusal): return (.refused(refusal), [], nil)
+        }
+    }
+
+    func contents(of card: DiaryCardOnReader, clock: ClockReading) async throws(TapRefusal)
+        -> CheckInDesk.CardContents
+    {
+        let desk = self.desk
+        return try await onCard(card) { link throws(TapRefusal) in try desk.contents(of: link, clock: clock) }.get()
+    }
+
+    func serve(_ request: VisitorSession.Request, of card: DiaryCardOnReader, clock: ClockReading)
+        async
+        throws(TapRefusal) -> ServedRequest
+    {
+        let desk = self.desk
+        return try await onCard(card) { link throws(TapRefusal) in try desk.serve(request, of: link, clock: clock) }
+            .get()
+    }
+
+    func forgetOldDays(clock: ClockReading) async throws(TapRefusal) { try desk.forgetOldDays(clock: clock) }
+
+    private struct TapAnswer: Sendable {
+        var outcome: TapOutcome
+        var matchable: [MatchableStay]
+        var language: Language?
+    }
+
+    /// Runs `body` on the card of `card`'s placement while it lies on the reader: with the card opened at its
+    /// read, and once more with the card opened again when that one failed (a refused step changed nothing on
+    /// the card: DESFire drops a transaction that was not committed).
+    private func onCard<T: Sendable>(
+        _ card: DiaryCardOnReader, _ body: @escaping @Sendable (DiaryCardLink) throws(TapRefusal) -> T
+    ) async -> Result<T, TapRefusal> {
+        let placement = card.placement
+        let answer = await reader.withDESFireCard(placement: placement) { present -> Result<T, TapRefusal> in
+            if let kept = self.take(placement) {
+                do throws(TapRefusal) {
+                    let result = try body(kept)
+                    self.keep(kept, placement: placement)
+                    return .success(result)
+                } catch {
+                    kept.close()
+                    if error == .cardLeft { return .failure(error) }
+                }
+            }
+            do throws(TapRefusal) {
+                let link: DiaryCardLink
+                do throws(DiaryCardError) {
+                    link = try DiaryCardLink.open(client: present.client, keys: self.desk.keys, crypto: self.crypto)
+                } catch {
+                    throw error == .cardGone ? TapRefusal.cardLeft : .diaryUnreadable
+                }
+                do throws(TapRefusal) {
+                    let result = try body(link)
+                    self.keep(link, placement: placement)
+                    return .success(result)
+                } catch {
+                    link.close()
+                    throw error
+                }
+            } catch {
+                return .failure(error)
+            }
+        }
+        return answer ?? .failure(.cardLeft)
+    }
+
+    private func take(_ placement: UInt64) -> DiaryCardLink? {
+        let card = opened.withLock { kept -> OpenedCard? in
+            guard let card = kept, card.placement == placement else { return nil }
+            kept = nil
+            return card
+        }
+        return card?.link
+    }
+
+    private func keep(_ link: DiaryCardLink, placement: UInt64) {
+        let card = OpenedCard(placement: placement, link: link)
+        let older = opened.withLock { kept -> OpenedCard? in
+            defer { kept = card }
+            return kept
+        }
+        older?.link.close()
+    }
+}

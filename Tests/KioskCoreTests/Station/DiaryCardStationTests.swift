@@ -1,0 +1,124 @@
+import Foundation
+import KioskCore
+import KioskOpenSSL
+import KioskSimulation
+import Testing
+
+/// A diary card at the station (docs/diary-card.md, "At the station"): the machine decides for it as for any
+/// visitor card, the runner's work is done on the card (`DiaryDesk`, here on a card in memory), nothing of it is
+/// kept by the kiosk, and a card that left refuses.
+@Suite struct DiaryCardStationTests {
+    let crypto = OpenSSLCrypto()
+    let uid: [UInt8] = [0x04, 0x61, 0x12, 0x23, 0x34, 0x45, 0x56]
+
+    /// A bound kiosk with a made diary card (its holder allowed matching) on its reader as placement 7.
+    func harness() throws -> (MachineHarness, MemoryDiaryCard) {
+        var harness = MachineHarness()
+        harness.bind()
+        let today = DiaryDay(RetentionPolicy.dayNumber(harness.now.now))
+        let keys = SoftwareRegionKeys(
+            cardMaster: [UInt8](repeating: 0x31, count: 16), dayKey: [UInt8](repeating: 0x32, count: 16),
+            day: DiaryRetention.oldestOpenDay(today: today))
+        let card = MemoryDiaryCard(uid: uid)
+        card.header = try DiaryHeader(ringRecords: card.ringRecords).encoded()
+        harness.diary = (DiaryDesk(keys: keys, crypto: crypto), card, 7)
+        return (harness, card)
+    }
+
+    func onReader(_ placement: UInt64 = 7, secret byte: UInt8 = 0xD1) throws -> DiaryCardOnReader {
+        DiaryCardOnReader(
+            placement: placement,
+            secret: try CardSecret(kind: .visitor, entropy: [UInt8](repeating: byte, count: 16)))
+    }
+
+    @Test func aTapChecksInAndOutOnTheCardAndTheKioskKeepsNothing() throws {
+        var (harness, card) = try harness()
+        let checkIn = harness.run(.cardRead(.diary(try onReader())))
+        guard
+            case .recordTap(.diary(let tapped), _) = checkIn.first(where: {
+                if case .recordTap = $0 { true } else { false }
+            })
+        else {
+            Issue.record("no tap: \(checkIn)")
+            return
+        }
+        #expect(tapped.placement == 7)
+        guard case .checkedIn = harness.tapOutcomes.last else {
+            Issue.record("not checked in: \(harness.tapOutcomes)")
+            return
+        }
+        #expect(checkIn.patterns == [.accepted])
+        #expect(try DiaryHeader(encoded: card.header).openStay != nil)
+        // Nothing of the card in the kiosk's store.
+        #expect(try harness.store.counts().stays == 0 && harness.store.counts().cards == 0)
+        harness.run(.cardRemoved)
+
+        harness.clock.advance(by: 600)
+        let checkOut = harness.run(.cardRead(.diary(try onReader(8))))
+        #expect(checkOut.messages.isEmpty == false)
+        guard case .refused(.cardLeft) = harness.tapOutcomes.last else {
+            Issue.record("a job for placement 8 found placement 7's card: \(harness.tapOutcomes)")
+            return
+        }
+        #expect(checkOut.messages.last?.body == StationTexts().refusal(.cardLeft))
+        #expect(try DiaryHeader(encoded: card.header).openStay != nil, "nothing changed on the card")
+        harness.run(.cardRemoved)
+
+        harness.diary?.placement = 9
+        harness.run(.cardRead(.diary(try onReader(9))))
+        guard case .checkedOut = harness.tapOutcomes.last else {
+            Issue.record("not checked out: \(harness.tapOutcomes)")
+            return
+        }
+        #expect(card.ring.count == 1)
+        #expect(try harness.store.counts().stays == 0 && harness.store.counts().cards == 0)
+    }
+
+    @Test func itsHolderSeesAndDeletesTheCardsStaysWithoutBlocking() throws {
+        var (harness, card) = try harness()
+        harness.run(.cardRead(.diary(try onReader())))
+        // The card lies on the reader: “My check-ins” opens its session without another tap.
+        harness.run(.chosen("session"))
+        let home = harness.machine.screen(now: harness.now)
+        #expect(home.lines.contains("This card holds 1 stay."))
+        harness.run(.chosen("delete"))
+        let menu = harness.machine.screen(now: harness.now)
+        #expect(menu.choices.map(\.id) == ["delete-one", "delete-all", "back"])
+        harness.run(.chosen("block"))
+        #expect(harness.machine.screen(now: harness.now).choices.map(\.id) == menu.choices.map(\.id))
+        harness.run(.chosen("delete-all"))
+        #expect(
+            harness.machine.screen(now: harness.now).lines == [
+                "Your 1 stay on this card will be deleted. Your settings stay.",
+                "No kiosk can open it again; it cannot be brought back.",
+            ])
+        harness.run(.chosen("delete"))
+        #expect(try DiaryHeader(encoded: card.header).openStay == nil)
+        #expect(harness.machine.screen(now: harness.now).lines.contains("This card holds no stays."))
+        // The card leaves: its holder's session goes with it.
+        harness.run(.cardRemoved)
+        #expect(!harness.machine.isSessionOpen)
+    }
+
+    @Test func aCardOfAnotherRegionIsRefusedOnceAndSaysWhy() throws {
+        var (harness, _) = try harness()
+        let actions = harness.run(.cardRead(.foreign(.otherRegion)))
+        #expect(actions.taps == 0)
+        #expect(actions.patterns == [.refused])
+        #expect(actions.messages.last?.body.hasPrefix(StationTexts().foreignCard(.otherRegion)) == true)
+        for language in Language.allCases {
+            #expect(!StationTexts(language).foreignCard(.otherRegion).isEmpty)
+            #expect(StationTexts(language).refusal(.cardLeft) != StationTexts(language).refusal(.diaryUnreadable))
+        }
+    }
+
+    @Test func aDiaryCardIsNotEnrolled() throws {
+        var (harness, _) = try harness()
+        harness.openStaff()
+        harness.run(.staffCommand(.enrolCard))
+        let actions = harness.run(.cardRead(.diary(try onReader())))
+        #expect(!actions.contains { if case .enrolCard = $0 { true } else { false } })
+        #expect(actions.taps == 0)
+        #expect(actions.patterns == [.refused])
+    }
+}
