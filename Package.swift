@@ -347,7 +347,9 @@ let package = Package(
         // Against a real SoftHSM2 (Debian's softhsm2), one token directory per test.
         .testTarget(
             name: "KioskPKCS11Tests",
-            dependencies: ["KioskPKCS11", "KioskCore", "KioskOpenSSL", "KioskNFC", "KioskSimulation"],
+            dependencies: [
+                "KioskPKCS11", "KioskCore", "KioskOpenSSL", "KioskNFC", "KioskSimulation", "KioskDaemon", logging,
+            ],
             swiftSettings: strictness),
         .testTarget(
             name: "KioskSpeechTests",

@@ -1,6 +1,6 @@
 public import KioskCore
-internal import KioskNFC
-internal import KioskOpenSSL
+public import KioskNFC
+public import KioskOpenSSL
 internal import Synchronization
 
 /// The region's diary cards on the kiosk's NFC reader (docs/diary-card.md, "At the station"): reads a DESFire card
@@ -11,7 +11,7 @@ internal import Synchronization
 /// only), and is closed, its key wiped, when the card leaves. A request whose open card no longer answers (the
 /// reader selected the card again meanwhile) opens it once more; one for a card that has left refuses with
 /// `.cardLeft`, nothing changed on it.
-final class ReaderDiaryCards: DiaryCardAccess {
+public final class ReaderDiaryCards: DiaryCardAccess {
     let reader: NFCReader<OpenSSLCrypto>
     let desk: DiaryDesk
     let crypto: OpenSSLCrypto
@@ -30,14 +30,15 @@ final class ReaderDiaryCards: DiaryCardAccess {
         }
     }
 
-    init(reader: NFCReader<OpenSSLCrypto>, desk: DiaryDesk, crypto: OpenSSLCrypto) {
+    public init(reader: NFCReader<OpenSSLCrypto>, desk: DiaryDesk, crypto: OpenSSLCrypto) {
         self.reader = reader
         self.desk = desk
         self.crypto = crypto
     }
 
     /// What the reader does with a DESFire card.
-    static func handler(crypto: OpenSSLCrypto, cards: @escaping @Sendable () -> ReaderDiaryCards?) -> DESFireCardHandler
+    public static func handler(crypto: OpenSSLCrypto, cards: @escaping @Sendable () -> ReaderDiaryCards?)
+        -> DESFireCardHandler
     {
         DESFireCardHandler(
             crypto: crypto, serve: { card in cards()?.read(card) ?? .notAKioskCard(.unsupportedCardType) },
@@ -76,7 +77,8 @@ final class ReaderDiaryCards: DiaryCardAccess {
         older?.link.close()
     }
 
-    func tap(_ card: DiaryCardOnReader, at venue: StayVenue, clock: ClockReading, collectingMatchable: Bool) async
+    public func tap(_ card: DiaryCardOnReader, at venue: StayVenue, clock: ClockReading, collectingMatchable: Bool)
+        async
         -> (outcome: TapOutcome, matchable: [MatchableStay], language: Language?)
     {
         let desk = self.desk
@@ -93,14 +95,14 @@ final class ReaderDiaryCards: DiaryCardAccess {
         }
     }
 
-    func contents(of card: DiaryCardOnReader, clock: ClockReading) async throws(TapRefusal)
+    public func contents(of card: DiaryCardOnReader, clock: ClockReading) async throws(TapRefusal)
         -> CheckInDesk.CardContents
     {
         let desk = self.desk
         return try await onCard(card) { link throws(TapRefusal) in try desk.contents(of: link, clock: clock) }.get()
     }
 
-    func serve(_ request: VisitorSession.Request, of card: DiaryCardOnReader, clock: ClockReading)
+    public func serve(_ request: VisitorSession.Request, of card: DiaryCardOnReader, clock: ClockReading)
         async
         throws(TapRefusal) -> ServedRequest
     {
@@ -109,7 +111,7 @@ final class ReaderDiaryCards: DiaryCardAccess {
             .get()
     }
 
-    func forgetOldDays(clock: ClockReading) async throws(TapRefusal) { try desk.forgetOldDays(clock: clock) }
+    public func forgetOldDays(clock: ClockReading) async throws(TapRefusal) { try desk.forgetOldDays(clock: clock) }
 
     private struct TapAnswer: Sendable {
         var outcome: TapOutcome

@@ -1,0 +1,157 @@
+import Foundation
+import KioskCore
+import KioskDaemon
+import KioskNFC
+import KioskOpenSSL
+import KioskSimulation
+import Logging
+import Synchronization
+import Testing
+
+@testable import KioskPKCS11
+
+extension PKCS11SessionTests {
+    /// A diary card at a kiosk's station, as `kiosk run` serves it: the station runner, the real libnfc reader
+    /// service on the PN532 emulator's pseudo-terminal with the emulated DESFire EV1, and the region's keys in a
+    /// SoftHSM2 token (`ReaderDiaryCards`). Nested in the session tests: SoftHSM2 is initialized once per process.
+    @Suite struct DiaryCardStationRunnerTests {
+        static let region = "Vaud"
+        static let today: DiaryDay = 20_781
+        static let cwaCode =
+            "https://e.coronawarn.app?v=1#CAESEwgBEgdGcmlzZXVyGgZCZXJsaW4adggBEmCDAszMTXne1DAA5_YxmhRdd_NZN2VKl9L32Jl9-ZybE4b2eNIrhFOKYU4XAOHq3RPLDxdHTW6ANiO24rCOO4rj06HzcVZy3pel58-L1KSPG-_PneL2BoyZQRz3qlu2hoAaEATXwzyyIshzBHREtsdmc6kiBggBEAUYeA"
+        let crypto = OpenSSLCrypto()
+        let uid: [UInt8] = [0x04, 0x2A, 0x3B, 0x4C, 0x5D, 0x6E, 0x7F]
+
+        struct NoEnroller: CardEnroller {
+            func enrol(_ secret: CardSecret) async throws(StationFailure) {
+                throw .enrolment(reason: "not in this test")
+            }
+        }
+
+        func tapped(_ report: StationReport) -> TapOutcome? {
+            report.steps.compactMap { if case .tapRecorded(let outcome) = $0 { outcome } else { nil } }.first
+        }
+
+        /// The next card the reader reports, as the station takes it.
+        func nextRead(_ events: inout AsyncStream<NFCCardEvent>.Iterator) async throws -> CardRead {
+            guard case .card(let result)? = await events.next() else {
+                Issue.record("the reader reported no card")
+                throw CancellationError()
+            }
+            return CardRead(result)
+        }
+
+        @Test func aDiaryCardChecksInAndOutAndItsHolderDeletesEverythingOnTheCard() async throws {
+            let hsm = try SoftHSM()
+            defer { hsm.remove() }
+            try hsm.initToken(label: "kiosk-station", pin: PKCS11SessionTests.pin)
+            let module = try hsm.load()
+            defer { module.close() }
+            let officer = try module.openSession(
+                tokenLabel: "kiosk-station", pin: PKCS11PIN(SoftHSM.securityOfficerPIN), as: .securityOfficer)
+            try PKCS11RegionKeys.installWrappingKey(
+                officer: officer, components: PKCS11SessionTests.RegionKeysTests.components)
+            officer.close()
+            let keys = PKCS11RegionKeys(
+                session: try module.openSession(tokenLabel: "kiosk-station", pin: PKCS11PIN(PKCS11SessionTests.pin)),
+                regionName: Self.region)
+            try keys.setUp(today: Self.today)
+
+            // The card made on a bench reader, then carried to the kiosk's.
+            let bench = try PN532PseudoTerminal(
+                emulator: PN532Emulator(card: .desfire(EmulatedDESFire(uid: uid, cipher: crypto))))
+            bench.start()
+            do {
+                let device = try NFCDevice(connection: "pn532_uart:\(bench.slavePath)")
+                let target = try #require(try device.poll(count: 1, period: 1))
+                let client = try #require(try DESFireCard.identify(target, over: device, crypto: crypto)).client
+                _ = try DiaryCardMaker.make(
+                    client: client, keys: keys, profile: CardProfile(matchingAllowed: false, language: "fr"),
+                    factoryKey: [UInt8](repeating: 0, count: 16), crypto: crypto)
+            }
+            let card = try #require(bench.emulator.desfireCard)
+            _ = bench.emulator.removeCard()
+
+            let terminal = try PN532PseudoTerminal(emulator: PN532Emulator(card: nil))
+            terminal.start()
+            let box = Mutex<ReaderDiaryCards?>(nil)
+            let reader = NFCReader(
+                connection: "pn532_uart:\(terminal.slavePath)",
+                access: KioskCardAccess(cardKey: [UInt8](repeating: 0x5C, count: 32), crypto: crypto),
+                logger: Logger(label: "test"), removalCheckInterval: .milliseconds(10),
+                desfire: ReaderDiaryCards.handler(crypto: crypto) { box.withLock { $0 } })
+            let cards = ReaderDiaryCards(reader: reader, desk: DiaryDesk(keys: keys, crypto: crypto), crypto: crypto)
+            box.withLock { $0 = cards }
+            let store = InMemoryCheckInStore()
+            let clock = ManualClockSource(now: DiaryCalendar.start(of: Self.today).addingTimeInterval(9 * 3600))
+            let runner = try StationRunner(
+                configuration: StationConfiguration(
+                    staffCode: "STAFF-CODE-1", timeZone: VenueZone(identifier: "Europe/Zurich")),
+                desk: CheckInDesk(store: store, crypto: crypto), indicator: RecordingIndicator(), printer: NoPrinter(),
+                enroller: NoEnroller(), warnings: NoWarnings(), clock: clock, settings: InMemoryStationStateStore(),
+                diaryCards: cards, logger: Logger(label: "test"))
+            _ = await runner.handle(.codeScanned("STAFF-CODE-1"))
+            _ = await runner.handle(.codeScanned(Self.cwaCode))
+            _ = await runner.handle(.staffCommand(.leave))
+            reader.start()
+            defer { reader.stop() }
+            var events = reader.events.makeAsyncIterator()
+
+            // Placed: read with the region's keys, checked in on the card, answered in its holder's language.
+            terminal.emulator.place(.desfire(card))
+            let first = try await nextRead(&events)
+            guard case .diary = first else {
+                Issue.record("not read as a diary card: \(first)")
+                return
+            }
+            var report = await runner.handle(.cardRead(first))
+            guard case .checkedIn = tapped(report) else {
+                Issue.record("not checked in: \(report.steps)")
+                return
+            }
+            #expect(await runner.screen().language == "fr")
+            #expect(try store.counts().stays == 0 && store.counts().cards == 0, "the kiosk keeps nothing of it")
+            let carried = try #require(terminal.emulator.removeCard())
+            #expect(await events.next() == .removed)
+            _ = await runner.handle(.cardRemoved)
+
+            // What the machine asks for a card that has gone is refused, and nothing changes on it.
+            report = await runner.handle(.cardRead(first))
+            #expect(tapped(report) == .refused(.cardLeft))
+
+            // An hour later, put back: checked out; its holder opens their check-ins while it lies there.
+            clock.advance(by: 3600)
+            terminal.emulator.place(carried)
+            let second = try await nextRead(&events)
+            #expect(second != first, "another placement")
+            report = await runner.handle(.cardRead(second))
+            guard case .checkedOut = tapped(report) else {
+                Issue.record("not checked out: \(report.steps)")
+                return
+            }
+            _ = await runner.handle(.chosen("session"))
+            #expect(await runner.screen().lines.contains("Cette carte contient 1 séjour."))
+            _ = await runner.handle(.chosen("delete"))
+            _ = await runner.handle(.chosen("delete-all"))
+            _ = await runner.handle(.chosen("delete"))
+            #expect(await runner.screen().lines.contains("Cette carte ne contient aucun séjour."))
+            let gone = try #require(terminal.emulator.removeCard())
+            #expect(await events.next() == .removed)
+            _ = await runner.handle(.cardRemoved)
+            #expect(await !runner.screen().lines.contains { $0.contains("Cette carte") }, "the session closed")
+
+            // Read back on the bench: no stay opens, and the venue's name is nowhere on the card.
+            bench.emulator.place(gone)
+            let device = try NFCDevice(connection: "pn532_uart:\(bench.slavePath)")
+            let target = try #require(try device.poll(count: 1, period: 1))
+            let client = try #require(try DESFireCard.identify(target, over: device, crypto: crypto)).client
+            let link = try DiaryCardLink.open(client: client, keys: keys, crypto: crypto)
+            defer { link.close() }
+            let stays = try DiaryDesk(keys: keys, crypto: crypto).stays(of: link, clock: clock.read())
+            #expect(stays.isEmpty)
+            guard case .desfire(let after) = gone else { return }
+            let bytes = after.image.applications.flatMap { $0.files.flatMap { $0.data + $0.records.flatMap { $0 } } }
+            #expect(!Data(bytes).contains(Data("Friseur".utf8)))
+        }
+    }
+}
