@@ -160,3 +160,14 @@ enum CardProfileSealing {
         return try crypto.hmacSHA256(key: keys.recordKey, data: message)
     }
 }
+
+extension CardProfile {
+    /// The profile with a new card's answers at enrolment (`VisitorSession.Request.saveEnrolment`): whether its
+    /// stays may be matched, and the language its holder chose, if any.
+    public func answering(matching: Bool, language: Language?) -> CardProfile {
+        var profile = self
+        profile.matchingAllowed = matching
+        if let language { profile.language = language.rawValue }
+        return profile
+    }
+}

@@ -39,10 +39,7 @@ extension CheckInDesk {
             return .done
         case .markReported(let ids): _ = try markReported(ids, of: card)
         case .saveEnrolment(let matching, let pin, let language):
-            var profile = try profile(of: card)
-            profile.matchingAllowed = matching
-            if let language { profile.language = language.rawValue }
-            try saveProfile(profile, of: card)
+            try saveProfile(try profile(of: card).answering(matching: matching, language: language), of: card)
             if let pin { try setPIN(pin, of: card) }
             return .done
         }

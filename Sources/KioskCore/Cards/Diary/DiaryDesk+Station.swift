@@ -60,10 +60,7 @@ extension DiaryDesk {
                 let stays = Set(ids.compactMap { Hex.decode($0).flatMap(StayID.init(bytes:)) })
                 try markReported(stays, of: card, clock: clock)
             case .saveEnrolment(let matching, let pin, let language):
-                var profile = try profile(of: card)
-                profile.matchingAllowed = matching
-                if let language { profile.language = language.rawValue }
-                try saveSettings(profile, of: card)
+                try saveSettings(try profile(of: card).answering(matching: matching, language: language), of: card)
                 if let pin { try setPIN(pin, of: card) }
                 return .done
             }
