@@ -102,6 +102,18 @@ extension KioskDaemon {
             return await simulateTap { $0.place(card: number) }
         case "tap-foreign":
             return await simulateTap { $0.placeForeignCard() }
+        case "tap-diary":
+            guard let number = request.card, number > 0 else { return .failure("say which card: --card N (1, 2, …)") }
+            guard diaryCards != nil else {
+                return .failure("this kiosk reads no diary cards: configure its region (docs/region.md)")
+            }
+            var problem: String?
+            let answer = await simulateTap {
+                problem = $0.placeDiaryCard(number: number, directory: request.path, cipher: crypto)
+            }
+            return problem.map { .failure($0) } ?? answer
+        case "make-diary-card":
+            return await makeDiaryCard(request)
         case "remove":
             guard simulation != nil else { return .failure("cards are simulated only on a simulated kiosk") }
             return response(await liftCard() ?? StationReport(), fallback: "The card was taken off the reader.")
@@ -312,6 +324,32 @@ extension KioskDaemon {
         answer.ok = true
         answer.data = #"{"decodedAfterMs":\#(decodedAfter),"framesDropped":\#(camera.framesDropped)}"#
         return answer
+    }
+
+    /// Makes simulated diary card N (new, in `request.path` or the simulation's directory) a diary card of the
+    /// region, as field staff do with a new card: placed, read, made, taken away. `fields`: `matching` (yes or no),
+    /// `language` (its holder's).
+    private func makeDiaryCard(_ request: ControlRequest) async -> ControlResponse {
+        guard let number = request.card, number > 0 else { return .failure("say which card: --card N (1, 2, …)") }
+        guard let diaryCards else {
+            return .failure("this kiosk reads no diary cards: configure its region (docs/region.md)")
+        }
+        var problem: String?
+        let placed = await simulateTap {
+            problem = $0.placeDiaryCard(number: number, directory: request.path, cipher: crypto)
+        }
+        if let problem { return .failure(problem) }
+        // A new card reads as no kiosk card (refused, as the station says): what matters is that it was read.
+        guard placed.ok || !placed.steps.isEmpty else { return placed }
+        var profile = CardProfile.unanswered
+        if let matching = request.fields?["matching"] { profile.matchingAllowed = matching == "yes" }
+        if let language = request.fields?["language"].flatMap(Language.init(rawValue:)) {
+            profile.language = language.rawValue
+        }
+        let failure = await diaryCards.make(profile: profile)
+        await liftCard()
+        if let failure { return .failure(failure) }
+        return ControlResponse(ok: true, lines: ["Diary card \(number) made for the region."])
     }
 
     /// Places a card (or a foreign card) and waits for the station's answer to reading it.

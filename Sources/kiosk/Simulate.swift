@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import KioskCore
 import KioskDaemon
 import KioskOpenSSL
 import KioskSimulation
@@ -15,7 +16,8 @@ struct Simulate: AsyncParsableCommand {
             Exit status 0 when the kiosk did what was asked, 1 when it refused or failed, 3 when no kiosk answers.
             """,
         subcommands: [
-            SimStatus.self, SimStaff.self, SimStaffCommand.self, SimEnrol.self, SimTap.self, SimRemove.self,
+            SimStatus.self, SimStaff.self, SimStaffCommand.self, SimEnrol.self, SimTap.self, SimMakeDiaryCard.self,
+            SimRemove.self,
             SimShowCode.self, SimPress.self, SimChoose.self, SimButton.self, SimType.self, SimScreen.self,
             SimAdvance.self, SimClock.self, SimLights.self, SimReceipts.self, SimSync.self, SimLoadWarnings.self,
             SimReport.self, SimConsole.self,
@@ -219,13 +221,49 @@ struct SimTap: AsyncParsableCommand {
     @OptionGroup var options: SimulatorOptions
     @Option(help: "The card's number.") var card: Int?
     @Flag(help: "Tap a bank card instead (not a kiosk card).") var foreign = false
+    @Flag(help: "Tap diary card N (a DESFire card of the region, docs/diary-card.md) instead of kiosk card N.")
+    var diary = false
+    @Option(
+        help:
+            "Where diary cards' memories are kept (diary-card-N.json), shared by simulated kiosks: the card walks between them (default: the kiosk's own simulation directory)."
+    )
+    var cardsDir: String?
     func run() async throws {
         if foreign {
             try await options.send(ControlRequest(command: "tap-foreign"))
         } else {
             guard let card else { throw ValidationError("say which card: --card N, or --foreign") }
-            try await options.send(ControlRequest(command: "tap", card: card))
+            if diary {
+                try await options.send(ControlRequest(command: "tap-diary", card: card, path: cardsDir))
+            } else {
+                try await options.send(ControlRequest(command: "tap", card: card))
+            }
         }
+    }
+}
+
+struct SimMakeDiaryCard: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "make-diary-card",
+        abstract: "Make new diary card N a diary card of the kiosk's region, as field staff do (docs/region.md).")
+    @OptionGroup var options: SimulatorOptions
+    @Option(help: "The card's number.") var card: Int
+    @Option(help: "Where diary cards' memories are kept (as for `tap --diary`).") var cardsDir: String?
+    @Option(help: "May the kiosks match its stays against warnings: yes or no (default: not answered).")
+    var matching: String?
+    @Option(help: "Its holder's language: en, de, fr or it.") var language: String?
+    func run() async throws {
+        var fields = [String: String]()
+        if let matching {
+            guard ["yes", "no"].contains(matching) else { throw ValidationError("--matching is yes or no") }
+            fields["matching"] = matching
+        }
+        if let language {
+            guard Language(rawValue: language) != nil else { throw ValidationError("--language is en, de, fr or it") }
+            fields["language"] = language
+        }
+        try await options.send(
+            ControlRequest(command: "make-diary-card", card: card, path: cardsDir, fields: fields))
     }
 }
 

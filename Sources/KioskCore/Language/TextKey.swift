@@ -241,6 +241,8 @@ public enum TextKey: String, Sendable, CaseIterable {
     case sessionDeleteMenu = "session.deleteMenu"
     case sessionDeleteMenuTitle = "session.deleteMenu.title"
     case sessionDeleteMenuBody = "session.deleteMenu.body"
+    case sessionDeleteMenuCard = "session.deleteMenu.card"
+    case sessionDeleteMenuCardBody = "session.deleteMenu.cardBody"
     case sessionDeleteOneTitle = "session.deleteOne.title"
     case sessionDeleteForGood = "session.deleteForGood"
     case sessionDeleteForGoodCard = "session.deleteForGood.card"

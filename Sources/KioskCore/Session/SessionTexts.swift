@@ -108,6 +108,9 @@ public struct SessionTexts: Sendable {
     var deleteMenu: String { t(.sessionDeleteMenu) }
     var deleteMenuTitle: String { t(.sessionDeleteMenuTitle) }
     var deleteMenuExplained: String { t(.sessionDeleteMenuBody) }
+    /// A diary card's: deleting only (there is no kiosk copy to block).
+    var deleteOnCard: String { t(.sessionDeleteMenuCard) }
+    var deleteOnCardExplained: String { t(.sessionDeleteMenuCardBody) }
     var pickStayTitle: String { t(.sessionPickStayTitle) }
     var pickStay: String { t(.sessionPickStayBody) }
     var deleteOneTitle: String { t(.sessionDeleteOneTitle) }

@@ -598,7 +598,8 @@ public struct VisitorSession: Sendable {
             return home(note: line, view: view, now: now)
         case .deleteMenu:
             return ScreenModel(
-                kind: "prompt", title: texts.deleteMenuTitle, lines: [texts.deleteMenuExplained],
+                kind: "prompt", title: isDiary ? texts.deleteOnCard : texts.deleteMenuTitle,
+                lines: [isDiary ? texts.deleteOnCardExplained : texts.deleteMenuExplained],
                 choices: [
                     .init(id: "delete-one", label: texts.deleteOne), .init(id: "delete-all", label: texts.deleteAll),
                 ] + (isDiary ? [] : [.init(id: "block", label: texts.block)]) + [.init(id: "back", label: texts.back)])
@@ -740,7 +741,8 @@ public struct VisitorSession: Sendable {
         if view.warning != nil { choices.append(.init(id: "warning", label: texts.readWarning)) }
         choices += page.choices
         choices += [
-            .init(id: "share", label: texts.share), .init(id: "delete", label: texts.deleteMenu),
+            .init(id: "share", label: texts.share),
+            .init(id: "delete", label: isDiary ? texts.deleteOnCard : texts.deleteMenu),
             .init(id: "settings", label: texts.settings), .init(id: "done", label: texts.done),
         ]
         return ScreenModel(

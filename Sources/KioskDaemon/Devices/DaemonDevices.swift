@@ -90,6 +90,10 @@ public protocol SimulatedCardSlot: Sendable {
     func place(card number: Int)
     /// Places a card this kiosk never wrote (another kiosk's, or a transit card).
     func placeForeignCard()
+    /// Places diary card `number`, a MIFARE DESFire EV1 whose memory is a file in `directory` (the simulation's own
+    /// when nil), which several simulated kiosks may share: the card walks between them. Returns why it could not
+    /// be placed, or nil.
+    func placeDiaryCard(number: Int, directory: String?, cipher: any AES128Cipher) -> String?
     func remove()
     /// Whether card `number` was placed before (its memory is kept).
     func knows(card number: Int) -> Bool

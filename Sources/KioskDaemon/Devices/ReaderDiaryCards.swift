@@ -17,6 +17,8 @@ public final class ReaderDiaryCards: DiaryCardAccess {
     let crypto: OpenSSLCrypto
     /// The card opened at its read, for the requests of its placement (the reader's thread only uses it).
     private let opened = Mutex<OpenedCard?>(nil)
+    /// The placement of the last DESFire card read that holds no diary (a new card), which `make` may make one.
+    private let unmade = Mutex<UInt64?>(nil)
 
     /// A card opened, with its placement. Its link is used on the reader's thread only (the handler's `serve` and
     /// `left`, and `withDESFireCard`'s jobs, all run there); the lock only hands it from one to the next.
@@ -62,7 +64,9 @@ public final class ReaderDiaryCards: DiaryCardAccess {
         } catch {
             switch error {
             case .cardGone: return nil
-            case .notADiaryCard: return .notAKioskCard(.unsupportedCardType)
+            case .notADiaryCard:
+                unmade.withLock { $0 = card.placement }
+                return .notAKioskCard(.unsupportedCardType)
             case .keysDoNotMatch, .refused: return .notAKioskCard(.otherRegion)
             }
         }
@@ -112,6 +116,28 @@ public final class ReaderDiaryCards: DiaryCardAccess {
     }
 
     public func forgetOldDays(clock: ClockReading) async throws(TapRefusal) { try desk.forgetOldDays(clock: clock) }
+
+    /// Makes the new DESFire card lying on the reader (read last, holding no diary, still there) a diary card of the
+    /// region with `profile` (`DiaryCardMaker`; `factoryKey`: its card master key as it came, AES). Returns why not,
+    /// or nil.
+    public func make(profile: CardProfile, factoryKey: [UInt8] = [UInt8](repeating: 0, count: 16)) async -> String? {
+        guard let placement = unmade.withLock({ $0 }) else {
+            return "no new DESFire card was read on the reader: place one"
+        }
+        let keys = desk.keys
+        let crypto = self.crypto
+        let made = await reader.withDESFireCard(placement: placement) { card -> String? in
+            do throws(DiaryCardError) {
+                _ = try DiaryCardMaker.make(
+                    client: card.client, keys: keys, profile: profile, factoryKey: factoryKey, crypto: crypto)
+                return nil
+            } catch {
+                return "the card was not made a diary card: \(error)"
+            }
+        }
+        guard let made else { return "the card left the reader before it was made a diary card" }
+        return made
+    }
 
     private struct TapAnswer: Sendable {
         var outcome: TapOutcome

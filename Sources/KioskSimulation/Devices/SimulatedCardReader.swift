@@ -62,18 +62,29 @@ public final class SimulatedCardReader: Sendable {
     }
 
     /// Puts diary card `number` on the reader: a MIFARE DESFire EV1 4K (`EmulatedDESFire`) whose memory is the file
-    /// `diary-card-N.json` in the simulation directory (`DESFireCardMemory`: another simulated kiosk pointed at the
-    /// same file sees the same card), factory-fresh the first time. `kiosk simulate tap` cannot ask for it yet: the
-    /// daemon's control request and its `SimulatedCardSlot` only know numbered NTAG cards and a foreign card.
-    public func placeDiaryCard(number: Int, cipher: any AES128Cipher) throws(DESFireCardMemory.Failure) {
+    /// `diary-card-N.json` in `directory`, by default the simulation directory (`DESFireCardMemory`: another
+    /// simulated kiosk pointed at the same file sees the same card), factory-fresh the first time (`kiosk simulate
+    /// tap --card N --diary [--cards-dir DIR]`).
+    public func placeDiaryCard(number: Int, in directory: String? = nil, cipher: any AES128Cipher)
+        throws(DESFireCardMemory.Failure)
+    {
         if hasCard { remove() }
-        let path = ((file as NSString).deletingLastPathComponent as NSString).appendingPathComponent(
-            "diary-card-\(number).json")
+        let folder = directory ?? (file as NSString).deletingLastPathComponent
+        let path = (folder as NSString).appendingPathComponent("diary-card-\(number).json")
         var uid = Self.uid(for: number)
         uid[1] = 0x44  // "D": not the UID of the NTAG card with the same number
         let card = try EmulatedDESFire(
             memory: DESFireCardMemory(path: path), initial: DESFireCardImage(uid: uid), cipher: cipher)
         emulator.place(.desfire(card))
+    }
+
+    public func placeDiaryCard(number: Int, directory: String?, cipher: any AES128Cipher) -> String? {
+        do throws(DESFireCardMemory.Failure) {
+            try placeDiaryCard(number: number, in: directory, cipher: cipher)
+            return nil
+        } catch {
+            return "diary card \(number) could not be placed: \(error)"
+        }
     }
 
     /// Puts a card that is not a kiosk card on the reader (a bank card), to see it refused.
