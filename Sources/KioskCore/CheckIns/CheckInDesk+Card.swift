@@ -11,6 +11,8 @@ extension CheckInDesk {
         public var reportable: [ReportableStay]
         public var profile: CardProfile
         public var matchable: [MatchableStay]
+        /// A diary card's: stays younger than 14 days gave way on the full card since its holder last looked.
+        public var cardWasFull = false
     }
 
     /// Opens what the kiosk holds for `card`. Refuses a blocked card.

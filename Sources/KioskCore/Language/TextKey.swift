@@ -93,6 +93,7 @@ public enum TextKey: String, Sendable, CaseIterable {
     case refusalCryptoFailure = "refusal.cryptoFailure"
     case refusalProfileUnreadable = "refusal.profileUnreadable"
     case refusalCardLeft = "refusal.cardLeft"
+    case diaryCardWasFull = "diary.cardWasFull"
     case refusalDiaryUnreadable = "refusal.diaryUnreadable"
     case failureStore = "failure.store"
     case failurePrinter = "failure.printer"

@@ -68,6 +68,8 @@ public struct SessionTexts: Sendable {
     // Home
     var homeTitle: String { t(.sessionHomeTitle) }
     func count(_ count: Int) -> String { catalog.count(.sessionCount, count) }
+    /// A diary card's stays younger than 14 days gave way on the full card.
+    var cardWasFull: String { t(.diaryCardWasFull) }
     /// A diary card's count: the stays are on the card.
     func cardCount(_ count: Int) -> String { catalog.count(.sessionCardCount, count) }
     var newsForYou: String { t(.sessionNewsForYou) }

@@ -732,6 +732,7 @@ public struct VisitorSession: Sendable {
         var lines = [String]()
         if let note { lines.append(note) }
         lines.append(isDiary ? texts.cardCount(contents.stays.count) : texts.count(contents.stays.count))
+        if contents.cardWasFull { lines.append(texts.cardWasFull) }
         lines += page.line
         if let warning = view.warning, !warning.exposureDays.isEmpty, !view.warningAcknowledged {
             lines.append(texts.newsForYou)

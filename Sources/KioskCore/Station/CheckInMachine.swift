@@ -148,8 +148,8 @@ public struct CheckInMachine: Sendable {
         case .buttonPressed(let button): actions += buttonPressed(button, now: now)
         case .clockChanged(let reading): actions += clockChanged(reading)
         case .tick: actions += tick(now: now)
-        case .tapDone(let outcome, let warning, let language):
-            actions += tapDone(outcome, warning: warning, language: language, now: now.now)
+        case .tapDone(let outcome, let warning, let language, let cardWasFull):
+            actions += tapDone(outcome, warning: warning, language: language, cardWasFull: cardWasFull, now: now.now)
         case .enrolDone(let result): actions += enrolDone(result, now: now)
         case .printDone(let kind, let result): actions += printDone(kind, result, now: now)
         case .persistDone(let result): actions += persistDone(result)
@@ -393,9 +393,9 @@ public struct CheckInMachine: Sendable {
 
     // MARK: - Visitors
 
-    private mutating func tapDone(_ outcome: TapOutcome, warning: WarningNotice?, language: Language?, now: Date)
-        -> [StationAction]
-    {
+    private mutating func tapDone(
+        _ outcome: TapOutcome, warning: WarningNotice?, language: Language?, cardWasFull: Bool = false, now: Date
+    ) -> [StationAction] {
         // The card's holder chose a language (kept with their card) and the visitor here chose none now: the tap is
         // answered in theirs, and so is what follows until they leave. Not in staff mode: its person is staff's, and
         // the next holder's questions would inherit it.
@@ -436,6 +436,13 @@ public struct CheckInMachine: Sendable {
                 texts.message(.stationNotRecordedTitle, body: texts.refusal(refusal), .error),
                 Self.pattern(for: refusal),
                 RefusalReason(refusal))
+        }
+        // A diary card made room for the stay it wrote: its holder is told with the tap (and in their session).
+        if cardWasFull, let index = actions.lastIndex(where: { if case .show = $0 { true } else { false } }),
+            case .show(var message) = actions[index]
+        {
+            message.body += " " + texts.cardWasFull
+            actions[index] = .show(message)
         }
         if let warning, !warning.exposureDays.isEmpty {
             var index = state.warnings.firstIndex { crypto.constantTimeEquals($0.tag, warning.acknowledgementTag) }

@@ -14,7 +14,8 @@ public enum StationEvent: Sendable {
     case tick
     /// The result of carrying out `.recordTap`: the tap's outcome and, if the card's stays overlap a published
     /// warning, the notice for it.
-    case tapDone(TapOutcome, warning: WarningNotice?, language: Language? = nil)
+    /// `cardWasFull`: a diary card's stay younger than 14 days gave way on the full card (its holder is told).
+    case tapDone(TapOutcome, warning: WarningNotice?, language: Language? = nil, cardWasFull: Bool = false)
     /// The result of carrying out `.enrolCard`.
     case enrolDone(Result<Void, StationFailure>)
     /// The result of carrying out `.print`.

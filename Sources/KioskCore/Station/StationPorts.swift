@@ -33,7 +33,7 @@ public protocol DeviceStatusSource: Sendable {
 public protocol DiaryCardAccess: Sendable {
     /// A tap at `venue` (`DiaryDesk.tap(_:at:clock:collectingMatchable:)`).
     func tap(_ card: DiaryCardOnReader, at venue: StayVenue, clock: ClockReading, collectingMatchable: Bool) async
-        -> (outcome: TapOutcome, matchable: [MatchableStay], language: Language?)
+        -> (outcome: TapOutcome, matchable: [MatchableStay], language: Language?, cardWasFull: Bool)
     /// What the holder's session shows (`DiaryDesk.contents`).
     func contents(of card: DiaryCardOnReader, clock: ClockReading) async throws(TapRefusal) -> CheckInDesk.CardContents
     /// The daily expiry: the region's day keys older than 14 days are destroyed (`DiaryDesk.forgetOldDays`).

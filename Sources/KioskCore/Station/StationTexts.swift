@@ -29,6 +29,9 @@ public struct StationTexts: Sendable {
     }
 
     public var checkedIn: StationMessage { message(.stationCheckedInTitle, .stationCheckedInBody, .success) }
+    /// A diary card's stay younger than 14 days gave way on the full card.
+    public var cardWasFull: String { catalog[.diaryCardWasFull] }
+
     public var checkedInEndedElsewhere: StationMessage {
         message(.stationCheckedInTitle, .stationCheckedInEndedElsewhereBody, .success)
     }

@@ -83,7 +83,7 @@ public final class ReaderDiaryCards: DiaryCardAccess {
 
     public func tap(_ card: DiaryCardOnReader, at venue: StayVenue, clock: ClockReading, collectingMatchable: Bool)
         async
-        -> (outcome: TapOutcome, matchable: [MatchableStay], language: Language?)
+        -> (outcome: TapOutcome, matchable: [MatchableStay], language: Language?, cardWasFull: Bool)
     {
         let desk = self.desk
         let answer = await onCard(card) { link throws(TapRefusal) in
@@ -91,11 +91,12 @@ public final class ReaderDiaryCards: DiaryCardAccess {
             if case .refused(let refusal) = tap.outcome, refusal == .diaryUnreadable || refusal == .cardLeft {
                 throw refusal
             }
-            return TapAnswer(outcome: tap.outcome, matchable: tap.matchable, language: tap.language)
+            return TapAnswer(
+                outcome: tap.outcome, matchable: tap.matchable, language: tap.language, cardWasFull: tap.cardWasFull)
         }
         switch answer {
-        case .success(let tap): return (tap.outcome, tap.matchable, tap.language)
-        case .failure(let refusal): return (.refused(refusal), [], nil)
+        case .success(let tap): return (tap.outcome, tap.matchable, tap.language, tap.cardWasFull)
+        case .failure(let refusal): return (.refused(refusal), [], nil, false)
         }
     }
 
@@ -143,6 +144,7 @@ public final class ReaderDiaryCards: DiaryCardAccess {
         var outcome: TapOutcome
         var matchable: [MatchableStay]
         var language: Language?
+        var cardWasFull: Bool
     }
 
     /// Runs `body` on the card of `card`'s placement while it lies on the reader: with the card opened at its

@@ -249,6 +249,7 @@ public actor StationRunner {
         let outcome: TapOutcome
         let matchable: [MatchableStay]
         let language: Language?
+        var cardWasFull = false
         switch card {
         case .kiosk(let secret):
             (outcome, matchable, language) = await offload {
@@ -259,7 +260,7 @@ public actor StationRunner {
                 (outcome, matchable, language) = (.refused(.diaryUnreadable), [], nil)
                 break
             }
-            (outcome, matchable, language) = await diaryCards.tap(
+            (outcome, matchable, language, cardWasFull) = await diaryCards.tap(
                 onReader, at: venue, clock: reading, collectingMatchable: matching)
         }
         report.steps.append(.tapRecorded(outcome))
@@ -295,7 +296,7 @@ public actor StationRunner {
                 logger.warning("Warnings not checked", metadata: ["checkin.error": "\(RefusalReason(error).rawValue)"])
             }
         }
-        return .tapDone(outcome, warning: notice, language: language)
+        return .tapDone(outcome, warning: notice, language: language, cardWasFull: cardWasFull)
     }
 
     /// The warnings that concern `stays`: a diary card's, at any venue of the region, against the region's records

@@ -100,6 +100,37 @@ import Testing
         #expect(!harness.machine.isSessionOpen)
     }
 
+    @Test func aFullCardsHolderIsToldAtTheTapAndOnceInTheirSession() throws {
+        var (harness, _) = try harness()
+        // A diary of two stays: the third finished stay pushes out the first, a day old at most.
+        let card = MemoryDiaryCard(uid: uid, ringRecords: 2)
+        card.header = try DiaryHeader(ringRecords: 2).encoded()
+        harness.diary?.card = card
+        var last = [StationAction]()
+        for _ in 0..<6 {
+            harness.clock.advance(by: 600)
+            last = harness.run(.cardRead(.diary(try onReader())))
+            harness.run(.cardRemoved)
+        }
+        guard case .checkedOut = harness.tapOutcomes.last else {
+            Issue.record("not checked out: \(harness.tapOutcomes)")
+            return
+        }
+        let told = StationTexts().cardWasFull
+        #expect(last.messages.last?.body.hasSuffix(told) == true)
+        #expect(harness.tapOutcomes.count == 6)
+        // In the session it is said once: the card then forgets it.
+        harness.run(.cardRead(.diary(try onReader())))
+        harness.run(.chosen("session"))
+        #expect(harness.machine.screen(now: harness.now).lines.contains(told))
+        #expect(try DiaryHeader(encoded: card.header).pushedOutUntold == false)
+        harness.run(.cardRemoved)
+        harness.clock.advance(by: 60)
+        harness.run(.chosen("session"))
+        harness.run(.cardRead(.diary(try onReader())))
+        #expect(!harness.machine.screen(now: harness.now).lines.contains(told))
+    }
+
     @Test func aCardOfAnotherRegionIsRefusedOnceAndSaysWhy() throws {
         var (harness, _) = try harness()
         let actions = harness.run(.cardRead(.foreign(.otherRegion)))

@@ -112,13 +112,13 @@ struct MachineHarness {
                     pending.append(
                         .tapDone(outcome, warning: allowed ? warnings[card.printedText] : nil, language: language))
                 case .recordTap(.diary(let card), let venue):
-                    var (outcome, language): (TapOutcome, Language?) = (.refused(.cardLeft), nil)
+                    var (outcome, language, full): (TapOutcome, Language?, Bool) = (.refused(.cardLeft), nil, false)
                     if let diary, diary.placement == card.placement {
-                        (outcome, _, language) = diary.desk.tap(
-                            diary.card, at: venue, clock: clock.read(), collectingMatchable: false)
+                        let tap = diary.desk.tap(diary.card, at: venue, clock: clock.read(), collectingMatchable: false)
+                        (outcome, language, full) = (tap.outcome, tap.language, tap.cardWasFull)
                     }
                     tapOutcomes.append(outcome)
-                    pending.append(.tapDone(outcome, warning: nil, language: language))
+                    pending.append(.tapDone(outcome, warning: nil, language: language, cardWasFull: full))
                 case .persist(let state):
                     if case .success = persistResult { persisted = state }
                     pending.append(.persistDone(persistResult))

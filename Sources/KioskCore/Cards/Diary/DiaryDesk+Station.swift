@@ -6,24 +6,25 @@ public import Foundation
 extension DiaryDesk {
     /// A tap of the card in the field at `venue`. With `collectingMatchable`, and when its holder allows matching,
     /// also the card's stays as they stand after the tap, ready to match against warnings (the ring is read then).
+    /// `cardWasFull`: a stay younger than 14 days gave way on the full card, and its holder was not told yet.
     public func tap(_ card: some DiaryCardFiles, at venue: StayVenue, clock: ClockReading, collectingMatchable: Bool)
-        -> (outcome: TapOutcome, matchable: [MatchableStay], language: Language?)
+        -> (outcome: TapOutcome, matchable: [MatchableStay], language: Language?, cardWasFull: Bool)
     {
         let tap: Tap
         switch self.tap(card, at: venue, clock: clock) {
         case .success(let done): tap = done
-        case .failure(let failure): return (.refused(Self.refusal(failure)), [], nil)
+        case .failure(let failure): return (.refused(Self.refusal(failure)), [], nil, false)
         }
-        if case .refused = tap.outcome { return (tap.outcome, [], tap.language) }
-        guard collectingMatchable else { return (tap.outcome, [], tap.language) }
+        if case .refused = tap.outcome { return (tap.outcome, [], tap.language, tap.pushedOut) }
+        guard collectingMatchable else { return (tap.outcome, [], tap.language, tap.pushedOut) }
         // The stays after the tap, when the holder allows matching; a ring that cannot be read now matches nothing
         // (the tap is on the card already).
         guard let profile = try? profile(of: card), profile.matchingAllowed == true,
             let stays = try? stays(of: card, clock: clock)
-        else { return (tap.outcome, [], tap.language) }
+        else { return (tap.outcome, [], tap.language, tap.pushedOut) }
         return (
             tap.outcome, CheckInDesk.CardContents.matchable(stays, retention: policy.retention, clock: clock),
-            tap.language
+            tap.language, tap.pushedOut
         )
     }
 
@@ -32,9 +33,17 @@ extension DiaryDesk {
         -> CheckInDesk.CardContents
     {
         do throws(Failure) {
-            let profile = try profile(of: card)
-            return CheckInDesk.CardContents(
-                opened: try stays(of: card, clock: clock), profile: profile, retention: policy.retention, clock: clock)
+            let header = try readHeader(card).header
+            var contents = CheckInDesk.CardContents(
+                opened: try stays(of: card, clock: clock), profile: header.profile, retention: policy.retention,
+                clock: clock)
+            if header.pushedOutUntold {
+                // Told now, in the holder's session: the card forgets that it has to tell (a card that cannot be
+                // written tells again next time).
+                contents.cardWasFull = true
+                try? acknowledgePushedOut(of: card)
+            }
+            return contents
         } catch {
             throw Self.refusal(error)
         }
