@@ -93,11 +93,7 @@ extension DiaryDesk {
     /// stay.
     public func deleteAll(of card: some DiaryCardFiles) throws(Failure) {
         var header = try readHeader(card).header
-        header.openStay = nil
-        header.appended = 0
-        header.reported = 0
-        header.shares = Array(repeating: DiaryShare.deleted, count: header.slots)
-        header.pushedOutUntold = false
+        header.forgetStays()
         let bytes: [UInt8]
         do { bytes = try header.encoded() } catch { throw .diary(error) }
         do { try card.clearRing(header: bytes) } catch { throw Failure(error) }

@@ -5,7 +5,8 @@ public import Foundation
 ///
 /// A tap reads the header only — the open stay and the holder's settings, never the ring — lets `CheckInLifecycle`
 /// decide with the header's own count of the card's taps, and writes the new header and at most one finished stay
-/// in one transaction. A stay whose day's key is gone (more than 14 days ago) no longer opens and is dropped.
+/// in one transaction. A stay whose day's key is gone (more than 14 days ago) no longer opens and is dropped; a card
+/// whose stays are all that old (back from a drawer) has them cleared at its tap.
 public struct DiaryDesk: Sendable {
     public let keys: any RegionKeys
     public let crypto: any CryptoProvider
@@ -45,7 +46,14 @@ public struct DiaryDesk: Sendable {
         let now = clock.now
         let today = DiaryCalendar.day(of: now)
         do throws(Failure) {
-            let (original, read) = try readHeader(card)
+            var (original, read) = try readHeader(card)
+            if read.holdsOnlyExpiredStays(today: today) {
+                // Back from a drawer: no kiosk can open its stays any more, and the card's copies go now, in a
+                // transaction before the tap's own (a card pulled away between the two has lost only them).
+                read.forgetStays()
+                do { original = try read.encoded() } catch { throw .diary(error) }
+                do { try card.clearRing(header: original) } catch { throw Failure(error) }
+            }
             var header = read
             let language = header.profile.language.flatMap(Language.init(rawValue:))
             let open = header.openStay.flatMap {

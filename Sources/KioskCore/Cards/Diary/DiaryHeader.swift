@@ -150,3 +150,22 @@ public struct DiaryHeader: Sendable, Equatable {
         if value { reported |= 1 << UInt64(slot) } else { reported &= ~(1 << UInt64(slot)) }
     }
 }
+
+extension DiaryHeader {
+    /// Every stay forgotten (the open one, every ring record's share, the reported marks); the holder's settings and
+    /// the card's count of taps stay.
+    public mutating func forgetStays() {
+        openStay = nil
+        appended = 0
+        reported = 0
+        shares = Array(repeating: DiaryShare.deleted, count: slots)
+        pushedOutUntold = false
+    }
+
+    /// Whether every stay on the card is older than its day's key on `today`: the card's last tap (every stay was
+    /// written at a tap) was on a day whose stays no kiosk can open any more. A card back from a drawer.
+    public func holdsOnlyExpiredStays(today: DiaryDay) -> Bool {
+        guard let lastTap, appended > 0 || openStay != nil else { return false }
+        return DiaryCalendar.day(of: lastTap) < DiaryRetention.oldestOpenDay(today: today)
+    }
+}

@@ -170,6 +170,33 @@ import Testing
         #expect(try desk.stays(of: card, clock: at(later + 60)).count == 1)
     }
 
+    @Test func aCardBackFromADrawerHasItsExpiredStaysClearedAtItsNextTap() throws {
+        let card = MemoryDiaryCard(uid: uid)
+        _ = try tap(card, cafe, 0)
+        _ = try tap(card, cafe, 3600)
+        _ = try tap(card, library, 7200)
+        #expect(card.ring.count == 1)
+        #expect(try DiaryHeader(encoded: card.header).openStay != nil)
+        // 15 days later the day's key is gone everywhere; at the next tap the card's copies go too.
+        let later = TimeInterval((DiaryRetention.days + 1) * 86_400)
+        try keys.advance(today: Self.today + DiaryRetention.days + 1)
+        guard case .checkedIn(_, _, false) = try tap(card, cafe, later).outcome else {
+            Issue.record("the tap did not start a new stay")
+            return
+        }
+        #expect(card.ring.isEmpty)
+        let header = try DiaryHeader(encoded: card.header)
+        #expect(header.shares.allSatisfy(DiaryShare.isDeleted))
+        #expect(header.appended == 0)
+        #expect(try desk.stays(of: card, clock: at(later + 60)).map(\.venueDescription) == ["Cafe"])
+        // A card tapped within the 14 days keeps its stays.
+        let kept = MemoryDiaryCard(uid: uid)
+        _ = try tap(kept, cafe, later)
+        _ = try tap(kept, cafe, later + 3600)
+        _ = try tap(kept, cafe, later + TimeInterval(13 * 86_400))
+        #expect(kept.ring.count == 1)
+    }
+
     @Test func aRecordOfAnotherCardOrMovedElsewhereDoesNotOpen() throws {
         let (_, record, share) = try finishedStay()
         var other = uid
