@@ -3,8 +3,11 @@
 public protocol DiaryCardFiles {
     /// The card's real UID (GetCardUID), 7 bytes: what its stays are sealed for.
     var uid: [UInt8] { get }
-    /// The header file's 192 bytes.
+    /// The whole header file (`DiaryHeader.size`).
     func readHeader() throws(DiaryCardError) -> [UInt8]
+    /// `count` bytes of the header file from `offset`: what a tap needs of it (`DiaryHeader.tapBytes`, and a slot's
+    /// share when its record is about to be overwritten).
+    func readHeader(offset: Int, count: Int) throws(DiaryCardError) -> [UInt8]
     /// One record of the ring, `fromNewest` records back from the newest (0), or nil when there is none.
     func readRecord(fromNewest: Int) throws(DiaryCardError) -> [UInt8]?
     /// The newest `count` records of the ring (as many as the header says it holds), oldest first.

@@ -104,6 +104,12 @@ public final class DiaryCardLink: DiaryCardFiles {
         return start + rest
     }
 
+    public func readHeader(offset: Int, count: Int) throws(DiaryCardError) -> [UInt8] {
+        try run { () throws(DESFireCommandError) in
+            try client.readData(DiaryLayout.headerFile, offset: offset, length: count, communication: .enciphered)
+        }
+    }
+
     public func readRecord(fromNewest: Int) throws(DiaryCardError) -> [UInt8]? {
         do {
             return try client.readRecords(

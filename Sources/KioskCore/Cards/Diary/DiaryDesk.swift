@@ -46,7 +46,7 @@ public struct DiaryDesk: Sendable {
         let now = clock.now
         let today = DiaryCalendar.day(of: now)
         do throws(Failure) {
-            var (original, read) = try readHeader(card)
+            var (original, read) = try readTapPart(card)
             if read.holdsOnlyExpiredStays(today: today) {
                 // Back from a drawer: no kiosk can open its stays any more, and the card's copies go now, in a
                 // transaction before the tap's own (a card pulled away between the two has lost only them).
@@ -76,6 +76,18 @@ public struct DiaryDesk: Sendable {
             if open.map({ decision.deletions.contains($0.id) }) ?? true { header.openStay = nil }
             var record: [UInt8]?
             if let finished, let finishedNumber = DiaryStayID.number(of: finished.id) {
+                if header.nextAppendPushesOut {
+                    // The slot about to be overwritten: its share, not read with the tap's part, decides whether a
+                    // stay that could still be opened gives way.
+                    let offset = DiaryHeader.shareOffset(slot: header.nextSlot)
+                    let share: [UInt8]
+                    do { share = try card.readHeader(offset: offset, count: DiaryHeader.shareBytes) } catch {
+                        throw Failure(error)
+                    }
+                    guard share.count == DiaryHeader.shareBytes else { throw .diary(.headerUnreadable) }
+                    original.replaceSubrange(offset..<offset + DiaryHeader.shareBytes, with: share)
+                    header.shares[header.nextSlot] = share
+                }
                 if header.nextAppendPushesOut, try pushesOutAnOpenableStay(card, header: header, today: today) {
                     header.pushedOutUntold = true
                 }
@@ -137,6 +149,14 @@ public struct DiaryDesk: Sendable {
 
     func newShare() throws(Failure) -> [UInt8] {
         do { return try DiaryShare.random(using: crypto) } catch { throw .diary(error) }
+    }
+
+    /// The header's part a tap reads (`DiaryHeader.tapBytes`), with zeros for the shares it does not read.
+    func readTapPart(_ card: some DiaryCardFiles) throws(Failure) -> (bytes: [UInt8], header: DiaryHeader) {
+        let prefix: [UInt8]
+        do { prefix = try card.readHeader(offset: 0, count: DiaryHeader.tapBytes) } catch { throw Failure(error) }
+        guard let bytes = DiaryHeader.padded(prefix) else { throw .diary(.headerUnreadable) }
+        do { return (bytes, try DiaryHeader(encoded: bytes)) } catch { throw .diary(error) }
     }
 
     func readHeader(_ card: some DiaryCardFiles) throws(Failure) -> (bytes: [UInt8], header: DiaryHeader) {

@@ -152,6 +152,20 @@ public struct DiaryHeader: Sendable, Equatable {
 }
 
 extension DiaryHeader {
+    /// The bytes a tap reads: the fixed part (the profile included), the open stay and the reported marks — not
+    /// the ring's shares, which only a session or a deletion needs.
+    public static let tapBytes = fixedBytes + DiaryLayout.recordSize + reportedBytes
+
+    /// Where the share of `slot` lies in the header.
+    public static func shareOffset(slot: Int) -> Int { tapBytes + slot * shareBytes }
+
+    /// A header of which only the first `tapBytes` were read (`prefix`), the rest as zeros: every share reads as
+    /// deleted. What a tap decides with; written back, it changes only what the tap changed.
+    public static func padded(_ prefix: [UInt8]) -> [UInt8]? {
+        guard prefix.count == tapBytes, (2...maximumRingRecords).contains(Int(prefix[10])) else { return nil }
+        return prefix + [UInt8](repeating: 0, count: size(ringRecords: Int(prefix[10])) - tapBytes)
+    }
+
     /// Every stay forgotten (the open one, every ring record's share, the reported marks); the holder's settings and
     /// the card's count of taps stay.
     public mutating func forgetStays() {

@@ -170,6 +170,24 @@ import Testing
         #expect(try desk.stays(of: card, clock: at(later + 60)).count == 1)
     }
 
+    @Test func aTapReadsTheHeadersTapPartAndOneShareOnlyWhenItOverwritesARecord() throws {
+        let card = MemoryDiaryCard(uid: uid, ringRecords: 3)
+        card.header = try DiaryHeader(ringRecords: 3).encoded()
+        var time: TimeInterval = 0
+        for _ in 0..<2 {
+            _ = try tap(card, cafe, time)
+            _ = try tap(card, cafe, time + 600)
+            time += 1200
+        }
+        #expect(card.headerBytesRead == 4 * DiaryHeader.tapBytes, "no share read while the ring has room")
+        _ = try tap(card, cafe, time)
+        _ = try tap(card, cafe, time + 600)
+        // The third stay overwrites the first: its share, 8 bytes, decides whether a young stay gave way.
+        #expect(card.headerBytesRead == 6 * DiaryHeader.tapBytes + 8)
+        #expect(try DiaryHeader(encoded: card.header).pushedOutUntold)
+        #expect(try desk.stays(of: card, clock: at(time + 700)).count == 2)
+    }
+
     @Test func aCardBackFromADrawerHasItsExpiredStaysClearedAtItsNextTap() throws {
         let card = MemoryDiaryCard(uid: uid)
         _ = try tap(card, cafe, 0)

@@ -77,6 +77,12 @@ final class MemoryDiaryCard: DiaryCardFiles {
 
     func readHeader() throws(DiaryCardError) -> [UInt8] { header }
 
+    private(set) var headerBytesRead = 0
+    func readHeader(offset: Int, count: Int) throws(DiaryCardError) -> [UInt8] {
+        headerBytesRead += count
+        return Array(header[offset..<min(header.count, offset + count)])
+    }
+
     func readRecord(fromNewest: Int) throws(DiaryCardError) -> [UInt8]? {
         guard fromNewest >= 0, fromNewest < ring.count else { return nil }
         return ring[ring.count - 1 - fromNewest]
