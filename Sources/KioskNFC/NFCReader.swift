@@ -194,15 +194,17 @@ public final class NFCReader<Crypto: CryptoProvider>: Sendable {
                 return error
             }
             var served: DESFireCard?
+            var handled = false
+            // Whatever the handler kept of the card goes when this placement ends, however it ends (the card left,
+            // the reader failed, the reader stops).
+            defer { if handled { desfire?.left() } }
             if let request = takeEnrolmentRequest() {
                 enrol(request, on: target, over: device)
             } else if let desfire, target.isISO14443Part4 {
+                handled = true
                 let (failure, card) = serveDESFire(target, over: device, with: desfire)
                 served = card
-                if let failure {
-                    desfire.left()
-                    return failure
-                }
+                if let failure { return failure }
             } else {
                 do {
                     let result = try access.read(target, over: device)
@@ -230,7 +232,6 @@ public final class NFCReader<Crypto: CryptoProvider>: Sendable {
                 if let job = takeCardJob() { job.run(job.placement == served?.placement ? served : nil) }
                 pause(removalCheckInterval)
             }
-            if served != nil { desfire?.left() }
             if !isStopping { continuation.yield(.removed) }
         }
         return nil
