@@ -88,11 +88,13 @@ struct RegionToken: ParsableArguments {
             }
             region = fromFile
             if let regionName { region.name = regionName }
-            pinCredentialDirectory = loader.credentialsDirectory ?? "/etc/kiosk/credentials"
+            pinCredentialDirectory = loader.credentialsDirectory ?? ConfigurationLoader.defaultCredentialsDirectory
         }
         if let module { region.module = module }
         if let token { region.token = token }
-        let pinPath = pinFile ?? "\(pinCredentialDirectory ?? "/etc/kiosk/credentials")/\(region.pinCredential)"
+        let pinPath =
+            pinFile
+            ?? "\(pinCredentialDirectory ?? ConfigurationLoader.defaultCredentialsDirectory)/\(region.pinCredential)"
         return (region, pinPath)
     }
 

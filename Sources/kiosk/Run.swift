@@ -77,8 +77,7 @@ struct Run: AsyncParsableCommand {
         }
         var settings = DaemonSettings(configuration, secrets: secrets, stateDirectory: directory, simulate: simulate)
         if let region = configuration.region {
-            settings.regionPINFile =
-                "\(loader.credentialsDirectory ?? "/etc/kiosk/credentials")/\(region.pinCredential)"
+            settings.regionPINFile = loader.credentialPath(region.pinCredential)
         }
         if let metrics { settings.metricsListen = metrics == "off" ? nil : metrics }
         if let web { settings.webListen = web == "off" ? nil : web }

@@ -21,6 +21,13 @@ public struct ConfigurationLoader: Sendable {
     public var environment: [String: String]
     /// Where credentials are read from; nil: none can be read.
     public var credentialsDirectory: String?
+    /// Where a file a credential names (a token's PIN) is looked for when no credentials directory is given.
+    public static let defaultCredentialsDirectory = "/etc/kiosk/credentials"
+
+    /// The path of the credential `name`: in the credentials directory, else in `defaultCredentialsDirectory`.
+    public func credentialPath(_ name: String) -> String {
+        "\(credentialsDirectory ?? Self.defaultCredentialsDirectory)/\(name)"
+    }
 
     /// - Parameters:
     ///   - environment: the variables to apply; nil: this process's environment.
