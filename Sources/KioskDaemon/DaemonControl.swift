@@ -103,15 +103,7 @@ extension KioskDaemon {
         case "tap-foreign":
             return await simulateTap { $0.placeForeignCard() }
         case "tap-diary":
-            guard let number = request.card, number > 0 else { return .failure("say which card: --card N (1, 2, …)") }
-            guard diaryCards != nil else {
-                return .failure("this kiosk reads no diary cards: configure its region (docs/region.md)")
-            }
-            var problem: String?
-            let answer = await simulateTap {
-                problem = $0.placeDiaryCard(number: number, directory: request.path, cipher: crypto)
-            }
-            return problem.map { .failure($0) } ?? answer
+            return await simulateDiaryTap(request).response
         case "make-diary-card":
             return await makeDiaryCard(request)
         case "remove":
@@ -330,17 +322,9 @@ extension KioskDaemon {
     /// region, as field staff do with a new card: placed, read, made, taken away. `fields`: `matching` (yes or no),
     /// `language` (its holder's).
     private func makeDiaryCard(_ request: ControlRequest) async -> ControlResponse {
-        guard let number = request.card, number > 0 else { return .failure("say which card: --card N (1, 2, …)") }
-        guard let diaryCards else {
-            return .failure("this kiosk reads no diary cards: configure its region (docs/region.md)")
-        }
-        var problem: String?
-        let placed = await simulateTap {
-            problem = $0.placeDiaryCard(number: number, directory: request.path, cipher: crypto)
-        }
-        if let problem { return .failure(problem) }
         // A new card reads as no kiosk card (refused, as the station says): what matters is that it was read.
-        guard placed.ok || !placed.steps.isEmpty else { return placed }
+        let placed = await simulateDiaryTap(request)
+        guard placed.read, let diaryCards, let number = request.card else { return placed.response }
         var profile = CardProfile.unanswered
         if let matching = request.fields?["matching"] { profile.matchingAllowed = matching == "yes" }
         if let language = request.fields?["language"].flatMap(Language.init(rawValue:)) {
@@ -350,6 +334,24 @@ extension KioskDaemon {
         await liftCard()
         if let failure { return .failure(failure) }
         return ControlResponse(ok: true, lines: ["Diary card \(number) made for the region."])
+    }
+
+    /// Places simulated diary card `request.card` (its memory in `request.path`, or the simulation's directory) and
+    /// waits for the station's answer to reading it; `read`: the reader read it (whatever the station made of it).
+    private func simulateDiaryTap(_ request: ControlRequest) async -> (response: ControlResponse, read: Bool) {
+        guard let number = request.card, number > 0 else {
+            return (.failure("say which card: --card N (1, 2, …)"), false)
+        }
+        guard diaryCards != nil else {
+            return (.failure("this kiosk reads no diary cards: configure its region (docs/region.md)"), false)
+        }
+        var problem: String?
+        // A diary card is opened with the region's token at its read: a longer wait, still one only a hang misses.
+        let answer = await simulateTap(timeout: .seconds(25)) {
+            problem = $0.placeDiaryCard(number: number, directory: request.path, cipher: crypto)
+        }
+        if let problem { return (.failure(problem), false) }
+        return (answer, answer.ok || !answer.steps.isEmpty)
     }
 
     /// Places a card (or a foreign card) and waits for the station's answer to reading it.

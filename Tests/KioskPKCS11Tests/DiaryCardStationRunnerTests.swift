@@ -149,6 +149,11 @@ extension PKCS11SessionTests {
             defer { link.close() }
             let stays = try DiaryDesk(keys: keys, crypto: crypto).stays(of: link, clock: clock.read())
             #expect(stays.isEmpty)
+
+            // Two days on, the station's expiry moves the token's day ratchet: the day keys older than 14 days go.
+            clock.advance(by: 2 * 86_400)
+            _ = await runner.handle(.tick)
+            #expect(try keys.currentDayKey().1 == Self.today + 2 - DiaryRetention.days)
             guard case .desfire(let after) = gone else { return }
             let bytes = after.image.applications.flatMap { $0.files.flatMap { $0.data + $0.records.flatMap { $0 } } }
             #expect(!Data(bytes).contains(Data("Friseur".utf8)))

@@ -70,12 +70,13 @@ for k in a b c; do
         "$kiosk" run --simulate --config "$dir/kiosk.json" --state-dir "$dir/state" --web off --metrics off \
         --log-level info > "$dir/log" 2>&1 &
     pids+=($!)
+    declare "pid_$k=$!"
 done
-# Each kiosk answers once it is up (a hang, not a slow machine, would miss this).
+# Each kiosk answers once it is up: waited for as long as its process lives (no deadline a slow board could miss).
 for k in a b c; do
-    for _ in $(seq 1 1200); do
-        "$kiosk" simulate status --state-dir "$work/$k/state" >/dev/null 2>&1 && break
-        kill -0 "${pids[0]}" 2>/dev/null || fail "kiosk $k exited: $(tail -5 "$work/$k/log")"
+    pid="pid_$k"
+    until "$kiosk" simulate status --state-dir "$work/$k/state" >/dev/null 2>&1; do
+        kill -0 "${!pid}" 2>/dev/null || fail "kiosk $k exited: $(tail -5 "$work/$k/log")"
         sleep 0.1
     done
     "$kiosk" simulate status --state-dir "$work/$k/state" | grep -q "region: ok" \

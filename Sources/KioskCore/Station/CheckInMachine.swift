@@ -244,14 +244,10 @@ public struct CheckInMachine: Sendable {
                     .requestRandom(.cardEntropy),
                 ]
             case .card(let secret) where secret.kind == .visitor:
-                return refuse(
-                    texts.message(.staffAlreadyEnrolledTitle, .staffAlreadyEnrolledBody, .error), .refused,
-                    .alreadyEnrolled)
+                return refuseAlreadyEnrolled()
             case .diary:
                 // A diary card is its holder's already, at every kiosk of the region.
-                return refuse(
-                    texts.message(.staffAlreadyEnrolledTitle, .staffAlreadyEnrolledBody, .error), .refused,
-                    .alreadyEnrolled)
+                return refuseAlreadyEnrolled()
             case .foreign(let reason):
                 return refuse(
                     texts.message(
@@ -275,6 +271,12 @@ public struct CheckInMachine: Sendable {
             actions += refuse(message, .refused, .foreignCard)
         }
         return actions
+    }
+
+    /// A visitor's card offered for enrolment: it is someone's already.
+    private func refuseAlreadyEnrolled() -> [StationAction] {
+        refuse(
+            texts.message(.staffAlreadyEnrolledTitle, .staffAlreadyEnrolledBody, .error), .refused, .alreadyEnrolled)
     }
 
     /// A kiosk card (tapped, or its printed code scanned).
@@ -394,7 +396,7 @@ public struct CheckInMachine: Sendable {
     // MARK: - Visitors
 
     private mutating func tapDone(
-        _ outcome: TapOutcome, warning: WarningNotice?, language: Language?, cardWasFull: Bool = false, now: Date
+        _ outcome: TapOutcome, warning: WarningNotice?, language: Language?, cardWasFull: Bool, now: Date
     ) -> [StationAction] {
         // The card's holder chose a language (kept with their card) and the visitor here chose none now: the tap is
         // answered in theirs, and so is what follows until they leave. Not in staff mode: its person is staff's, and

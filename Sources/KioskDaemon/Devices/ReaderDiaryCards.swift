@@ -156,35 +156,34 @@ public final class ReaderDiaryCards: DiaryCardAccess {
         let placement = card.placement
         let answer = await reader.withDESFireCard(placement: placement) { present -> Result<T, TapRefusal> in
             if let kept = self.take(placement) {
-                do throws(TapRefusal) {
-                    let result = try body(kept)
-                    self.keep(kept, placement: placement)
-                    return .success(result)
-                } catch {
-                    kept.close()
-                    if error == .cardLeft { return .failure(error) }
-                }
+                let result = self.run(body, on: kept, placement: placement)
+                // The kept session may have ended when the reader selected the card again: unless the card left, it
+                // is opened once more below.
+                guard case .failure(let refusal) = result, refusal != .cardLeft else { return result }
             }
-            do throws(TapRefusal) {
-                let link: DiaryCardLink
-                do throws(DiaryCardError) {
-                    link = try DiaryCardLink.open(client: present.client, keys: self.desk.keys, crypto: self.crypto)
-                } catch {
-                    throw error == .cardGone ? TapRefusal.cardLeft : .diaryUnreadable
-                }
-                do throws(TapRefusal) {
-                    let result = try body(link)
-                    self.keep(link, placement: placement)
-                    return .success(result)
-                } catch {
-                    link.close()
-                    throw error
-                }
+            let link: DiaryCardLink
+            do throws(DiaryCardError) {
+                link = try DiaryCardLink.open(client: present.client, keys: self.desk.keys, crypto: self.crypto)
             } catch {
-                return .failure(error)
+                return .failure(error == .cardGone ? .cardLeft : .diaryUnreadable)
             }
+            return self.run(body, on: link, placement: placement)
         }
         return answer ?? .failure(.cardLeft)
+    }
+
+    /// `body` on the open `link`: kept for the placement's next request when it succeeds, closed when it fails.
+    private func run<T>(
+        _ body: (DiaryCardLink) throws(TapRefusal) -> T, on link: DiaryCardLink, placement: UInt64
+    ) -> Result<T, TapRefusal> {
+        do throws(TapRefusal) {
+            let result = try body(link)
+            keep(link, placement: placement)
+            return .success(result)
+        } catch {
+            link.close()
+            return .failure(error)
+        }
     }
 
     private func take(_ placement: UInt64) -> DiaryCardLink? {

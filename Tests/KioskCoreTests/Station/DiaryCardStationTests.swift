@@ -131,6 +131,40 @@ import Testing
         #expect(!harness.machine.screen(now: harness.now).lines.contains(told))
     }
 
+    @Test func aTapCollectsStaysToMatchOnlyWhenItsHolderAllows() throws {
+        let (harness, card) = try harness()
+        let desk = try #require(harness.diary?.desk)
+        let venue = try #require(harness.machine.state.venue).stayVenue
+        let first = desk.tap(card, at: venue, clock: harness.now, collectingMatchable: true)
+        guard case .checkedIn = first.outcome else {
+            Issue.record("not checked in: \(first.outcome)")
+            return
+        }
+        #expect(first.matchable.isEmpty, "matching was never allowed")
+        try desk.saveSettings(CardProfile(matchingAllowed: true), of: card)
+        let later = ClockReading(now: harness.now.now.addingTimeInterval(600), isSynchronized: true)
+        let second = desk.tap(card, at: venue, clock: later, collectingMatchable: true)
+        #expect(second.matchable.count == 1)
+        let third = desk.tap(
+            card, at: venue, clock: ClockReading(now: later.now.addingTimeInterval(600), isSynchronized: true),
+            collectingMatchable: false)
+        #expect(third.matchable.isEmpty, "no warnings held: nothing read for them")
+    }
+
+    @Test func theDailyExpiryMovesTheRatchetOnlyWithASynchronizedClock() throws {
+        let today = DiaryDay(RetentionPolicy.dayNumber(StationFixtures.start))
+        let keys = SoftwareRegionKeys(
+            cardMaster: [UInt8](repeating: 0x31, count: 16), dayKey: [UInt8](repeating: 0x32, count: 16),
+            day: DiaryRetention.oldestOpenDay(today: today))
+        let desk = DiaryDesk(keys: keys, crypto: crypto)
+        let later = StationFixtures.start.addingTimeInterval(3 * 86_400)
+        // A clock not yet set could be ahead: a key it destroyed would never come back.
+        try desk.forgetOldDays(clock: ClockReading(now: later, isSynchronized: false))
+        #expect(keys.oldestDay == DiaryRetention.oldestOpenDay(today: today))
+        try desk.forgetOldDays(clock: ClockReading(now: later, isSynchronized: true))
+        #expect(keys.oldestDay == DiaryRetention.oldestOpenDay(today: today + 3))
+    }
+
     @Test func aCardOfAnotherRegionIsRefusedOnceAndSaysWhy() throws {
         var (harness, _) = try harness()
         let actions = harness.run(.cardRead(.foreign(.otherRegion)))

@@ -15,12 +15,10 @@ extension DiaryDesk {
         case .success(let done): tap = done
         case .failure(let failure): return (.refused(Self.refusal(failure)), [], nil, false)
         }
-        if case .refused = tap.outcome { return (tap.outcome, [], tap.language, tap.pushedOut) }
-        guard collectingMatchable else { return (tap.outcome, [], tap.language, tap.pushedOut) }
-        // The stays after the tap, when the holder allows matching; a ring that cannot be read now matches nothing
-        // (the tap is on the card already).
-        guard let profile = try? profile(of: card), profile.matchingAllowed == true,
-            let stays = try? stays(of: card, clock: clock)
+        // The stays after the tap, when the holder allows matching (as the tap's header said); a ring that cannot be
+        // read now matches nothing (the tap is on the card already).
+        let refused = if case .refused = tap.outcome { true } else { false }
+        guard !refused, collectingMatchable, tap.matchingAllowed, let stays = try? stays(of: card, clock: clock)
         else { return (tap.outcome, [], tap.language, tap.pushedOut) }
         return (
             tap.outcome, CheckInDesk.CardContents.matchable(stays, retention: policy.retention, clock: clock),
@@ -33,15 +31,17 @@ extension DiaryDesk {
         -> CheckInDesk.CardContents
     {
         do throws(Failure) {
-            let header = try readHeader(card).header
+            let (original, header) = try readHeader(card)
             var contents = CheckInDesk.CardContents(
-                opened: try stays(of: card, clock: clock), profile: header.profile, retention: policy.retention,
-                clock: clock)
+                opened: try stays(of: card, header: header, clock: clock), profile: header.profile,
+                retention: policy.retention, clock: clock)
             if header.pushedOutUntold {
                 // Told now, in the holder's session: the card forgets that it has to tell (a card that cannot be
                 // written tells again next time).
                 contents.cardWasFull = true
-                try? acknowledgePushedOut(of: card)
+                var told = header
+                told.pushedOutUntold = false
+                try? write(card, header: told, over: original, record: nil)
             }
             return contents
         } catch {
@@ -92,7 +92,6 @@ extension DiaryDesk {
     static func refusal(_ failure: Failure) -> TapRefusal {
         switch failure {
         case .cardGone: .cardLeft
-        case .card(.cardGone): .cardLeft
         case .card, .diary: .diaryUnreadable
         }
     }

@@ -26,6 +26,8 @@ public struct DiaryDesk: Sendable {
         public var language: Language?
         /// A stay younger than 14 days was pushed out of the card's full diary, and the holder was not told yet.
         public var pushedOut: Bool
+        /// Whether the holder allows their stays to be matched against warnings (kept on the card).
+        public var matchingAllowed = false
     }
 
     /// Why a diary card's tap did nothing.
@@ -111,7 +113,10 @@ public struct DiaryDesk: Sendable {
             let bytes: [UInt8]
             do { bytes = try header.encoded() } catch { throw .diary(error) }
             if bytes != original || record != nil { try write(card, bytes: bytes, over: original, record: record) }
-            return .success(Tap(outcome: decision.outcome, language: language, pushedOut: header.pushedOutUntold))
+            return .success(
+                Tap(
+                    outcome: decision.outcome, language: language, pushedOut: header.pushedOutUntold,
+                    matchingAllowed: header.profile.matchingAllowed == true))
         } catch {
             return .failure(error)
         }
@@ -121,8 +126,12 @@ public struct DiaryDesk: Sendable {
     /// past retention left out; newest first. Only for the holder's session (after their PIN, when one is set) or
     /// a warning check they allowed.
     public func stays(of card: some DiaryCardFiles, clock: ClockReading) throws(Failure) -> [Stay] {
+        try stays(of: card, header: try readHeader(card).header, clock: clock)
+    }
+
+    /// The card's stays as `stays(of:clock:)` opens them, with its whole `header` already read.
+    func stays(of card: some DiaryCardFiles, header: DiaryHeader, clock: ClockReading) throws(Failure) -> [Stay] {
         let today = DiaryCalendar.day(of: clock.now)
-        let header = try readHeader(card).header
         var stays: [Stay] = []
         for (index, record) in try readRing(card, header: header).enumerated() {
             let slot = header.slot(ofRingIndex: index)
