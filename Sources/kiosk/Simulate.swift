@@ -234,13 +234,17 @@ struct SimTap: AsyncParsableCommand {
         } else {
             guard let card else { throw ValidationError("say which card: --card N, or --foreign") }
             if diary {
-                try await options.send(ControlRequest(command: "tap-diary", card: card, path: cardsDir))
+                try await options.send(
+                    ControlRequest(command: "tap-diary", card: card, path: cardsDir.map(absolutePath)))
             } else {
                 try await options.send(ControlRequest(command: "tap", card: card))
             }
         }
     }
 }
+
+/// A file or folder named on the command line, as the kiosk (whose working directory is another) must find it.
+func absolutePath(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.path }
 
 struct SimMakeDiaryCard: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -263,7 +267,7 @@ struct SimMakeDiaryCard: AsyncParsableCommand {
             fields["language"] = language
         }
         try await options.send(
-            ControlRequest(command: "make-diary-card", card: card, path: cardsDir, fields: fields))
+            ControlRequest(command: "make-diary-card", card: card, path: cardsDir.map(absolutePath), fields: fields))
     }
 }
 
@@ -280,11 +284,7 @@ struct SimShowCode: AsyncParsableCommand {
     @Argument(help: "The code's text, or the path of an image.") var code: String
     func run() async throws {
         if FileManager.default.fileExists(atPath: code) {
-            try await options.send(
-                ControlRequest(
-                    command: "show-code",
-                    path: (code as NSString).standardizingPath.hasPrefix("/")
-                        ? code : FileManager.default.currentDirectoryPath + "/" + code))
+            try await options.send(ControlRequest(command: "show-code", path: absolutePath(code)))
         } else {
             try await options.send(ControlRequest(command: "show-code", text: code))
         }
@@ -372,8 +372,7 @@ struct SimLoadWarnings: AsyncParsableCommand {
     @OptionGroup var options: SimulatorOptions
     @Argument(help: "The folder (e.g. /media/usb).") var directory: String
     func run() async throws {
-        let absolute = directory.hasPrefix("/") ? directory : FileManager.default.currentDirectoryPath + "/" + directory
-        try await options.send(ControlRequest(command: "load-warnings", path: (absolute as NSString).standardizingPath))
+        try await options.send(ControlRequest(command: "load-warnings", path: absolutePath(directory)))
     }
 }
 

@@ -73,11 +73,7 @@ extension PKCS11SessionTests {
             let module = try hsm.load()
             defer { module.close() }
             for label in ["kiosk-a", "kiosk-b", "kiosk-c"] {
-                let officer = try module.openSession(
-                    tokenLabel: label, pin: PKCS11PIN(SoftHSM.securityOfficerPIN), as: .securityOfficer)
-                try PKCS11RegionKeys.installWrappingKey(
-                    officer: officer, components: PKCS11SessionTests.RegionKeysTests.components)
-                officer.close()
+                try PKCS11SessionTests.RegionKeysTests.installWrap(module, label)
             }
             let a = try kiosk(module, "kiosk-a")
             let b = try kiosk(module, "kiosk-b")

@@ -47,11 +47,7 @@ extension PKCS11SessionTests {
             try hsm.initToken(label: "kiosk-station", pin: PKCS11SessionTests.pin)
             let module = try hsm.load()
             defer { module.close() }
-            let officer = try module.openSession(
-                tokenLabel: "kiosk-station", pin: PKCS11PIN(SoftHSM.securityOfficerPIN), as: .securityOfficer)
-            try PKCS11RegionKeys.installWrappingKey(
-                officer: officer, components: PKCS11SessionTests.RegionKeysTests.components)
-            officer.close()
+            try PKCS11SessionTests.RegionKeysTests.installWrap(module, "kiosk-station")
             let keys = PKCS11RegionKeys(
                 session: try module.openSession(tokenLabel: "kiosk-station", pin: PKCS11PIN(PKCS11SessionTests.pin)),
                 regionName: Self.region)

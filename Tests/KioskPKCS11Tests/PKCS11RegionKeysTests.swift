@@ -38,7 +38,9 @@ extension PKCS11SessionTests {
         }
 
         /// Installs `region-wrap` from `components` as the token's security officer.
-        func installWrap(_ module: PKCS11Module, _ token: String, _ components: [[UInt8]] = Self.components) throws {
+        static func installWrap(_ module: PKCS11Module, _ token: String, _ components: [[UInt8]] = Self.components)
+            throws
+        {
             let officer = try module.openSession(
                 tokenLabel: token, pin: PKCS11PIN(SoftHSM.securityOfficerPIN), as: .securityOfficer)
             defer { officer.close() }
@@ -206,9 +208,9 @@ extension PKCS11SessionTests {
 
         @Test func twoKiosksThatImportedOneExportGiveTheSameKeys() throws {
             try withTokens(["kiosk-a", "kiosk-b", "kiosk-c"]) { _, module in
-                try installWrap(module, "kiosk-a")
-                try installWrap(module, "kiosk-b")
-                try installWrap(module, "kiosk-c")
+                try Self.installWrap(module, "kiosk-a")
+                try Self.installWrap(module, "kiosk-b")
+                try Self.installWrap(module, "kiosk-c")
                 let first = try open(module, "kiosk-a")
                 let today = Self.day0 + 14
                 try first.setUp(today: today)
@@ -252,7 +254,7 @@ extension PKCS11SessionTests {
 
         @Test func aTokenWithoutTheExportOpensNothing() throws {
             try withTokens(["kiosk-a", "kiosk-c", "kiosk-d"]) { _, module in
-                try installWrap(module, "kiosk-a")
+                try Self.installWrap(module, "kiosk-a")
                 let first = try open(module, "kiosk-a")
                 try first.setUp(today: Self.day0 + 14)
                 // Never imported: no generation, no card key, no day key.
@@ -265,7 +267,7 @@ extension PKCS11SessionTests {
                     _ = try other.stayKeyMaterial(day: Self.day0, uid: Self.uid, today: Self.day0 + 14)
                 }
                 // With a wrapping key of other components, the export does not unwrap, and nothing is left.
-                try installWrap(module, "kiosk-d", [Self.components[0], [UInt8](repeating: 0x5c, count: 16)])
+                try Self.installWrap(module, "kiosk-d", [Self.components[0], [UInt8](repeating: 0x5c, count: 16)])
                 let wrongWrap = try open(module, "kiosk-d")
                 #expect {
                     _ = try wrongWrap.importKeys(first.exportKeys())
@@ -293,7 +295,7 @@ extension PKCS11SessionTests {
         /// wrapping key, nor a day key derived from it is in it, in hexadecimal or as bytes.
         @Test func theExportFileHoldsNoKeyInClear() throws {
             try withTokens(["kiosk"]) { _, module in
-                try installWrap(module, "kiosk")
+                try Self.installWrap(module, "kiosk")
                 let keys = try open(module, "kiosk")
                 try importKnownRegion(keys)
                 let text = try keys.exportKeys().text
