@@ -54,6 +54,7 @@ extension CardRead {
         case .unsupportedLayout: self = .foreign(.newerLayout)
         case .notAKioskCard(.otherRegion): self = .foreign(.otherRegion)
         case .diaryCard(let card): self = .diary(card)
+        case .newDiaryCard: self = .newDiaryCard
         }
     }
 }

@@ -330,9 +330,13 @@ extension KioskDaemon {
         if let language = request.fields?["language"].flatMap(Language.init(rawValue:)) {
             profile.language = language.rawValue
         }
-        let failure = await diaryCards.make(profile: profile)
+        let result: Result<Void, StationFailure>
+        do throws(StationFailure) {
+            try await diaryCards.make(profile: profile)
+            result = .success(())
+        } catch { result = .failure(error) }
         await liftCard()
-        if let failure { return .failure(failure) }
+        if case .failure(let failure) = result { return .failure("\(failure)") }
         return ControlResponse(ok: true, lines: ["Diary card \(number) made for the region."])
     }
 

@@ -22,7 +22,7 @@ public struct DESFireCard {
     /// anything —, or one that answers GetVersion with an ISO/IEC 7816-4 error (a bank card). Throws the reader's
     /// error when the card left during GetVersion or the reader failed.
     public static func identify(
-        _ target: NFCTarget, over link: some TagLink, crypto: any CryptoProvider & AES128Cipher
+        _ target: NFCTarget, over link: some TagLink, crypto: any DESFireCrypto
     ) throws(NFCError) -> DESFireCard? {
         guard target.isISO14443Part4 else { return nil }
         let transport = NFCDESFireTransport(link: link)
@@ -48,12 +48,12 @@ public struct DESFireCard {
 /// meanwhile. `left` runs on the reader's thread when the card served has left (or the reader stopped), so that
 /// whatever the handler kept of it (a session's key) is wiped.
 public struct DESFireCardHandler: Sendable {
-    public let crypto: any CryptoProvider & AES128Cipher
+    public let crypto: any DESFireCrypto
     public let serve: @Sendable (DESFireCard) -> CardReadResult?
     public let left: @Sendable () -> Void
 
     public init(
-        crypto: any CryptoProvider & AES128Cipher, serve: @escaping @Sendable (DESFireCard) -> CardReadResult?,
+        crypto: any DESFireCrypto, serve: @escaping @Sendable (DESFireCard) -> CardReadResult?,
         left: @escaping @Sendable () -> Void = {}
     ) {
         self.crypto = crypto

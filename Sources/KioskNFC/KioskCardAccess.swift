@@ -28,6 +28,8 @@ public enum CardReadResult: Equatable, Sendable {
     case unsupportedLayout(version: UInt8)
     /// A diary card of the kiosk's region, opened with its keys (docs/diary-card.md), lying on the reader.
     case diaryCard(DiaryCardOnReader)
+    /// A MIFARE DESFire card without a diary, read by a kiosk with a region: staff can make it a diary card.
+    case newDiaryCard
 }
 
 /// Why enrolment failed. The card is never left reading as valid with wrong content.

@@ -302,6 +302,7 @@ public final class NFCReader<Crypto: CryptoProvider>: Sendable {
         case .incompleteEnrolment: "incomplete-enrolment"
         case .unsupportedLayout: "unsupported-layout"
         case .diaryCard: "diary-card"
+        case .newDiaryCard: "new-diary-card"
         }
     }
 }

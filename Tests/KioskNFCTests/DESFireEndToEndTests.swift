@@ -8,8 +8,8 @@ import Synchronization
 import Testing
 
 /// `DESFireClient` end to end: over the libnfc transport, through the real libnfc (`pn532_uart`) and the PN532
-/// emulator, to its emulated MIFARE DESFire EV1 (`EmulatedDESFire`, AES keys only; its factory card master key is
-/// the zero AES key). A card is made a diary card as `docs/diary-card.md` lays it out, read and written in a
+/// emulator, to its emulated MIFARE DESFire EV1 (`EmulatedDESFire`; its factory card master key is NXP's DES key of
+/// zeros, opened with AuthenticateISO and a triple DES session, then changed to AES). A card is made a diary card as `docs/diary-card.md` lays it out, read and written in a
 /// transaction under a random UID, and taken away mid-transaction.
 @Suite(.serialized) struct DESFireEndToEndTests {
     let uid: [UInt8] = [0x04, 0x52, 0x61, 0x7A, 0x12, 0x34, 0x80]
@@ -38,7 +38,7 @@ import Testing
     /// and the ring, random UID on, the card master key changed.
     @discardableResult
     func provision(_ client: DESFireClient) throws -> Int {
-        try client.authenticate(keyNumber: 0, key: zero)
+        try client.authenticate(keyNumber: 0, key: .factoryDefault)
         let settings = DESFireKeySettings(
             changeKeyAccess: 0, configurationChangeable: true, freeCreateDelete: false, freeDirectoryList: false,
             masterKeyChangeable: true)
@@ -69,7 +69,7 @@ import Testing
         #expect(try client.getKeyVersion(DiaryLayout.diaryKey) == 1)
 
         try client.selectApplication(.picc)
-        try client.authenticate(keyNumber: 0, key: zero)
+        try client.authenticate(keyNumber: 0, key: .factoryDefault)
         try client.enableRandomUID()
         try client.changeKey(0x80, to: piccKey, version: 1, currentKey: nil)
         #expect(!client.isAuthenticated)
@@ -216,7 +216,7 @@ import Testing
         #expect(client.isAuthenticated)
         #expect(try client.getFileIDs().sorted() == [1, 2, 3, 4])
         try client.selectApplication(.picc)
-        try client.authenticate(keyNumber: 0, key: zero)
+        try client.authenticate(keyNumber: 0, key: .factoryDefault)
         try client.deleteApplication(aid)
         #expect(try client.getApplicationIDs().isEmpty)
         try client.formatPICC()

@@ -78,7 +78,7 @@ import Testing
             switch result {
             case .kioskCard(let found): #expect(previouslyEnrolled && found == old, "torn at write \(tornAt)")
             case .incompleteEnrolment, .notAKioskCard: break
-            case .unsupportedLayout, .diaryCard: Issue.record("torn at write \(tornAt): \(result)")
+            case .unsupportedLayout, .diaryCard, .newDiaryCard: Issue.record("torn at write \(tornAt): \(result)")
             }
             // Enrolling again after the tear completes the card.
             link.replace()

@@ -87,7 +87,6 @@ extension PKCS11SessionTests {
             let made = try DiaryCardMaker.make(
                 client: try present(EmulatedDESFire(uid: uid, cipher: crypto), at: a), keys: a.keys,
                 profile: CardProfile(matchingAllowed: true, language: "it"),
-                factoryKey: [UInt8](repeating: 0, count: 16),
                 crypto: crypto)
             #expect(made.uid == uid && made.generation == 1)
             var card = try takeAway(from: a)

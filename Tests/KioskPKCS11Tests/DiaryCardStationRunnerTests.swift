@@ -63,7 +63,7 @@ extension PKCS11SessionTests {
                 let client = try #require(try DESFireCard.identify(target, over: device, crypto: crypto)).client
                 _ = try DiaryCardMaker.make(
                     client: client, keys: keys, profile: CardProfile(matchingAllowed: false, language: "fr"),
-                    factoryKey: [UInt8](repeating: 0, count: 16), crypto: crypto)
+                    crypto: crypto)
             }
             let card = try #require(bench.emulator.desfireCard)
             _ = bench.emulator.removeCard()

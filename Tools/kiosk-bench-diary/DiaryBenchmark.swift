@@ -56,7 +56,7 @@ struct DiaryBenchmark {
             return card.client
         }
         let made = try DiaryCardMaker.make(
-            client: try client(), keys: keys, factoryKey: [UInt8](repeating: 0, count: 16), crypto: crypto)
+            client: try client(), keys: keys, crypto: crypto)
         guard var card = terminal.emulator.desfireCard else { throw NFCError(code: .targetReleased) }
         _ = terminal.emulator.removeCard()
 

@@ -11,6 +11,9 @@ public protocol TripleDESCipher: Sendable {
 
     /// 2K3DES-CBC decryption of `blocks` from `iv`, without padding.
     func tdesCBCDecrypt(key: [UInt8], iv: [UInt8], blocks: [UInt8]) throws(CryptoError) -> [UInt8]
+
+    /// Overwrites `bytes` with zeros in a way the compiler cannot elide.
+    func wipe(_ bytes: inout [UInt8])
 }
 
 /// Sizes of two-key triple DES.

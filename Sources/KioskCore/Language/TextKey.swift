@@ -179,6 +179,8 @@ public enum TextKey: String, Sendable, CaseIterable {
     case staffCardEnrolledBody = "staff.cardEnrolled.body"
     case staffCardNotEnrolledTitle = "staff.cardNotEnrolled.title"
     case staffCardNotEnrolledBody = "staff.cardNotEnrolled.body"
+    case staffDiaryCardMadeTitle = "staff.diaryCardMade.title"
+    case staffDiaryCardMadeBody = "staff.diaryCardMade.body"
     case staffNotPrintedTitle = "staff.notPrinted.title"
     case staffNotPrintedLater = "staff.notPrinted.later"
     case staffNotPrintedOffer = "staff.notPrinted.offer"

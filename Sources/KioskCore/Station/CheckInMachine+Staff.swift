@@ -322,6 +322,31 @@ extension CheckInMachine {
         }
     }
 
+    /// The new DESFire card was made a diary card of the region, or why not. Its holder's settings are answered in
+    /// their first session, on the card: nothing of the card stays on this kiosk, and no personal QR card is
+    /// printed (a diary card's stays open only with the card itself, at any kiosk of the region).
+    mutating func diaryCardMade(_ result: Result<Void, StationFailure>) -> [StationAction] {
+        guard var mode = staff, mode.step == .enrolling, mode.pendingCard == nil else { return [] }
+        switch result {
+        case .success:
+            mode.step = .menu
+            staff = mode
+            return [
+                .show(texts.message(.staffDiaryCardMadeTitle, .staffDiaryCardMadeBody, .success)),
+                .indicate(.accepted),
+            ]
+        case .failure(let failure):
+            mode.step = .awaitingBlankCard
+            staff = mode
+            return [
+                .show(
+                    texts.message(
+                        .staffCardNotEnrolledTitle, .staffCardNotEnrolledBody, .error,
+                        ["reason": texts.failure(failure)])), .indicate(.error),
+            ]
+        }
+    }
+
     mutating func wipeDone(_ result: Result<Void, StationFailure>) -> [StationAction] {
         guard case .wiping(let forgetVenue) = staff?.step else { return [] }
         staff?.step = .menu

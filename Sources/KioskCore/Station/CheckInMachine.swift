@@ -151,6 +151,7 @@ public struct CheckInMachine: Sendable {
         case .tapDone(let outcome, let warning, let language, let cardWasFull):
             actions += tapDone(outcome, warning: warning, language: language, cardWasFull: cardWasFull, now: now.now)
         case .enrolDone(let result): actions += enrolDone(result, now: now)
+        case .diaryCardMade(let result): actions += diaryCardMade(result)
         case .printDone(let kind, let result): actions += printDone(kind, result, now: now)
         case .persistDone(let result): actions += persistDone(result)
         case .wipeDone(let result): actions += wipeDone(result)
@@ -243,6 +244,16 @@ public struct CheckInMachine: Sendable {
                     .show(texts.message(.staffEnrollingTitle, .staffEnrollingBody, .prompt)),
                     .requestRandom(.cardEntropy),
                 ]
+            case .newDiaryCard where staff?.enrolKind == .visitor:
+                setStaff(.enrolling, now: now)
+                return [.show(texts.message(.staffEnrollingTitle, .staffEnrollingBody, .prompt)), .makeDiaryCard]
+            case .newDiaryCard:
+                // A staff card is a kiosk's own card: an NTAG.
+                return refuse(
+                    texts.message(
+                        .staffCannotEnrolTitle, .staffCannotEnrolBody, .error,
+                        ["reason": texts.foreignCard(.unsupportedCardType)]),
+                    .refused, .foreignCard)
             case .card(let secret) where secret.kind == .visitor:
                 return refuseAlreadyEnrolled()
             case .diary:
@@ -263,7 +274,7 @@ public struct CheckInMachine: Sendable {
         var actions = leavingSession()
         switch read {
         case .card, .diary: break
-        case .blank: actions += refuse(texts.blankCard, .refused, .blankCard)
+        case .blank, .newDiaryCard: actions += refuse(texts.blankCard, .refused, .blankCard)
         case .damaged: actions += refuse(texts.damagedCard, .refused, .damagedCard)
         case .foreign(let reason):
             var message = texts.notAKioskCard

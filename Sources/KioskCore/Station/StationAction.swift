@@ -15,6 +15,9 @@ public enum StationAction: Sendable, Equatable {
     case persist(StationState)
     /// Write this fresh secret to the card on the reader; answered with `.enrolDone`.
     case enrolCard(CardSecret)
+    /// Make the new DESFire card on the reader a diary card of the region, its holder's settings unanswered (they
+    /// answer them in their first session); answered with `.diaryCardMade`.
+    case makeDiaryCard
     /// Delete every stored stay of every card; answered with `.wipeDone`.
     case wipeStore
     /// Delete the stays whose retention ended; answered with `.expiryDone`.

@@ -18,6 +18,8 @@ public enum StationEvent: Sendable {
     case tapDone(TapOutcome, warning: WarningNotice?, language: Language? = nil, cardWasFull: Bool = false)
     /// The result of carrying out `.enrolCard`.
     case enrolDone(Result<Void, StationFailure>)
+    /// The runner made the new DESFire card on the reader a diary card of the region (`.makeDiaryCard`), or why not.
+    case diaryCardMade(Result<Void, StationFailure>)
     /// The result of carrying out `.print`.
     case printDone(PrintJob.Kind, Result<Void, StationFailure>)
     /// The result of carrying out `.persist`.
@@ -55,6 +57,9 @@ public enum CardRead: Sendable, Equatable {
     case damaged
     /// A diary card of the kiosk's region, opened with its keys, lying on the reader (docs/diary-card.md).
     case diary(DiaryCardOnReader)
+    /// A MIFARE DESFire card without a diary, on the reader of a kiosk with a region: staff enrolling a visitor card
+    /// make it a diary card of the region; for anyone else it is a card not enrolled yet.
+    case newDiaryCard
 
     /// Why a card is not one of this kiosk's cards. Says nothing about the card's content.
     public enum ForeignCardReason: String, Sendable, Equatable, Codable, CaseIterable {

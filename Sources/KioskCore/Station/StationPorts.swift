@@ -42,4 +42,8 @@ public protocol DiaryCardAccess: Sendable {
     func serve(_ request: VisitorSession.Request, of card: DiaryCardOnReader, clock: ClockReading)
         async
         throws(TapRefusal) -> ServedRequest
+    /// Makes the new DESFire card read last (`CardRead.newDiaryCard`), still on the reader, a diary card of the region
+    /// with `profile` (`DiaryCardMaker`): `.cardRemoved` when it left first, `.enrolment(reason:)` when it was not
+    /// made.
+    func make(profile: CardProfile) async throws(StationFailure)
 }

@@ -66,7 +66,7 @@ public final class ReaderDiaryCards: DiaryCardAccess {
             case .cardGone: return nil
             case .notADiaryCard:
                 unmade.withLock { $0 = card.placement }
-                return .notAKioskCard(.unsupportedCardType)
+                return .newDiaryCard
             case .keysDoNotMatch, .refused: return .notAKioskCard(.otherRegion)
             }
         }
@@ -119,25 +119,32 @@ public final class ReaderDiaryCards: DiaryCardAccess {
     public func forgetOldDays(clock: ClockReading) async throws(TapRefusal) { try desk.forgetOldDays(clock: clock) }
 
     /// Makes the new DESFire card lying on the reader (read last, holding no diary, still there) a diary card of the
-    /// region with `profile` (`DiaryCardMaker`; `factoryKey`: its card master key as it came, AES). Returns why not,
-    /// or nil.
-    public func make(profile: CardProfile, factoryKey: [UInt8] = [UInt8](repeating: 0, count: 16)) async -> String? {
+    /// region with `profile` (`DiaryCardMaker`; `factoryKey`: its card master key as it came, NXP's DES default unless
+    /// said). Throws `.cardRemoved` when the card left first, `.enrolment(reason:)` when it was not made.
+    public func make(profile: CardProfile, factoryKey: DESFireKey) async throws(StationFailure) {
         guard let placement = unmade.withLock({ $0 }) else {
-            return "no new DESFire card was read on the reader: place one"
+            throw .enrolment(reason: "no new DESFire card was read on the reader: place one")
         }
         let keys = desk.keys
         let crypto = self.crypto
-        let made = await reader.withDESFireCard(placement: placement) { card -> String? in
+        let made = await reader.withDESFireCard(placement: placement) { card -> DiaryCardError? in
             do throws(DiaryCardError) {
                 _ = try DiaryCardMaker.make(
                     client: card.client, keys: keys, profile: profile, factoryKey: factoryKey, crypto: crypto)
                 return nil
             } catch {
-                return "the card was not made a diary card: \(error)"
+                return error
             }
         }
-        guard let made else { return "the card left the reader before it was made a diary card" }
-        return made
+        switch made {
+        case .none, .some(.some(.cardGone)): throw .cardRemoved
+        case .some(.some(let error)): throw .enrolment(reason: "the card was not made a diary card: \(error)")
+        case .some(.none): return
+        }
+    }
+
+    public func make(profile: CardProfile) async throws(StationFailure) {
+        try await make(profile: profile, factoryKey: .factoryDefault)
     }
 
     private struct TapAnswer: Sendable {

@@ -164,6 +164,19 @@ public actor StationRunner {
                 report.steps.append(.enrolmentFailed(error))
                 return .enrolDone(.failure(error))
             }
+        case .makeDiaryCard:
+            do throws(StationFailure) {
+                guard let diaryCards else { throw .enrolment(reason: "this kiosk reads no diary cards") }
+                try await diaryCards.make(profile: .unanswered)
+                counters.enrolments += 1
+                logger.notice("Diary card made")
+                report.steps.append(.cardEnrolled)
+                return .diaryCardMade(.success(()))
+            } catch {
+                logger.warning("Diary card not made", metadata: ["enrol.error": "\(error)"])
+                report.steps.append(.enrolmentFailed(error))
+                return .diaryCardMade(.failure(error))
+            }
         case .wipeStore:
             let desk = self.desk
             let result: Result<Void, TapRefusal> = await offload {
@@ -497,6 +510,7 @@ public actor StationRunner {
         case .tick: "tick"
         case .tapDone: "tapDone"
         case .enrolDone: "enrolDone"
+        case .diaryCardMade: "diaryCardMade"
         case .printDone: "printDone"
         case .persistDone: "persistDone"
         case .wipeDone: "wipeDone"

@@ -186,4 +186,47 @@ import Testing
         #expect(actions.taps == 0)
         #expect(actions.patterns == [.refused])
     }
+
+    func staffStep(_ harness: MachineHarness) -> StaffStep? {
+        if case .staff(let step, _) = harness.machine.mode { step } else { nil }
+    }
+
+    /// Staff enrolling a card with a factory-new DESFire card on the reader make it a diary card: no kiosk card is
+    /// written, no personal QR card printed, nothing persisted; the station says so, and staff mode goes back to its
+    /// menu. A card that left before it was made is said so, and staff can place it again.
+    @Test func staffEnrollingACardMakeANewDESFireCardADiaryCard() throws {
+        var (harness, _) = try harness()
+        harness.openStaff()
+        harness.run(.staffCommand(.enrolCard))
+        let made = harness.run(.cardRead(.newDiaryCard))
+        #expect(made.contains { if case .makeDiaryCard = $0 { true } else { false } })
+        #expect(!made.contains { if case .enrolCard = $0 { true } else { false } })
+        #expect(!made.contains { if case .print = $0 { true } else { false } })
+        #expect(!made.contains { if case .persist = $0 { true } else { false } })
+        #expect(made.messages.last?.title == StationTexts().catalog[.staffDiaryCardMadeTitle])
+        #expect(made.patterns == [.accepted])
+        #expect(staffStep(harness) == .menu)
+
+        harness.run(.staffCommand(.enrolCard))
+        harness.makeDiaryResult = .failure(.cardRemoved)
+        let left = harness.run(.cardRead(.newDiaryCard))
+        #expect(left.patterns == [.error])
+        #expect(left.messages.last?.body.contains(StationTexts().failure(.cardRemoved)) == true)
+        #expect(staffStep(harness) == .awaitingBlankCard)
+    }
+
+    /// Outside staff mode a new DESFire card is a card not enrolled yet; a staff card cannot be one.
+    @Test func aNewDESFireCardIsNoVisitorsOrStaffCard() throws {
+        var (harness, _) = try harness()
+        let tapped = harness.run(.cardRead(.newDiaryCard))
+        #expect(tapped.taps == 0)
+        #expect(tapped.patterns == [.refused])
+        #expect(tapped.messages.last == StationTexts().blankCard)
+        #expect(!tapped.contains { if case .makeDiaryCard = $0 { true } else { false } })
+        harness.openStaff()
+        harness.run(.staffCommand(.enrolStaffCard))
+        let staffCard = harness.run(.cardRead(.newDiaryCard))
+        #expect(!staffCard.contains { if case .makeDiaryCard = $0 { true } else { false } })
+        #expect(staffCard.patterns == [.refused])
+    }
 }

@@ -67,6 +67,8 @@ struct MachineHarness {
     static let staffCardsMade = Atomic<Int>(0x80)
     /// What `.enrolCard` answers.
     var enrolResult: Result<Void, StationFailure> = .success(())
+    /// What `.makeDiaryCard` answers.
+    var makeDiaryResult: Result<Void, StationFailure> = .success(())
     /// What `.persist` answers.
     var persistResult: Result<Void, StationFailure> = .success(())
     private(set) var persisted: StationState?
@@ -124,6 +126,7 @@ struct MachineHarness {
                     pending.append(.persistDone(persistResult))
                 case .print(let job): pending.append(.printDone(job.kind, .success(())))
                 case .enrolCard: pending.append(.enrolDone(enrolResult))
+                case .makeDiaryCard: pending.append(.diaryCardMade(makeDiaryResult))
                 case .wipeStore:
                     try! desk.wipeKiosk()
                     pending.append(.wipeDone(.success(())))

@@ -1,5 +1,5 @@
-/// The kiosk's side of MIFARE DESFire EV1's native commands, over a `DESFireTransport`, with AES authentication and
-/// EV1 secure messaging.
+/// The kiosk's side of MIFARE DESFire EV1's native commands, over a `DESFireTransport`, with AES authentication (and
+/// AuthenticateISO with a DES or 2K3DES key, for a factory-new card's master key) and EV1 secure messaging.
 ///
 /// Every command is wrapped in ISO/IEC 7816-4 APDUs and cut into frames by `DESFireAPDU`; a response continued with
 /// AF is asked for frame by frame and joined. After `authenticate(keyNumber:key:)` every command and every response
@@ -24,12 +24,12 @@ public final class DESFireClient {
     public static let maximumResponseLength = 8192 + 32
 
     private let transport: any DESFireTransport
-    let crypto: any CryptoProvider & AES128Cipher
+    let crypto: any DESFireCrypto
     private var channel: DESFireSecureChannel?
     /// The key number the session was opened with, nil outside a session.
     public private(set) var authenticatedKeyNumber: UInt8?
 
-    public init(transport: any DESFireTransport, crypto: any CryptoProvider & AES128Cipher) {
+    public init(transport: any DESFireTransport, crypto: any DESFireCrypto) {
         self.transport = transport
         self.crypto = crypto
     }
@@ -52,24 +52,32 @@ public final class DESFireClient {
     /// AES-128 `key`. Opens a session; a card that does not hold the key answers AUTHENTICATION_ERROR, or proves
     /// nothing (`.secureMessaging(.authenticationFailed)`).
     public func authenticate(keyNumber: UInt8, key: [UInt8]) throws(DESFireCommandError) {
+        try authenticate(keyNumber: keyNumber, key: .aes(key))
+    }
+
+    /// Authenticates with `keyNumber` and `key`: AuthenticateAES (AA) for an AES key, AuthenticateISO (1A) for a DES
+    /// or 2K3DES one (a factory-new card's master key, `DESFireKey.factoryDefault`), whose session then runs EV1's
+    /// secure messaging under triple DES. The card answers AUTHENTICATION_ERROR when the key is not of the kind it
+    /// holds.
+    public func authenticate(keyNumber: UInt8, key: DESFireKey) throws(DESFireCommandError) {
         close()
         guard keyNumber <= 0x0D else { throw .invalidArgument("key number") }
-        var authentication: DESFireAESAuthentication
+        var authentication: DESFireAuthentication
         do {
-            authentication = try DESFireAESAuthentication(key: key, cipher: crypto)
+            authentication = try DESFireAuthentication(key: key, crypto: crypto)
         } catch {
             throw .secureMessaging(error)
         }
         var rndA: [UInt8]
         do {
-            rndA = try crypto.randomBytes(count: AES128Size.block)
+            rndA = try crypto.randomBytes(count: authentication.blockSize)
         } catch {
             throw .secureMessaging(.crypto(error))
         }
         defer { crypto.wipe(&rndA) }
-        let first = try frame(DESFireAESAuthentication.command, [keyNumber])
+        let first = try frame(authentication.command, [keyNumber])
         guard first.status == DESFireAPDU.additionalFrame else { throw failure(status: first.status) }
-        guard first.data.count == AES128Size.block else { throw .malformedResponse("AuthenticateAES") }
+        guard first.data.count == authentication.blockSize else { throw .malformedResponse("Authenticate") }
         var token: [UInt8]
         do {
             token = try authentication.answer(encryptedRndB: first.data, rndA: rndA)
@@ -79,7 +87,7 @@ public final class DESFireClient {
         defer { crypto.wipe(&token) }
         let second = try frame(DESFireAPDU.additionalFrame, token)
         guard second.status == DESFireStatus.operationOK.rawValue else { throw failure(status: second.status) }
-        guard second.data.count == AES128Size.block else { throw .malformedResponse("AuthenticateAES") }
+        guard second.data.count == authentication.blockSize else { throw .malformedResponse("Authenticate") }
         do {
             channel = try authentication.finish(encryptedRndAPrime: second.data)
         } catch {

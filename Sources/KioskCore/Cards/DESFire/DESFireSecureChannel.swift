@@ -1,6 +1,8 @@
-/// MIFARE DESFire EV1 secure messaging under an AES session key, after `DESFireAESAuthentication`.
+/// MIFARE DESFire EV1 secure messaging after `DESFireAuthentication`: under an AES session key (AuthenticateAES), or
+/// under a two-key triple DES one (AuthenticateISO with a factory-new card's DES master key), the same scheme over
+/// the cipher's block (16 or 8 bytes; `blockSize`).
 ///
-/// One IV runs through the whole session, starting at zero: every CMAC over a command or a response, and every
+/// One IV (one block) runs through the whole session, starting at zero: every CMAC over a command or a response, and every
 /// enciphered command or response, starts its CBC from it and leaves its last block (the full CMAC, or the last
 /// ciphertext block) as the next IV. The kiosk must therefore pass every command and every response of the session
 /// through the channel, in order, including those sent in plain:
@@ -22,19 +24,27 @@ public struct DESFireSecureChannel: Sendable {
     public static let changeKeyCommand: UInt8 = 0xC4
 
     private var sessionKey: [UInt8]
-    /// The session's current IV (16 bytes): zero after authentication.
+    /// The session's current IV (one block): zero after authentication.
     public private(set) var iv: [UInt8]
-    private let cipher: any AES128Cipher
+    private let cipher: any DESFireBlockCipher
 
-    /// A channel under `sessionKey` with its IV zero, as after authentication.
+    /// A channel under the AES `sessionKey` with its IV zero, as after AuthenticateAES.
     public init(sessionKey: [UInt8], cipher: any AES128Cipher) throws(DESFireError) {
-        guard sessionKey.count == AES128Size.key else { throw .invalidLength("session key") }
-        self.sessionKey = sessionKey
-        self.iv = [UInt8](repeating: 0, count: AES128Size.block)
-        self.cipher = cipher
+        try self.init(sessionKey: sessionKey, blocks: DESFireAESBlocks(cipher))
     }
 
-    /// The CMAC (16 bytes) of a command the kiosk sends, from the current IV, which it becomes.
+    /// A channel under `sessionKey` (16 bytes) and `blocks`' cipher with its IV zero, as after authentication.
+    public init(sessionKey: [UInt8], blocks: any DESFireBlockCipher) throws(DESFireError) {
+        guard sessionKey.count == AES128Size.key else { throw .invalidLength("session key") }
+        self.sessionKey = sessionKey
+        self.iv = [UInt8](repeating: 0, count: blocks.blockSize)
+        self.cipher = blocks
+    }
+
+    /// The session cipher's block: 16 bytes (AES) or 8 (triple DES).
+    public var blockSize: Int { cipher.blockSize }
+
+    /// The CMAC (one block) of a command the kiosk sends, from the current IV, which it becomes.
     public mutating func macCommand(_ command: [UInt8]) throws(DESFireError) -> [UInt8] {
         try chainMAC(command)
     }
@@ -65,7 +75,8 @@ public struct DESFireSecureChannel: Sendable {
         return header + (try encipher(plain))
     }
 
-    /// ChangeKey (C4) for an AES key, the whole command: C4 ‖ `keyNumber` ‖ cryptogram. `keyNumber` is sent as it
+    /// ChangeKey (C4) to an AES key, the whole command: C4 ‖ `keyNumber` ‖ cryptogram, enciphered with the session's
+    /// cipher (in a triple DES session: a factory DES master key changed to AES, `keyNumber` 0x80). `keyNumber` is sent as it
     /// is (on the PICC level its high bits name the key type).
     ///
     /// Changing the key the session was authenticated with (`oldKey` nil): the cryptogram enciphers
@@ -103,15 +114,15 @@ public struct DESFireSecureChannel: Sendable {
     public mutating func decipherResponse(_ ciphertext: [UInt8], status: UInt8, length: Int) throws(DESFireError)
         -> [UInt8]
     {
-        guard !ciphertext.isEmpty, ciphertext.count % AES128Size.block == 0 else {
+        guard !ciphertext.isEmpty, ciphertext.count % cipher.blockSize == 0 else {
             throw .invalidLength("enciphered response")
         }
         var plain = try desfireCrypto { () throws(CryptoError) in
-            try cipher.aes128CBCDecrypt(key: sessionKey, iv: iv, blocks: ciphertext)
+            try cipher.decryptCBC(key: sessionKey, iv: iv, blocks: ciphertext)
         }
         defer { cipher.wipe(&plain) }
-        self.iv = Array(ciphertext.suffix(AES128Size.block))
-        guard length >= 0, length + 4 <= plain.count, plain.count - (length + 4) < AES128Size.block else {
+        self.iv = Array(ciphertext.suffix(cipher.blockSize))
+        guard length >= 0, length + 4 <= plain.count, plain.count - (length + 4) < cipher.blockSize else {
             throw .integrityError
         }
         guard Self.crcFits(plain, dataLength: length, status: status) else { throw .integrityError }
@@ -133,19 +144,20 @@ public struct DESFireSecureChannel: Sendable {
     }
 
     private mutating func chainMAC(_ message: [UInt8]) throws(DESFireError) -> [UInt8] {
-        let mac = try DESFireCMAC.mac(key: sessionKey, iv: iv, message: message, cipher: cipher)
+        let mac = try DESFireCMAC.mac(key: sessionKey, iv: iv, message: message, blocks: cipher)
         iv = mac
         return mac
     }
 
     /// `plain` padded with zeros to whole blocks, enciphered in CBC from the IV; the last block becomes the IV.
     private mutating func encipher(_ plain: [UInt8]) throws(DESFireError) -> [UInt8] {
-        var blocks = plain + [UInt8](repeating: 0, count: (AES128Size.block - plain.count % 16) % AES128Size.block)
+        let size = cipher.blockSize
+        var blocks = plain + [UInt8](repeating: 0, count: (size - plain.count % size) % size)
         defer { cipher.wipe(&blocks) }
         let enciphered = try desfireCrypto { () throws(CryptoError) in
-            try cipher.aes128CBCEncrypt(key: sessionKey, iv: iv, blocks: blocks)
+            try cipher.encryptCBC(key: sessionKey, iv: iv, blocks: blocks)
         }
-        self.iv = Array(enciphered.suffix(AES128Size.block))
+        self.iv = Array(enciphered.suffix(size))
         return enciphered
     }
 }

@@ -11,11 +11,11 @@ public final class DiaryCardLink: DiaryCardFiles {
     /// The card's key generation after opening (after any re-keying).
     public let generation: UInt8
     private let client: DESFireClient
-    private let crypto: any CryptoProvider & AES128Cipher
+    private let crypto: any DESFireCrypto
     private var diaryKey: [UInt8]
 
     private init(
-        client: DESFireClient, crypto: any CryptoProvider & AES128Cipher, uid: [UInt8], generation: UInt8,
+        client: DESFireClient, crypto: any DESFireCrypto, uid: [UInt8], generation: UInt8,
         diaryKey: [UInt8]
     ) {
         self.client = client
@@ -35,7 +35,7 @@ public final class DiaryCardLink: DiaryCardFiles {
 
     /// Opens the diary of the card behind `client`. `rekey`: move a card of an older generation to the newest.
     public static func open(
-        client: DESFireClient, keys: any RegionKeys, crypto: any CryptoProvider & AES128Cipher, rekey: Bool = true
+        client: DESFireClient, keys: any RegionKeys, crypto: any DESFireCrypto, rekey: Bool = true
     ) throws(DiaryCardError) -> DiaryCardLink {
         let aid = DESFireApplicationID(bytes: DiaryLayout.aid)
         do { try client.selectApplication(aid) } catch {
@@ -183,6 +183,10 @@ public final class DiaryCardLink: DiaryCardFiles {
     }
 
     static func authenticate(_ client: DESFireClient, _ number: UInt8, _ key: [UInt8]) throws(DiaryCardError) {
+        try authenticate(client, number, DESFireKey.aes(key))
+    }
+
+    static func authenticate(_ client: DESFireClient, _ number: UInt8, _ key: DESFireKey) throws(DiaryCardError) {
         do { try client.authenticate(keyNumber: number, key: key) } catch {
             if error.isCardGone { throw .cardGone }
             throw .keysDoNotMatch

@@ -1,14 +1,16 @@
 /// Makes a MIFARE DESFire card a diary card of the region (docs/diary-card.md, "The card's layout"), at a kiosk
 /// with the region's token, in staff mode:
 ///
-/// 1. authenticates to the card master key with the card's factory key, reads the real UID (GetCardUID);
+/// 1. authenticates to the card master key with the card's factory key (a factory-new EV1, EV2 or EV3: DES, all
+///    zeros, with AuthenticateISO; the session is then triple DES), reads the real UID (GetCardUID);
 /// 2. creates the diary application (three AES keys; only its master key changes keys; no free listing);
 /// 3. changes the diary and identify keys to the region's, sizes the ring from GetFreeMemory, creates the header
 ///    (a backup file) and the ring (a cyclic record file), both in enciphered communication, read and written with
 ///    the diary key only;
 /// 4. changes the application master key, writes the blank header (with the holder's first settings) in a
 ///    transaction;
-/// 5. turns the random UID on and changes the card master key to the region's.
+/// 5. authenticates with the factory key again, turns the random UID on and changes the card master key to the
+///    region's, an AES key (ChangeKey 0x80: a DES master key becomes an AES one).
 ///
 /// Every key has the generation as its version. A card pulled away before step 5 is not a diary card yet (no
 /// complete header): the next attempt starts again after formatting it with the factory key, which still opens it.
@@ -23,10 +25,12 @@ public enum DiaryCardMaker {
     }
 
     /// Makes the card behind `client` a diary card of the newest generation `keys` hold. `factoryKey`: the card
-    /// master key it came with (AES; an EV1's DES factory key is not supported).
+    /// master key it came with (NXP's DES default; a card a vendor delivered with another key, AES or 2K3DES, needs
+    /// that key).
     public static func make(
-        client: DESFireClient, keys: any RegionKeys, profile: CardProfile = .unanswered, factoryKey: [UInt8],
-        crypto: any CryptoProvider & AES128Cipher
+        client: DESFireClient, keys: any RegionKeys, profile: CardProfile = .unanswered,
+        factoryKey: DESFireKey = .factoryDefault,
+        crypto: any DESFireCrypto
     ) throws(DiaryCardError) -> Made {
         let aid = DESFireApplicationID(bytes: DiaryLayout.aid)
         guard let generation = try? keys.generations().last else { throw .keysDoNotMatch }

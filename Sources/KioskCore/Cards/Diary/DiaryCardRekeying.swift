@@ -5,7 +5,7 @@
 enum DiaryCardRekeying {
     static func rekey(
         client: DESFireClient, uid: [UInt8], from old: UInt8, to new: UInt8, keys: any RegionKeys,
-        crypto: any CryptoProvider & AES128Cipher
+        crypto: any DESFireCrypto
     ) throws(DiaryCardError) {
         let aid = DESFireApplicationID(bytes: DiaryLayout.aid)
         var wiped: [[UInt8]] = []

@@ -28,7 +28,7 @@ final class ScriptedDESFireCard: DESFireTransport {
 }
 
 /// OpenSSL, with RndA fixed (the published traces' random numbers) and every wiped buffer recorded.
-final class FixedRandomCrypto: CryptoProvider, AES128Cipher {
+final class FixedRandomCrypto: CryptoProvider, AES128Cipher, TripleDESCipher {
     private let base = OpenSSLCrypto()
     private let random: [UInt8]
     private let wiped = Mutex<[[UInt8]]>([])
@@ -87,6 +87,12 @@ final class FixedRandomCrypto: CryptoProvider, AES128Cipher {
     }
     func aes128CBCDecrypt(key: [UInt8], iv: [UInt8], blocks: [UInt8]) throws(CryptoError) -> [UInt8] {
         try base.aes128CBCDecrypt(key: key, iv: iv, blocks: blocks)
+    }
+    func tdesCBCEncrypt(key: [UInt8], iv: [UInt8], blocks: [UInt8]) throws(CryptoError) -> [UInt8] {
+        try base.tdesCBCEncrypt(key: key, iv: iv, blocks: blocks)
+    }
+    func tdesCBCDecrypt(key: [UInt8], iv: [UInt8], blocks: [UInt8]) throws(CryptoError) -> [UInt8] {
+        try base.tdesCBCDecrypt(key: key, iv: iv, blocks: blocks)
     }
     func aes128CMAC(key: [UInt8], message: [UInt8]) throws(CryptoError) -> [UInt8] {
         try base.aes128CMAC(key: key, message: message)

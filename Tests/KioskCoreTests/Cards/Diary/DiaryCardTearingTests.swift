@@ -46,7 +46,6 @@ final class EmulatedCardTransport: DESFireTransport {
     let keys = SoftwareRegionKeys(
         cardMaster: [UInt8](repeating: 0x11, count: 16), dayKey: [UInt8](repeating: 0x22, count: 16),
         day: DiaryRetention.oldestOpenDay(today: DiaryCalendar.day(of: start)))
-    let factory = [UInt8](repeating: 0, count: 16)
     let uid: [UInt8] = [0x04, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88]
 
     func at(_ seconds: TimeInterval) -> ClockReading {
@@ -56,8 +55,7 @@ final class EmulatedCardTransport: DESFireTransport {
     func madeCard() throws -> EmulatedCardTransport {
         let transport = EmulatedCardTransport(EmulatedDESFire(uid: uid, cipher: crypto))
         let made = try DiaryCardMaker.make(
-            client: DESFireClient(transport: transport, crypto: crypto), keys: keys, factoryKey: factory,
-            crypto: crypto)
+            client: DESFireClient(transport: transport, crypto: crypto), keys: keys, crypto: crypto)
         #expect(made.uid == uid)
         // 4,864 bytes free on an empty EV1 4K: 34 records beside their 464-byte header kept twice.
         #expect(made.ringRecords == 34)
