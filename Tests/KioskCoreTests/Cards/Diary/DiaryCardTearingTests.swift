@@ -127,6 +127,43 @@ final class EmulatedCardTransport: DESFireTransport {
         #expect(torn > 10, "every frame of the tap was torn once")
     }
 
+    /// A re-key to a newer generation (the region rotated) torn at each of its frames in turn: the card opens at its
+    /// next tap, which finishes the re-key, and then every key of the card is of the new generation — its master
+    /// key too, which a torn re-key must not leave on a generation the region later retires.
+    @Test func aRekeyTornAtAnyFrameIsFinishedAtTheNextTap() throws {
+        let transport = try madeCard()
+        keys.newestGeneration = 2
+        let before = transport.card
+        var frame = 0
+        while true {
+            transport.card = before
+            transport.placeAgain()
+            transport.tearAfter = frame
+            let torn: Bool
+            do {
+                try DiaryCardLink.open(
+                    client: DESFireClient(transport: transport, crypto: crypto), keys: keys, crypto: crypto
+                )
+                .close()
+                torn = false
+            } catch {
+                torn = true
+            }
+            transport.placeAgain()
+            let link = try DiaryCardLink.open(
+                client: DESFireClient(transport: transport, crypto: crypto), keys: keys, crypto: crypto)
+            #expect(link.generation == 2, "torn at frame \(frame)")
+            link.close()
+            let image = transport.card.image
+            #expect(image.piccKey.version == 2, "the card master key, torn at frame \(frame)")
+            #expect(image.applications.flatMap { $0.keys.map(\.version) } == [2, 2, 2], "torn at frame \(frame)")
+            if !torn { break }
+            frame += 1
+        }
+        #expect(frame > 8, "every frame of the re-key was torn once")
+        #expect(try stays(transport, 0).isEmpty)
+    }
+
     /// 1,000 random tearings over a day of taps at three venues: the diary always opens, every stay in it is whole,
     /// and a tap reported done is on the card.
     @Test func aThousandRandomTearingsNeverCorruptTheDiary() throws {

@@ -8,6 +8,8 @@ final class SoftwareRegionKeys: RegionKeys, @unchecked Sendable {
     let systemIdentifier: [UInt8]
     private let cardMaster: [UInt8]
     private(set) var oldestDay: DiaryDay
+    /// Generations 1 … this are held; generation N's card master key is the first's with its last byte ⊕ (N − 1).
+    var newestGeneration: UInt8 = 1
     private var oldestKey: [UInt8]
     private let cipher = OpenSSLCrypto()
 
@@ -19,17 +21,19 @@ final class SoftwareRegionKeys: RegionKeys, @unchecked Sendable {
         self.systemIdentifier = name + [UInt8](repeating: 0, count: 20 - name.count)
     }
 
-    func generations() throws(RegionKeyError) -> [UInt8] { [1] }
+    func generations() throws(RegionKeyError) -> [UInt8] { Array(1...newestGeneration) }
 
     func cardKey(_ purpose: DiaryKeyPurpose, uid: [UInt8], aid: [UInt8], generation: UInt8) throws(RegionKeyError)
         -> [UInt8]
     {
-        guard generation == 1 else { throw .unknownGeneration(generation) }
+        guard (1...newestGeneration).contains(generation) else { throw .unknownGeneration(generation) }
+        var master = cardMaster
+        master[master.count - 1] ^= generation - 1
         guard
             let input = try? DiaryDiversification.input(
                 purpose: purpose, uid: uid, aid: aid, systemIdentifier: systemIdentifier)
         else { throw .token("diversification input") }
-        do { return try AN10922.diversifyAES128(masterKey: cardMaster, input: input, cipher: cipher) } catch {
+        do { return try AN10922.diversifyAES128(masterKey: master, input: input, cipher: cipher) } catch {
             throw .token("AN10922")
         }
     }
