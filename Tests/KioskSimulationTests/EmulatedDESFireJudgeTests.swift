@@ -77,6 +77,40 @@ import Testing
         #expect(try reader.readDiary().header == written)
     }
 
+    /// A factory-fresh card as libfreefare knows a real one: its DES master key opens with
+    /// `mifare_desfire_authenticate_iso` and libfreefare's DES key of zeros, the 2K3DES session's CMACs and enciphered
+    /// UID verify, and `mifare_desfire_change_key` makes the master key the AES key that
+    /// `mifare_desfire_authenticate_aes` then opens.
+    @Test func libfreefareOpensTheFactoryDESKeyAndChangesItToAES() throws {
+        let box = CardBox(EmulatedDESFire(uid: Self.uid, cipher: OpenSSLCrypto()))
+        box.card.powerOff()
+        let emulator = PN532Emulator(card: .desfire(box.card))
+        let terminal = try PN532PseudoTerminal(emulator: emulator)
+        terminal.start()
+        let aesKey = (0..<16).map { UInt8(0x3C ^ $0 * 17) }
+        let result = try ChildProcess.run(
+            try ChildProcess.productPath("desfire-judge"),
+            ["pn532_uart:\(terminal.slavePath)", "--factory", Hex.encode(aesKey), "2a"], timeout: 120)
+        terminal.stop()
+        #expect(result.status == 0, "\(result.standardError)")
+        let out = result.standardOutput.split(separator: "\n").map(String.init)
+        #expect(
+            out == [
+                "rawsettings 0f019100",  // key settings 0F, one key of type 00: DES
+                "keysettings 0f 1", "keyversion 00",
+                "auth-iso ok",
+                "keysettings 0f 1", "keyversion 00",
+                "carduid \(Hex.encode(Self.uid))",
+                "changekey ok",
+                "auth-iso refused ae",
+                "auth-aes ok",
+                "keysettings 0f 1", "keyversion 2a",
+                "rawsettings 0f819100",  // one key of type 80: AES
+            ])
+        let card = try #require(emulator.desfireCard)
+        #expect(card.image.piccKey == DESFireKeySlot(value: aesKey, version: 0x2A))
+    }
+
     @Test func mifareDesfireInfoReadsTheEmulatedCard() throws {
         let tool = "/usr/bin/mifare-desfire-info"
         guard FileManager.default.isExecutableFile(atPath: tool) else {

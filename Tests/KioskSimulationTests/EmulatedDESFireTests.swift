@@ -72,6 +72,9 @@ final class CardBox: @unchecked Sendable {
     @Test func authenticationAnswersTheKiosksOwnSide() throws {
         let box = freshCard()
         var client = box.client
+        // An application's AES key 0 (the factory PICC master key is DES: `EmulatedDESFireDESKeyTests`).
+        try client.plain([0xCA, 1, 0, 0, 0x0F, 0x81])
+        try client.select([1, 0, 0])
         try client.authenticate(0, key: DESFireTestClient.zeroKey)
         // The session the kiosk's DESFireAESAuthentication derived opens the card's enciphered UID.
         #expect(try client.cardUID() == Self.uid)
@@ -147,7 +150,7 @@ final class CardBox: @unchecked Sendable {
         #expect(box.card.image.applications.isEmpty && box.card.image.freeMemory == used)
         #expect(throws: DESFireTestClient.Refused(status: 0xAE)) { try client.plain([0xFC]) }
         try client.select([0, 0, 0])
-        try client.authenticate(0, key: DESFireTestClient.zeroKey)
+        try client.authenticateISO(0, key: DESFireTestClient.zeroKey)
         try client.plain([0xFC])
         #expect(try client.plain([0x6E]) == DESFireTestClient.le24(4864))
         #expect(try client.plain([0x6A]).isEmpty)
@@ -156,7 +159,7 @@ final class CardBox: @unchecked Sendable {
     @Test func randomUIDHidesTheRealOne() throws {
         let box = freshCard()
         var client = box.client
-        try client.authenticate(0, key: DESFireTestClient.zeroKey)
+        try client.authenticateISO(0, key: DESFireTestClient.zeroKey)
         try client.enciphered(header: [0x5C, 0x00], data: [0x02])
         box.card.powerOff()
         box.card.activate()
@@ -165,7 +168,7 @@ final class CardBox: @unchecked Sendable {
         box.card.activate()
         #expect(first.count == 4 && first[0] == 0x08)
         #expect(box.card.anticollisionUID.count == 4)
-        try client.authenticate(0, key: DESFireTestClient.zeroKey)
+        try client.authenticateISO(0, key: DESFireTestClient.zeroKey)
         #expect(try client.cardUID() == Self.uid)
     }
 

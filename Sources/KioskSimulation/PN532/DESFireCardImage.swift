@@ -1,8 +1,9 @@
-/// What a MIFARE DESFire EV1 card keeps in its EEPROM: its UID, its configuration, the PICC master key, its
-/// applications with their AES keys and their files' committed contents. Everything volatile (the selected
+/// What a MIFARE DESFire EV1 card keeps in its EEPROM: its UID, its configuration, the PICC master key (DES or AES),
+/// its applications with their AES keys and their files' committed contents. Everything volatile (the selected
 /// application, an authentication, writes not yet committed) lives in `EmulatedDESFire` and is lost with power.
 ///
-/// Codable so that `DESFireCardMemory` can keep a card in a file several processes share (format version 1).
+/// Codable so that `DESFireCardMemory` can keep a card in a file several processes share (format version 1). A key
+/// slot's `type` came later: a file without it is read with AES keys, as every emulated card was made then.
 public struct DESFireCardImage: Codable, Equatable, Sendable {
     /// The file format's version; `DESFireCardMemory` refuses any other.
     public static let currentFormat = 1
@@ -15,8 +16,8 @@ public struct DESFireCardImage: Codable, Equatable, Sendable {
     public var randomUID: Bool
     /// SetConfiguration option 00, bit 0: FormatPICC is refused.
     public var formatDisabled: Bool
-    /// The PICC master key (AES here; a factory card has a DES key of zeros, which this AES-only card replaces with
-    /// an AES key of zeros).
+    /// The PICC master key: on a factory-fresh card, as on a real EV1, EV2 or EV3, a DES key of zeros
+    /// (`DESFireKeySlot.factoryPICCKey`); ChangeKey may make it a 2K3DES or an AES key.
     public var piccKey: DESFireKeySlot
     /// The PICC master key settings (factory 0x0F: changeable, free create, free listing, configuration changeable).
     public var piccKeySettings: UInt8
@@ -32,7 +33,7 @@ public struct DESFireCardImage: Codable, Equatable, Sendable {
         self.uid = uid
         self.randomUID = false
         self.formatDisabled = false
-        self.piccKey = DESFireKeySlot()
+        self.piccKey = .factoryPICCKey
         self.piccKeySettings = 0x0F
         self.applications = []
         self.allocatedBytes = 0
@@ -82,18 +83,72 @@ public enum DESFireCapacity: String, Codable, Equatable, Sendable, CaseIterable 
     }
 }
 
-/// An AES-128 key and its version.
+/// A key and its version: an AES-128 key, or a DES or two-key triple DES one (16 bytes; a DES key is K ‖ K).
+///
+/// A DES key's version is no byte of its own but its parity bits, the least significant bit of each of its first 8
+/// bytes (bit 7 from byte 0): ChangeKey sends no version byte for it, and GetKeyVersion answers those bits.
 public struct DESFireKeySlot: Codable, Equatable, Sendable {
+    /// What a key is, and the bits 7–6 DESFire names it with (`flag`) in CreateApplication's key count, in the key
+    /// number of a ChangeKey at the PICC level and in GetKeySettings' second byte. 3K3DES (flag 40) is not emulated.
+    public enum KeyType: String, Codable, Equatable, Sendable {
+        /// DES or 2K3DES (flag 00): AuthenticateISO, and a session under 2K3DES with 8-byte blocks.
+        case tripleDES = "2K3DES"
+        /// AES-128 (flag 80): AuthenticateAES, and a session under AES with 16-byte blocks.
+        case aes = "AES"
+
+        /// The key type named by `flag` (bits 7–6 of a byte; the other bits are ignored), nil for 3K3DES or 0xC0.
+        public init?(flag: UInt8) {
+            switch flag & 0xC0 {
+            case 0x00: self = .tripleDES
+            case 0x80: self = .aes
+            default: return nil
+            }
+        }
+
+        public var flag: UInt8 { self == .aes ? 0x80 : 0x00 }
+        /// The cipher's block, also the length of RndA and RndB in the authentication.
+        public var blockSize: Int { self == .aes ? 16 : 8 }
+        /// Whether ChangeKey's cryptogram carries a version byte after the key (AES only).
+        var hasVersionByte: Bool { self == .aes }
+    }
+
+    public var type: KeyType
     public var value: [UInt8]
     public var version: UInt8
 
+    /// An AES key (by default of zeros, version 0: what CreateApplication gives an application's keys).
     public init(value: [UInt8] = [UInt8](repeating: 0, count: 16), version: UInt8 = 0) {
+        self.type = .aes
         self.value = value
         self.version = version
     }
+
+    /// A DES or 2K3DES key of 16 bytes, its version read from its parity bits.
+    public init(tripleDES value: [UInt8]) {
+        self.type = .tripleDES
+        self.value = value
+        self.version = value.prefix(8).reduce(0) { $0 << 1 | $1 & 1 }
+    }
+
+    /// The PICC master key a real card leaves the factory with: DES, all zeros, version 0.
+    public static let factoryPICCKey = DESFireKeySlot(tripleDES: [UInt8](repeating: 0, count: 16))
+
+    /// Whether a DES or 2K3DES key is a single DES key: its two halves equal, to the bit (parity bits included, as
+    /// libfreefare expects: its 2K3DES keys differ from DES ones in their second half's parity bits).
+    var isSingleDES: Bool { type == .tripleDES && value.prefix(8).elementsEqual(value.suffix(8)) }
+
+    private enum CodingKeys: String, CodingKey { case type, value, version }
+
+    /// Reads a slot; one without `type` (a file from before DES keys) is an AES key.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.type = try container.decodeIfPresent(KeyType.self, forKey: .type) ?? .aes
+        self.value = try container.decode([UInt8].self, forKey: .value)
+        self.version = try container.decode(UInt8.self, forKey: .version)
+    }
 }
 
-/// An application: its AID, key settings, AES keys and files.
+/// An application: its AID, key settings, AES keys and files (an application with DES keys is not emulated).
 public struct DESFireApplicationImage: Codable, Equatable, Sendable {
     /// The AID as sent on the wire (3 bytes, least significant first).
     public var aid: [UInt8]

@@ -8,8 +8,8 @@
 ///   ISO-DEP I-blocks of at most 64 bytes (the ATS's FSCI 5): each block is PCB (1 byte) ‖ up to 61 bytes ‖ CRC_A
 ///   (2 bytes), and every block but the last is acknowledged by an R(ACK) block (3 bytes) the other way.
 /// - **Turnarounds**: between a frame and the other side's answer, the frame delay time of 1,172/fc ≈ 86 µs.
-/// - **The card's processing**: 300 µs for a command, 1 ms when it involves AES (an authentication step, or any
-///   command in an authenticated session: CMACs and ciphers).
+/// - **The card's processing**: 300 µs for a command, 1 ms when it involves a cipher, AES or 2K3DES alike (the first
+///   step of AuthenticateAES or AuthenticateISO, or any command in an authenticated session: CMACs and ciphers).
 /// - **EEPROM programming**: 2 ms per 32-byte block written — a standard data file's write at once, a commit for
 ///   every block it writes (a backup file's blocks written in the transaction, one record's blocks, one for a
 ///   cleared record file), one block for a new application, file, key, key setting or configuration.

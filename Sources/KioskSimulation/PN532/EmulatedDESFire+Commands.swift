@@ -1,14 +1,20 @@
 internal import KioskCore
 
 /// The commands of `EmulatedDESFire`, each as the MF3ICD81 datasheet names it, with its status codes; secure
-/// messaging as in `KioskCore`'s `DESFireSecureChannel` (the kiosk's side), here the card's.
+/// messaging as in `KioskCore`'s `DESFireSecureChannel` (the kiosk's side), here the card's, in a session under AES or
+/// under 2K3DES alike.
 extension EmulatedDESFire {
     typealias Answer = (status: UInt8, data: [UInt8])
 
+    /// The authentications and the key type each opens: AuthenticateAES (AA) an AES key, AuthenticateISO (1A) a DES
+    /// or 2K3DES key. The legacy Authenticate (0A, DES and 2K3DES keys with DESFire EV0's secure messaging), which a
+    /// real card also accepts, is not emulated: it answers ILLEGAL_COMMAND_CODE.
+    static let authentications: [UInt8: DESFireKeySlot.KeyType] = [0xAA: .aes, 0x1A: .tripleDES]
+
     /// Commands whose bytes the card does not run through the CMAC chain on arrival: they carry their own
-    /// cryptogram (AuthenticateAES, ChangeKey, ChangeKeySettings, SetConfiguration), depend on the file's mode
+    /// cryptogram (the authentications, ChangeKey, ChangeKeySettings, SetConfiguration), depend on the file's mode
     /// (WriteData, WriteRecord) or end the session (SelectApplication).
-    static let selfSecured: Set<UInt8> = [0xAA, 0xAF, 0xC4, 0x54, 0x5C, 0x3D, 0x3B, 0x5A]
+    static let selfSecured: Set<UInt8> = [0xAA, 0x1A, 0xAF, 0xC4, 0x54, 0x5C, 0x3D, 0x3B, 0x5A]
 
     mutating func dispatch(code: UInt8, data: [UInt8]) -> Answer {
         if code == 0xAF { return continuation(data) }
@@ -24,7 +30,7 @@ extension EmulatedDESFire {
             case .failure(let failure): return (failure.status, [])
             case .success(let mode):
                 let length = Self.le24(data, at: 4)
-                let expected = 7 + Self.payloadLength(length, mode: mode)
+                let expected = 7 + payloadLength(length, mode: mode)
                 if data.count < expected {
                     session.incoming = .init(code: code, data: data, expected: expected)
                     return (0xAF, [])
@@ -69,7 +75,7 @@ extension EmulatedDESFire {
         case 0xCA: return createApplication(data)
         case 0xDA: return deleteApplication(data)
         case 0xFC: return formatPICC(data)
-        case 0xAA: return authenticateFirstPass(data)
+        case 0xAA, 0x1A: return authenticateFirstPass(code, data)
         case 0xC4: return changeKey(data)
         case 0x64: return getKeyVersion(data)
         case 0x45: return getKeySettings(data)
@@ -108,8 +114,7 @@ extension EmulatedDESFire {
 
     /// The CMAC of `message` in the session's chain (the IV moves), or nil without a session.
     private mutating func chainMAC(_ message: [UInt8]) -> [UInt8]? {
-        let cipher = self.cipher
-        return session.channel?.mac(message, cipher: cipher)
+        session.channel?.mac(message)
     }
 
     private var selectedIndex: Int? { image.applicationIndex(session.selected) }
@@ -134,6 +139,9 @@ extension EmulatedDESFire {
         return (app, file)
     }
 
+    /// RndA′ and RndB′: rotated left by one byte.
+    static func rotatedLeft(_ bytes: [UInt8]) -> [UInt8] { Array(bytes.dropFirst()) + bytes.prefix(1) }
+
     static func le24(_ value: Int) -> [UInt8] {
         [UInt8(value & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value >> 16 & 0xFF)]
     }
@@ -142,9 +150,11 @@ extension EmulatedDESFire {
         Int(bytes[index]) | Int(bytes[index + 1]) << 8 | Int(bytes[index + 2]) << 16
     }
 
-    static func payloadLength(_ length: Int, mode: UInt8) -> Int {
+    /// The bytes a write of `length` data bytes sends in `mode`: enciphered, data ‖ CRC32 padded to the session's
+    /// blocks; MAC'd, data ‖ 8 bytes of CMAC; plain, the data.
+    func payloadLength(_ length: Int, mode: UInt8) -> Int {
         switch mode {
-        case 0x03: (length + 4 + 15) / 16 * 16
+        case 0x03: session.channel?.padded(length + 4) ?? length
         case 0x01: length + 8
         default: length
         }
@@ -203,7 +213,10 @@ extension EmulatedDESFire {
         guard image.piccKeySettings & 0x04 != 0 || masterAuthenticated else { return (0xAE, []) }
         let aid = Array(data[0..<3])
         let keys = Int(data[4] & 0x0F)
-        guard aid != [0, 0, 0], data[4] & 0xC0 == 0x80, (1...14).contains(keys) else { return (0x9E, []) }
+        // Only AES applications (key type flag 80): one with DES or 3K3DES keys is refused, as PARAMETER_ERROR.
+        guard aid != [0, 0, 0], DESFireKeySlot.KeyType(flag: data[4]) == .aes, (1...14).contains(keys) else {
+            return (0x9E, [])
+        }
         guard image.application(aid) == nil else { return (0xDE, []) }
         guard image.applications.count < 28 else { return (0xCE, []) }
         image.applications.append(
@@ -246,7 +259,7 @@ extension EmulatedDESFire {
         guard data[0] == 0x00 else { return (0x9E, []) }
         guard
             let flags = channel.openCommand(
-                header: [0x5C, 0x00], ciphertext: Array(data.dropFirst()), length: 1, cipher: cipher)
+                header: [0x5C, 0x00], ciphertext: Array(data.dropFirst()), length: 1)
         else { return (0x1E, []) }
         session.channel = channel
         image.formatDisabled = flags[0] & 0x01 != 0
@@ -258,48 +271,72 @@ extension EmulatedDESFire {
     private mutating func getCardUID(_ data: [UInt8]) -> Answer {
         guard data.isEmpty else { return (0x7E, []) }
         guard var channel = session.channel else { return (0xAE, []) }
-        let sealed = channel.sealResponse(image.uid, cipher: cipher)
+        let sealed = channel.sealResponse(image.uid)
         session.channel = channel
         return (0x00, sealed)
     }
 
     // MARK: Keys
 
-    private mutating func authenticateFirstPass(_ data: [UInt8]) -> Answer {
+    /// AuthenticateAES or AuthenticateISO, first pass: AF ‖ E(K, RndB), one block in CBC from a zero IV. A key of the
+    /// other type than the command's answers AUTHENTICATION_ERROR.
+    private mutating func authenticateFirstPass(_ code: UInt8, _ data: [UInt8]) -> Answer {
         session.channel = nil
         session.staged = [:]
         guard data.count == 1 else { return (0x7E, []) }
         let number = data[0] & 0x0F
         guard let slot = key(number) else { return (0x40, []) }
-        let rndB = Self.randomBytes(16)
+        guard Self.authentications[code] == slot.type, let cipher = blocks(slot.type) else { return (0xAE, []) }
+        let size = slot.type.blockSize
+        let rndB = Self.randomBytes(size)
         guard
-            let encrypted = try? cipher.aes128CBCEncrypt(
-                key: slot.value, iv: [UInt8](repeating: 0, count: 16), blocks: rndB)
+            let encrypted = try? cipher.encryptCBC(
+                key: slot.value, iv: [UInt8](repeating: 0, count: size), blocks: rndB)
         else { return (0xAE, []) }
-        session.authenticating = .init(keyNumber: number, key: slot.value, rndB: rndB, encryptedRndB: encrypted)
+        session.authenticating = .init(keyNumber: number, key: slot, rndB: rndB, encryptedRndB: encrypted)
         return (0xAF, encrypted)
     }
 
+    /// The second pass: the host's E(K, RndA ‖ RndB′) in CBC from the block it received; the card checks RndB′ and
+    /// answers 00 ‖ E(K, RndA′) in CBC from the last block the host sent. The session key: for AES RndA[0..3] ‖
+    /// RndB[0..3] ‖ RndA[12..15] ‖ RndB[12..15]; for a DES key (halves equal to the bit) RndA[0..3] ‖ RndB[0..3]
+    /// twice, for a 2K3DES key RndA[0..3] ‖ RndB[0..3] ‖ RndA[4..7] ‖ RndB[4..7] (libfreefare's
+    /// `mifare_desfire_session_key_new`).
     private mutating func authenticateSecondPass(_ step: Session.Authenticating, _ data: [UInt8]) -> Answer {
-        guard data.count == 32 else { return (0x7E, []) }
-        guard let token = try? cipher.aes128CBCDecrypt(key: step.key, iv: step.encryptedRndB, blocks: data)
+        let size = step.key.type.blockSize
+        guard data.count == 2 * size else { return (0x7E, []) }
+        guard let cipher = blocks(step.key.type),
+            let token = try? cipher.decryptCBC(key: step.key.value, iv: step.encryptedRndB, blocks: data)
         else { return (0xAE, []) }
-        let rndA = Array(token[0..<16])
-        let rotatedB = Array(step.rndB.dropFirst()) + [step.rndB[0]]
-        guard Array(token[16..<32]) == rotatedB else { return (0xAE, []) }
-        let rotatedA = Array(rndA.dropFirst()) + [rndA[0]]
-        guard let answer = try? cipher.aes128CBCEncrypt(key: step.key, iv: Array(data.suffix(16)), blocks: rotatedA)
+        let rndA = Array(token[0..<size])
+        guard Array(token[size...]) == Self.rotatedLeft(step.rndB) else { return (0xAE, []) }
+        guard
+            let answer = try? cipher.encryptCBC(
+                key: step.key.value, iv: Array(data.suffix(size)), blocks: Self.rotatedLeft(rndA))
         else { return (0xAE, []) }
-        session.channel = DESFireCardChannel(
-            keyNumber: step.keyNumber, sessionKey: DESFireAESAuthentication.sessionKey(rndA: rndA, rndB: step.rndB))
+        let sessionKey =
+            switch step.key.type {
+            case .aes: DESFireAuthentication.sessionKey(rndA: rndA, rndB: step.rndB)
+            case .tripleDES:
+                DESFireAuthentication.tripleDESSessionKey(
+                    rndA: rndA, rndB: step.rndB, singleDES: step.key.isSingleDES)
+            }
+        session.channel = DESFireCardChannel(keyNumber: step.keyNumber, sessionKey: sessionKey, cipher: cipher)
         return (0x00, answer)
     }
 
+    /// ChangeKey: C4 ‖ key number ‖ cryptogram, enciphered with the session's cipher. At the PICC level bits 7–6 of the
+    /// key number give the new key's type (80 AES, 00 DES or 2K3DES; 40, 3K3DES, is refused with PARAMETER_ERROR); an
+    /// application's keys stay AES. The cryptogram: newKey ‖ version (AES keys only: a DES key's version is in its
+    /// parity bits) ‖ CRC32(C4 ‖ key number ‖ newKey ‖ version) when changing the session's own key, which ends the
+    /// session (the answer 00 carries no CMAC); for another key (newKey ⊕ oldKey) ‖ version ‖ CRC32 of that with the
+    /// header ‖ CRC32(newKey). Zeros pad it to whole blocks.
     private mutating func changeKey(_ data: [UInt8]) -> Answer {
         guard var channel = session.channel else { return (0xAE, []) }
-        guard data.count == 33 else { return (0x7E, []) }
-        let number = data[0] & 0x0F
+        guard let numberByte = data.first else { return (0x7E, []) }
+        let number = numberByte & 0x0F
         guard let old = key(number) else { return (0x40, []) }
+        guard let type = atPICC ? DESFireKeySlot.KeyType(flag: numberByte) : old.type else { return (0x9E, []) }
         let settings = keySettings
         if number == 0 {
             guard channel.keyNumber == 0 else { return (0xAE, []) }
@@ -312,22 +349,25 @@ extension EmulatedDESFire {
             case let holder: guard channel.keyNumber == holder else { return (0xAE, []) }
             }
         }
-        guard let plain = channel.decipher(Array(data.dropFirst()), cipher: cipher) else { return (0x1E, []) }
-        let header = [0xC4, data[0]]
         let same = channel.keyNumber == number
-        let keyData = Array(plain[0..<17])
-        let newKey: [UInt8]
-        var end = 21
-        guard DESFireCRC32.bytes(header + keyData) == Array(plain[17..<21]) else { return (0x1E, []) }
-        if same {
-            newKey = Array(keyData[0..<16])
-        } else {
-            newKey = zip(keyData[0..<16], old.value).map { $0 ^ $1 }
-            guard DESFireCRC32.bytes(newKey) == Array(plain[21..<25]) else { return (0x1E, []) }
-            end = 25
+        let keyLength = 16 + (type.hasVersionByte ? 1 : 0)
+        let crcEnd = keyLength + (same ? 4 : 8)
+        guard data.count == 1 + channel.padded(crcEnd) else { return (0x7E, []) }
+        guard let plain = channel.decipher(Array(data.dropFirst())) else { return (0x1E, []) }
+        let keyData = Array(plain[0..<keyLength])
+        guard DESFireCRC32.bytes([0xC4, numberByte] + keyData) == Array(plain[keyLength..<keyLength + 4]),
+            plain[crcEnd...].allSatisfy({ $0 == 0 })
+        else { return (0x1E, []) }
+        var newKey = Array(keyData[0..<16])
+        if !same {
+            newKey = zip(newKey, old.value).map { $0 ^ $1 }
+            guard DESFireCRC32.bytes(newKey) == Array(plain[keyLength + 4..<crcEnd]) else { return (0x1E, []) }
         }
-        guard plain[end...].allSatisfy({ $0 == 0 }) else { return (0x1E, []) }
-        let slot = DESFireKeySlot(value: newKey, version: keyData[16])
+        let slot =
+            switch type {
+            case .aes: DESFireKeySlot(value: newKey, version: keyData[16])
+            case .tripleDES: DESFireKeySlot(tripleDES: newKey)
+            }
         if let index = selectedIndex {
             image.applications[index].keys[Int(number)] = slot
         } else {
@@ -348,17 +388,19 @@ extension EmulatedDESFire {
         return ok([slot.version])
     }
 
+    /// GetKeySettings: the settings, and the number of keys with the master key's type flag (a factory card's PICC
+    /// level: 0F 01, DES; after ChangeKey 80 to AES, 0F 81; an application: 8N, its N AES keys).
     private mutating func getKeySettings(_ data: [UInt8]) -> Answer {
         guard data.isEmpty else { return (0x7E, []) }
         guard keySettings & 0x02 != 0 || masterAuthenticated else { return (0xAE, []) }
-        let count = selectedIndex.map { image.applications[$0].keys.count } ?? 1
-        return ok([keySettings, UInt8(count) | 0x80])
+        let keys = selectedIndex.map { image.applications[$0].keys } ?? [image.piccKey]
+        return ok([keySettings, UInt8(keys.count) | keys[0].type.flag])
     }
 
     private mutating func changeKeySettings(_ data: [UInt8]) -> Answer {
         guard masterAuthenticated, var channel = session.channel else { return (0xAE, []) }
         guard keySettings & 0x08 != 0 else { return (0x9D, []) }
-        guard let settings = channel.openCommand(header: [0x54], ciphertext: data, length: 1, cipher: cipher)
+        guard let settings = channel.openCommand(header: [0x54], ciphertext: data, length: 1)
         else { return (0x1E, []) }
         session.channel = channel
         if let index = selectedIndex {
@@ -419,7 +461,7 @@ extension EmulatedDESFire {
     /// Sends `bytes` read from a file in `mode`: enciphered, or plain (with the session's CMAC when authenticated).
     private mutating func answerRead(_ bytes: [UInt8], mode: UInt8) -> Answer {
         guard mode == 0x03, var channel = session.channel else { return ok(bytes) }
-        let sealed = channel.sealResponse(bytes, cipher: cipher)
+        let sealed = channel.sealResponse(bytes)
         session.channel = channel
         return (0x00, sealed)
     }
@@ -478,16 +520,15 @@ extension EmulatedDESFire {
         let bytes: [UInt8]
         switch mode {
         case 0x03:
-            guard var channel = session.channel, payload.count == Self.payloadLength(length, mode: mode),
-                let opened = channel.openCommand(
-                    header: [code] + header, ciphertext: payload, length: length, cipher: cipher)
+            guard var channel = session.channel, payload.count == payloadLength(length, mode: mode),
+                let opened = channel.openCommand(header: [code] + header, ciphertext: payload, length: length)
             else { return (0x1E, []) }
             session.channel = channel
             bytes = opened
         case 0x01:
             guard payload.count == length + 8, var channel = session.channel else { return (0x7E, []) }
             let body = Array(payload.prefix(length))
-            let mac = channel.mac([code] + header + body, cipher: cipher)
+            let mac = channel.mac([code] + header + body)
             guard Array(mac.prefix(8)) == Array(payload.suffix(8)) else { return (0x1E, []) }
             session.channel = channel
             bytes = body

@@ -1,16 +1,23 @@
 public import KioskCore
 
-/// A MIFARE DESFire EV1 card (MF3ICD41/MF3ICD81) with AES-128 keys only, as NXP's MF3ICD81 datasheet and libfreefare
-/// expect it: an ISO/IEC 14443-4 target (ATQA 0344, SAK 20, ATS 06 75 77 81 02 80, a 7-byte UID, or a random 4-byte
-/// UID starting with 08 per power-up once random UID is on) answering native frames (command ‖ data → status ‖
-/// data) and the same commands wrapped in ISO/IEC 7816-4 APDUs (90 INS 00 00 Lc data 00 → data ‖ 91 status).
+/// A MIFARE DESFire EV1 card (MF3ICD41/MF3ICD81) as NXP's MF3ICD81 datasheet and libfreefare expect it: an ISO/IEC
+/// 14443-4 target (ATQA 0344, SAK 20, ATS 06 75 77 81 02 80, a 7-byte UID, or a random 4-byte UID starting with 08 per
+/// power-up once random UID is on) answering native frames (command ‖ data → status ‖ data) and the same commands
+/// wrapped in ISO/IEC 7816-4 APDUs (90 INS 00 00 Lc data 00 → data ‖ 91 status).
+///
+/// Keys: the PICC master key leaves the factory as on a real card, DES with 16 zero bytes (K1 = K2), version 0, key
+/// settings 0F (`DESFireCardImage`); ChangeKey makes it a 2K3DES or an AES key. Applications have AES keys only. A DES
+/// or 2K3DES key opens with AuthenticateISO (1A), an AES key with AuthenticateAES (AA); the other command answers
+/// AUTHENTICATION_ERROR. The legacy Authenticate (0A) and 3K3DES keys, which a real card also has, are not emulated
+/// (0A answers ILLEGAL_COMMAND_CODE).
 ///
 /// The PN532 does the ISO-DEP block framing: `receive` gets whole frames. Answers longer than 59 bytes are split, each
 /// part but the last with status AF, the host asking for the next with AF; a long WriteData or WriteRecord may be
 /// sent in parts the same way, the card answering AF until its announced length has arrived.
 ///
-/// Secure messaging is EV1's, the card's side of `KioskCore`'s `DESFireSecureChannel`: after AuthenticateAES one IV
-/// runs through the session; every plain command's CMAC and every response's CMAC (data ‖ status, its first 8 bytes
+/// Secure messaging is EV1's, the card's side of `KioskCore`'s `DESFireSecureChannel`, the same after either
+/// authentication over its cipher's block (`DESFireCardChannel`: AES, or 2K3DES after AuthenticateISO): one IV runs
+/// through the session; every plain command's CMAC and every response's CMAC (data ‖ status, its first 8 bytes
 /// appended) moves it, and so does every ciphertext (its last block). Errors end the authentication.
 ///
 /// Transactions: writes to backup data and record files are staged and take effect at CommitTransaction, at once;
@@ -23,7 +30,9 @@ public struct EmulatedDESFire: Sendable {
     public internal(set) var image: DESFireCardImage
     /// The file this card lives in, if it is shared with other processes.
     public let memory: DESFireCardMemory?
-    let cipher: any AES128Cipher
+    /// The card's ciphers: AES-128, and two-key triple DES when the crypto it was given has it.
+    let aes: DESFireAESBlocks
+    let tripleDES: DESFireTripleDESBlocks?
     /// The UID sent in anticollision for the current activation.
     public internal(set) var anticollisionUID: [UInt8]
     /// What the last frame cost the card (its time model, `DESFireTiming`).
@@ -34,28 +43,59 @@ public struct EmulatedDESFire: Sendable {
     var halted = false
     var session = Session()
 
-    /// A card with `image`, its AES done by `cipher` (OpenSSL's `OpenSSLCrypto` in the simulation).
+    /// A card with `image`, its AES and triple DES done by `cipher` (OpenSSL's `OpenSSLCrypto` in the simulation).
+    public init(image: DESFireCardImage, cipher: any AES128Cipher & TripleDESCipher) {
+        self.init(image: image, memory: nil, aes: cipher, tripleDES: cipher)
+    }
+
+    /// A card with `image` whose `cipher` may lack triple DES: then AuthenticateISO, and so a DES master key (a
+    /// factory-fresh card's), answers AUTHENTICATION_ERROR. (`OpenSSLCrypto` has both.)
     public init(image: DESFireCardImage, cipher: any AES128Cipher) {
-        self.image = image
-        self.memory = nil
-        self.cipher = cipher
-        self.anticollisionUID = image.uid
+        self.init(image: image, memory: nil, aes: cipher, tripleDES: cipher as? any TripleDESCipher)
     }
 
     /// A factory-fresh card.
+    public init(uid: [UInt8], capacity: DESFireCapacity = .ev1_4K, cipher: any AES128Cipher & TripleDESCipher) {
+        self.init(image: DESFireCardImage(uid: uid, capacity: capacity), cipher: cipher)
+    }
+
+    /// A factory-fresh card whose `cipher` may lack triple DES (see `init(image:cipher:)`).
     public init(uid: [UInt8], capacity: DESFireCapacity = .ev1_4K, cipher: any AES128Cipher) {
         self.init(image: DESFireCardImage(uid: uid, capacity: capacity), cipher: cipher)
     }
 
     /// The card kept in `memory`'s file (created there from `initial` when the file does not exist yet).
+    public init(memory: DESFireCardMemory, initial: DESFireCardImage, cipher: any AES128Cipher & TripleDESCipher)
+        throws(DESFireCardMemory.Failure)
+    {
+        self.init(image: try memory.loadOrCreate(initial), memory: memory, aes: cipher, tripleDES: cipher)
+    }
+
+    /// The card kept in `memory`'s file, its `cipher` perhaps without triple DES (see `init(image:cipher:)`).
     public init(memory: DESFireCardMemory, initial: DESFireCardImage, cipher: any AES128Cipher)
         throws(DESFireCardMemory.Failure)
     {
-        let image = try memory.loadOrCreate(initial)
+        self.init(
+            image: try memory.loadOrCreate(initial), memory: memory, aes: cipher,
+            tripleDES: cipher as? any TripleDESCipher)
+    }
+
+    private init(
+        image: DESFireCardImage, memory: DESFireCardMemory?, aes: any AES128Cipher, tripleDES: (any TripleDESCipher)?
+    ) {
         self.image = image
         self.memory = memory
-        self.cipher = cipher
+        self.aes = DESFireAESBlocks(aes)
+        self.tripleDES = tripleDES.map(DESFireTripleDESBlocks.init)
         self.anticollisionUID = image.uid
+    }
+
+    /// The cipher of keys of `type`, nil when the card has none for it.
+    func blocks(_ type: DESFireKeySlot.KeyType) -> (any DESFireBlockCipher)? {
+        switch type {
+        case .aes: aes
+        case .tripleDES: tripleDES
+        }
     }
 
     /// ATQA as the PN532 reports it: 03 44 (double-size UID), 03 04 with a random single-size UID.
@@ -159,7 +199,8 @@ public struct EmulatedDESFire: Sendable {
             code = frame[0]
             data = Array(frame.dropFirst())
         }
-        lastCost.processing = DESFireTiming.processing(authenticated: session.channel != nil || code == 0xAA)
+        lastCost.processing = DESFireTiming.processing(
+            authenticated: session.channel != nil || Self.authentications[code] != nil)
         let (status, payload) = dispatch(code: code, data: data)
         var body = payload
         var final = status
@@ -230,7 +271,7 @@ extension EmulatedDESFire {
 
         struct Authenticating: Equatable, Sendable {
             var keyNumber: UInt8
-            var key: [UInt8]
+            var key: DESFireKeySlot
             var rndB: [UInt8]
             var encryptedRndB: [UInt8]
         }
@@ -263,44 +304,57 @@ extension EmulatedDESFire {
     }
 }
 
-/// The card's side of EV1 secure messaging under an AES session key: the mirror of `KioskCore`'s
-/// `DESFireSecureChannel`, with the same running IV (CMACs by `DESFireCMAC`, CRCs by `DESFireCRC32`).
+/// The card's side of EV1 secure messaging: the mirror of `KioskCore`'s `DESFireSecureChannel`, with the same running
+/// IV, over the session's cipher: AES-128 (16-byte blocks) after AuthenticateAES, 2K3DES (8-byte blocks) after
+/// AuthenticateISO. The IV is one block of zeros after the authentication; CMACs are NIST SP 800-38B's over that block
+/// (`DESFireCMAC`: Rb 0x87 or 0x1B), CRCs `DESFireCRC32`'s, padding zeros to whole blocks.
 struct DESFireCardChannel: Equatable, Sendable {
     var keyNumber: UInt8
     var sessionKey: [UInt8]
-    var iv = [UInt8](repeating: 0, count: 16)
+    let cipher: any DESFireBlockCipher
+    var iv: [UInt8]
+
+    init(keyNumber: UInt8, sessionKey: [UInt8], cipher: any DESFireBlockCipher) {
+        self.keyNumber = keyNumber
+        self.sessionKey = sessionKey
+        self.cipher = cipher
+        self.iv = [UInt8](repeating: 0, count: cipher.blockSize)
+    }
+
+    var blockSize: Int { cipher.blockSize }
+
+    /// The length of `plain` padded with zeros to whole blocks.
+    func padded(_ plain: Int) -> Int { (plain + blockSize - 1) / blockSize * blockSize }
 
     /// The CMAC of `message` from the IV, which it becomes (a command in plain, or a response's CMAC).
-    mutating func mac(_ message: [UInt8], cipher: any AES128Cipher) -> [UInt8] {
-        let mac = (try? DESFireCMAC.mac(key: sessionKey, iv: iv, message: message, cipher: cipher)) ?? iv
+    mutating func mac(_ message: [UInt8]) -> [UInt8] {
+        let mac = (try? DESFireCMAC.mac(key: sessionKey, iv: iv, message: message, blocks: cipher)) ?? iv
         iv = mac
         return mac
     }
 
     /// `plain` padded with zeros to whole blocks, enciphered in CBC from the IV; the last block becomes the IV.
-    mutating func encipher(_ plain: [UInt8], cipher: any AES128Cipher) -> [UInt8] {
-        let blocks = plain + [UInt8](repeating: 0, count: (16 - plain.count % 16) % 16)
-        let out = (try? cipher.aes128CBCEncrypt(key: sessionKey, iv: iv, blocks: blocks)) ?? blocks
-        iv = Array(out.suffix(16))
+    mutating func encipher(_ plain: [UInt8]) -> [UInt8] {
+        let blocks = plain + [UInt8](repeating: 0, count: padded(plain.count) - plain.count)
+        let out = (try? cipher.encryptCBC(key: sessionKey, iv: iv, blocks: blocks)) ?? blocks
+        iv = Array(out.suffix(blockSize))
         return out
     }
 
     /// Deciphers whole blocks from the IV; the last ciphertext block becomes the IV. Nil if not whole blocks.
-    mutating func decipher(_ ciphertext: [UInt8], cipher: any AES128Cipher) -> [UInt8]? {
-        guard !ciphertext.isEmpty, ciphertext.count % 16 == 0,
-            let plain = try? cipher.aes128CBCDecrypt(key: sessionKey, iv: iv, blocks: ciphertext)
+    mutating func decipher(_ ciphertext: [UInt8]) -> [UInt8]? {
+        guard !ciphertext.isEmpty, ciphertext.count % blockSize == 0,
+            let plain = try? cipher.decryptCBC(key: sessionKey, iv: iv, blocks: ciphertext)
         else { return nil }
-        iv = Array(ciphertext.suffix(16))
+        iv = Array(ciphertext.suffix(blockSize))
         return plain
     }
 
     /// An enciphered command's data: deciphered, its CRC32 over `header` ‖ data checked at `length`, and only zeros
     /// after it. Nil on an integrity error.
-    mutating func openCommand(header: [UInt8], ciphertext: [UInt8], length: Int, cipher: any AES128Cipher)
-        -> [UInt8]?
-    {
-        guard let plain = decipher(ciphertext, cipher: cipher), length >= 0, length + 4 <= plain.count,
-            plain.count - (length + 4) < 16
+    mutating func openCommand(header: [UInt8], ciphertext: [UInt8], length: Int) -> [UInt8]? {
+        guard let plain = decipher(ciphertext), length >= 0, length + 4 <= plain.count,
+            plain.count == padded(length + 4)
         else { return nil }
         let data = Array(plain[0..<length])
         guard DESFireCRC32.bytes(header + data) == Array(plain[length..<length + 4]),
@@ -310,8 +364,14 @@ struct DESFireCardChannel: Equatable, Sendable {
     }
 
     /// An enciphered response: data ‖ CRC32(data ‖ 00), padded and enciphered.
-    mutating func sealResponse(_ data: [UInt8], cipher: any AES128Cipher) -> [UInt8] {
-        encipher(data + DESFireCRC32.bytes(data + [0x00]), cipher: cipher)
+    mutating func sealResponse(_ data: [UInt8]) -> [UInt8] {
+        encipher(data + DESFireCRC32.bytes(data + [0x00]))
+    }
+
+    /// Equal when the key number, the session key, the IV and the block size are (the cipher is not compared).
+    static func == (lhs: DESFireCardChannel, rhs: DESFireCardChannel) -> Bool {
+        lhs.keyNumber == rhs.keyNumber && lhs.sessionKey == rhs.sessionKey && lhs.iv == rhs.iv
+            && lhs.blockSize == rhs.blockSize
     }
 }
 

@@ -3,6 +3,7 @@
 // the emulated card is a DESFire card as libfreefare knows one, and that what the kiosk wrote reads back the same.
 //
 //     desfire-judge CONNSTRING AID KEYNO KEY [--uid] [--commit-file FILE HEX]
+//     desfire-judge CONNSTRING --factory AESKEY VERSION
 //
 // CONNSTRING is libnfc's (pn532_uart:/dev/pts/N), AID six hex digits as sent (least significant byte first), KEYNO
 // the AES key to authenticate with in that application and KEY its 32 hex digits. Printed, in this order:
@@ -17,8 +18,27 @@
 //     data N HEX                             (ReadData of a whole data file)
 //     record N I HEX                         (ReadRecords of a record file, oldest first, I from 0)
 //
-// With --commit-file FILE HEX it first writes HEX at offset 0 of data file FILE and commits. Errors go to standard
-// error as "error STEP: libfreefare's message", and the exit status is 1.
+// With --commit-file FILE HEX it first writes HEX at offset 0 of data file FILE and commits.
+//
+// With --factory, on a factory-fresh card (DES card master key of zeros), at the PICC level: the key settings and
+// version before any authentication, AuthenticateISO with libfreefare's DES key of zeros, the key settings and
+// version and the card's UID in that 2K3DES session, ChangeKey of the master key to the AES key AESKEY (32 hex digits)
+// of version VERSION (2 hex digits; libfreefare sends key number 80 for an AES key at the PICC level), the DES key
+// tried again, then AuthenticateAES with AESKEY and the key settings and version again:
+//
+//     rawsettings HEX                        (GetKeySettings sent through libnfc alone, ISO-wrapped: data ‖ 91 status)
+//     keysettings SS N                       (mifare_desfire_get_key_settings: settings in hex, max keys, 4 low bits)
+//     keyversion VV                          (mifare_desfire_get_key_version of key 0)
+//     auth-iso ok                            (mifare_desfire_authenticate_iso with the DES key of zeros)
+//     keysettings SS N, keyversion VV        (again, their CMACs checked in the 2K3DES session)
+//     carduid HEX                            (GetCardUID, enciphered under 2K3DES)
+//     changekey ok                           (mifare_desfire_change_key to AESKEY)
+//     auth-iso refused SS                    (the DES key of zeros again, refused with card status SS)
+//     auth-aes ok                            (mifare_desfire_authenticate_aes with AESKEY)
+//     keyversion VV, keysettings SS N        (in the AES session)
+//     rawsettings HEX                        (the first two data bytes and the status only: the CMAC is not checked)
+//
+// Errors go to standard error as "error STEP: libfreefare's message", and the exit status is 1.
 #include <freefare.h>
 #include <nfc/nfc.h>
 #include <stdio.h>
@@ -31,6 +51,8 @@ static int fail(const char *step) {
     fprintf(stderr, "error %s: %s\n", step, card ? freefare_strerror(card) : "no card");
     return 1;
 }
+
+static nfc_device *device;
 
 static int parse_hex(const char *text, uint8_t *out, size_t max) {
     size_t length = strlen(text);
@@ -47,14 +69,68 @@ static void print_hex(const uint8_t *bytes, size_t count) {
     for (size_t i = 0; i < count; i++) printf("%02x", bytes[i]);
 }
 
+// GetKeySettings sent through libnfc alone (90 45 00 00 00), beside libfreefare's session: prints "rawsettings"
+// and the first `shown` data bytes with the status word.
+static int raw_key_settings(size_t shown) {
+    const uint8_t apdu[] = {0x90, 0x45, 0x00, 0x00, 0x00};
+    uint8_t answer[64];
+    int length = nfc_initiator_transceive_bytes(device, apdu, sizeof apdu, answer, sizeof answer, 0);
+    if (length < 2 || (size_t)length < shown + 2) return fprintf(stderr, "error raw GetKeySettings\n"), 1;
+    printf("rawsettings ");
+    print_hex(answer, shown);
+    print_hex(answer + length - 2, 2);
+    printf("\n");
+    return 0;
+}
+
+static int print_key_settings_and_version(void) {
+    uint8_t settings, max_keys, version;
+    if (mifare_desfire_get_key_settings(card, &settings, &max_keys) < 0) return fail("get_key_settings");
+    printf("keysettings %02x %u\n", settings, max_keys);
+    if (mifare_desfire_get_key_version(card, 0, &version) < 0) return fail("get_key_version");
+    printf("keyversion %02x\n", version);
+    return 0;
+}
+
+// --factory: the factory DES master key opened with AuthenticateISO and changed to an AES key.
+static int factory(const char *aes_hex, const char *version_hex) {
+    uint8_t aes_bytes[16], version, zeros[8] = {0};
+    if (parse_hex(aes_hex, aes_bytes, 16) != 16 || parse_hex(version_hex, &version, 1) != 1) {
+        fprintf(stderr, "error arguments: AESKEY is 32 hex digits, VERSION 2\n");
+        return 2;
+    }
+    if (raw_key_settings(2) || print_key_settings_and_version()) return 1;
+    MifareDESFireKey des = mifare_desfire_des_key_new(zeros);
+    if (mifare_desfire_authenticate_iso(card, 0, des) < 0) return fail("authenticate_iso");
+    printf("auth-iso ok\n");
+    if (print_key_settings_and_version()) return 1;
+    char *uid;
+    if (mifare_desfire_get_card_uid(card, &uid) < 0) return fail("get_card_uid");
+    printf("carduid %s\n", uid);
+    free(uid);
+    MifareDESFireKey aes = mifare_desfire_aes_key_new_with_version(aes_bytes, version);
+    if (mifare_desfire_change_key(card, 0, aes, NULL) < 0) return fail("change_key");
+    printf("changekey ok\n");
+    if (mifare_desfire_authenticate_iso(card, 0, des) == 0) return fprintf(stderr, "error the DES key still opens\n"), 1;
+    printf("auth-iso refused %02x\n", mifare_desfire_last_picc_error(card));
+    if (mifare_desfire_authenticate_aes(card, 0, aes) < 0) return fail("authenticate_aes");
+    printf("auth-aes ok\n");
+    if (print_key_settings_and_version() || raw_key_settings(2)) return 1;
+    mifare_desfire_key_free(des);
+    mifare_desfire_key_free(aes);
+    return 0;
+}
+
 int main(int argc, char **argv) {
+    int factory_mode = argc == 5 && strcmp(argv[2], "--factory") == 0;
     if (argc < 5) {
-        fprintf(stderr, "usage: desfire-judge CONNSTRING AID KEYNO KEY [--uid] [--commit-file FILE HEX]\n");
+        fprintf(stderr, "usage: desfire-judge CONNSTRING AID KEYNO KEY [--uid] [--commit-file FILE HEX]\n"
+                        "       desfire-judge CONNSTRING --factory AESKEY VERSION\n");
         return 2;
     }
     uint8_t aid_bytes[3], key_bytes[16], write_bytes[4096];
     int write_length = 0, write_file = -1, want_uid = 0;
-    if (parse_hex(argv[2], aid_bytes, 3) != 3 || parse_hex(argv[4], key_bytes, 16) != 16) {
+    if (!factory_mode && (parse_hex(argv[2], aid_bytes, 3) != 3 || parse_hex(argv[4], key_bytes, 16) != 16)) {
         fprintf(stderr, "error arguments: AID is 6 hex digits, KEY 32\n");
         return 2;
     }
@@ -72,7 +148,7 @@ int main(int argc, char **argv) {
     nfc_context *context;
     nfc_init(&context);
     if (!context) return fprintf(stderr, "error nfc_init\n"), 1;
-    nfc_device *device = nfc_open(context, argv[1]);
+    device = nfc_open(context, argv[1]);
     if (!device) return fprintf(stderr, "error nfc_open %s\n", argv[1]), 1;
     if (nfc_initiator_init(device) < 0) return fprintf(stderr, "error nfc_initiator_init\n"), 1;
     MifareTag *tags = freefare_get_tags(device);
@@ -85,6 +161,14 @@ int main(int argc, char **argv) {
     }
     if (!card) return fprintf(stderr, "error no DESFire card in the field\n"), 1;
     if (mifare_desfire_connect(card) < 0) return fail("connect");
+    if (factory_mode) {
+        int status = factory(argv[3], argv[4]);
+        mifare_desfire_disconnect(card);
+        freefare_free_tags(tags);
+        nfc_close(device);
+        nfc_exit(context);
+        return status;
+    }
 
     struct mifare_desfire_version_info version;
     if (mifare_desfire_get_version(card, &version) < 0) return fail("get_version");
