@@ -41,17 +41,71 @@ extension PKCS11SessionTests {
             return CardRead(result)
         }
 
+        /// The region's token in SoftHSM2 with the region set up for `today`.
+        struct Token {
+            let hsm: SoftHSM
+            let module: PKCS11Module
+            let keys: PKCS11RegionKeys
+
+            init() throws {
+                hsm = try SoftHSM()
+                try hsm.initToken(label: "kiosk-station", pin: PKCS11SessionTests.pin)
+                module = try hsm.load()
+                try PKCS11SessionTests.RegionKeysTests.installWrap(module, "kiosk-station")
+                keys = PKCS11RegionKeys(
+                    session: try module.openSession(
+                        tokenLabel: "kiosk-station", pin: PKCS11PIN(PKCS11SessionTests.pin)),
+                    regionName: DiaryCardStationRunnerTests.region)
+                try keys.setUp(today: DiaryCardStationRunnerTests.today)
+            }
+
+            func close() {
+                module.close()
+                hsm.remove()
+            }
+        }
+
+        /// A kiosk bound to a venue, its reader (started) on an empty PN532 emulator, its diary cards read with
+        /// `keys`; staff mode left.
+        struct Station {
+            let terminal: PN532PseudoTerminal
+            let reader: NFCReader<OpenSSLCrypto>
+            let runner: StationRunner
+            let store: InMemoryCheckInStore
+            let clock: ManualClockSource
+
+            init(keys: PKCS11RegionKeys, crypto: OpenSSLCrypto) async throws {
+                terminal = try PN532PseudoTerminal(emulator: PN532Emulator(card: nil))
+                terminal.start()
+                let box = Mutex<ReaderDiaryCards?>(nil)
+                reader = NFCReader(
+                    connection: "pn532_uart:\(terminal.slavePath)",
+                    access: KioskCardAccess(cardKey: [UInt8](repeating: 0x5C, count: 32), crypto: crypto),
+                    logger: Logger(label: "test"), removalCheckInterval: .milliseconds(10),
+                    desfire: ReaderDiaryCards.handler(crypto: crypto) { box.withLock { $0 } })
+                let cards = ReaderDiaryCards(
+                    reader: reader, desk: DiaryDesk(keys: keys, crypto: crypto), crypto: crypto)
+                box.withLock { $0 = cards }
+                store = InMemoryCheckInStore()
+                clock = ManualClockSource(
+                    now: DiaryCalendar.start(of: DiaryCardStationRunnerTests.today).addingTimeInterval(9 * 3600))
+                runner = try StationRunner(
+                    configuration: StationConfiguration(
+                        staffCode: "STAFF-CODE-1", timeZone: VenueZone(identifier: "Europe/Zurich")),
+                    desk: CheckInDesk(store: store, crypto: crypto), indicator: RecordingIndicator(),
+                    printer: NoPrinter(), enroller: NoEnroller(), warnings: NoWarnings(), clock: clock,
+                    settings: InMemoryStationStateStore(), diaryCards: cards, logger: Logger(label: "test"))
+                _ = await runner.handle(.codeScanned("STAFF-CODE-1"))
+                _ = await runner.handle(.codeScanned(DiaryCardStationRunnerTests.cwaCode))
+                _ = await runner.handle(.staffCommand(.leave))
+                reader.start()
+            }
+        }
+
         @Test func aDiaryCardChecksInAndOutAndItsHolderDeletesEverythingOnTheCard() async throws {
-            let hsm = try SoftHSM()
-            defer { hsm.remove() }
-            try hsm.initToken(label: "kiosk-station", pin: PKCS11SessionTests.pin)
-            let module = try hsm.load()
-            defer { module.close() }
-            try PKCS11SessionTests.RegionKeysTests.installWrap(module, "kiosk-station")
-            let keys = PKCS11RegionKeys(
-                session: try module.openSession(tokenLabel: "kiosk-station", pin: PKCS11PIN(PKCS11SessionTests.pin)),
-                regionName: Self.region)
-            try keys.setUp(today: Self.today)
+            let token = try Token()
+            defer { token.close() }
+            let keys = token.keys
 
             // The card made on a bench reader, then carried to the kiosk's.
             let bench = try PN532PseudoTerminal(
@@ -68,30 +122,10 @@ extension PKCS11SessionTests {
             let card = try #require(bench.emulator.desfireCard)
             _ = bench.emulator.removeCard()
 
-            let terminal = try PN532PseudoTerminal(emulator: PN532Emulator(card: nil))
-            terminal.start()
-            let box = Mutex<ReaderDiaryCards?>(nil)
-            let reader = NFCReader(
-                connection: "pn532_uart:\(terminal.slavePath)",
-                access: KioskCardAccess(cardKey: [UInt8](repeating: 0x5C, count: 32), crypto: crypto),
-                logger: Logger(label: "test"), removalCheckInterval: .milliseconds(10),
-                desfire: ReaderDiaryCards.handler(crypto: crypto) { box.withLock { $0 } })
-            let cards = ReaderDiaryCards(reader: reader, desk: DiaryDesk(keys: keys, crypto: crypto), crypto: crypto)
-            box.withLock { $0 = cards }
-            let store = InMemoryCheckInStore()
-            let clock = ManualClockSource(now: DiaryCalendar.start(of: Self.today).addingTimeInterval(9 * 3600))
-            let runner = try StationRunner(
-                configuration: StationConfiguration(
-                    staffCode: "STAFF-CODE-1", timeZone: VenueZone(identifier: "Europe/Zurich")),
-                desk: CheckInDesk(store: store, crypto: crypto), indicator: RecordingIndicator(), printer: NoPrinter(),
-                enroller: NoEnroller(), warnings: NoWarnings(), clock: clock, settings: InMemoryStationStateStore(),
-                diaryCards: cards, logger: Logger(label: "test"))
-            _ = await runner.handle(.codeScanned("STAFF-CODE-1"))
-            _ = await runner.handle(.codeScanned(Self.cwaCode))
-            _ = await runner.handle(.staffCommand(.leave))
-            reader.start()
-            defer { reader.stop() }
-            var events = reader.events.makeAsyncIterator()
+            let station = try await Station(keys: keys, crypto: crypto)
+            let (terminal, runner, store, clock) = (station.terminal, station.runner, station.store, station.clock)
+            defer { station.reader.stop() }
+            var events = station.reader.events.makeAsyncIterator()
 
             // Placed: read with the region's keys, checked in on the card, answered in its holder's language.
             terminal.emulator.place(.desfire(card))
@@ -153,6 +187,50 @@ extension PKCS11SessionTests {
             guard case .desfire(let after) = gone else { return }
             let bytes = after.image.applications.flatMap { $0.files.flatMap { $0.data + $0.records.flatMap { $0 } } }
             #expect(!Data(bytes).contains(Data("Friseur".utf8)))
+        }
+
+        /// Staff enrolling a card at the station with a factory-new DESFire card (its master key NXP's DES key of
+        /// zeros) on the reader: the card is made a diary card of the region through the real reader (AuthenticateISO
+        /// and a triple DES session, then AES), its master key now the region's AES key with the generation as its
+        /// version and its UID random; left on the reader after staff leave, it checks in on the card.
+        @Test func staffMakeAFactoryNewDESFireCardADiaryCardAtTheStation() async throws {
+            let token = try Token()
+            defer { token.close() }
+            let station = try await Station(keys: token.keys, crypto: crypto)
+            defer { station.reader.stop() }
+            var events = station.reader.events.makeAsyncIterator()
+            _ = await station.runner.handle(.codeScanned("STAFF-CODE-1"))
+            _ = await station.runner.handle(.staffCommand(.enrolCard))
+
+            let fresh = EmulatedDESFire(uid: uid, cipher: crypto)
+            #expect(fresh.image.piccKey.type == .tripleDES, "a factory card's master key is DES")
+            station.terminal.emulator.place(.desfire(fresh))
+            let read = try await nextRead(&events)
+            #expect(read == .newDiaryCard)
+            let report = await station.runner.handle(.cardRead(read))
+            #expect(report.steps.contains(.cardEnrolled), "\(report.steps)")
+            #expect(await station.runner.screen().title == StationTexts().catalog[.staffDiaryCardMadeTitle])
+            guard case .desfire(let made)? = station.terminal.emulator.removeCard() else {
+                Issue.record("no card on the reader")
+                return
+            }
+            #expect(made.image.piccKey.type == .aes && made.image.piccKey.version == 1)
+            #expect(made.image.randomUID)
+            #expect(await events.next() == .removed)
+            _ = await station.runner.handle(.cardRemoved)
+            _ = await station.runner.handle(.staffCommand(.leave))
+
+            station.terminal.emulator.place(.desfire(made))
+            let tap = try await nextRead(&events)
+            guard case .diary = tap else {
+                Issue.record("not read as a diary card: \(tap)")
+                return
+            }
+            guard case .checkedIn = tapped(await station.runner.handle(.cardRead(tap))) else {
+                Issue.record("not checked in")
+                return
+            }
+            #expect(try station.store.counts().stays == 0, "the kiosk keeps nothing of it")
         }
     }
 }

@@ -126,12 +126,12 @@ public struct DESFireAuthentication: Sendable {
         return first + (singleDES ? first : Array(rndA[4..<8]) + Array(rndB[4..<8]))
     }
 
-    /// Whether a 16-byte triple DES key is a DES key: its halves equal, parity bits (a DES key's version) aside.
+    /// Whether a 16-byte triple DES key is a DES key: its halves equal bit for bit, as the card compares them
+    /// (parity bits included: libfreefare sets the second half's parity bits of a 2K3DES key so that it never
+    /// reads as DES).
     public static func isSingleDES(_ key: [UInt8]) -> Bool {
         guard key.count == TripleDESSize.key else { return false }
-        var difference: UInt8 = 0
-        for index in 0..<8 { difference |= (key[index] ^ key[index + 8]) & 0xFE }
-        return difference == 0
+        return DESFireBytes.equalInConstantTime(Array(key[0..<8]), Array(key[8..<16]))
     }
 }
 

@@ -137,10 +137,12 @@ import Testing
         }
     }
 
-    @Test func aDESKeyIsOneWhoseHalvesAreEqualParityBitsAside() {
+    @Test func aDESKeyIsOneWhoseHalvesAreEqualBitForBit() {
         #expect(DESFireAuthentication.isSingleDES([UInt8](repeating: 0, count: 16)))
-        // A DES key's version lives in its parity bits.
-        #expect(DESFireAuthentication.isSingleDES([1, 0, 1, 0, 0, 0, 0, 1] + [UInt8](repeating: 0, count: 8)))
+        let versioned: [UInt8] = [1, 0, 1, 0, 0, 0, 0, 1]
+        #expect(DESFireAuthentication.isSingleDES(versioned + versioned))
+        // libfreefare's 2K3DES keys differ from DES in the second half's parity bits alone.
+        #expect(!DESFireAuthentication.isSingleDES(versioned + [UInt8](repeating: 0, count: 8)))
         #expect(!DESFireAuthentication.isSingleDES([2] + [UInt8](repeating: 0, count: 15)))
     }
 
