@@ -52,7 +52,12 @@ public final class ReaderDiaryCards: DiaryCardAccess {
     func read(_ card: DESFireCard) -> CardReadResult? {
         forget()
         do throws(DiaryCardError) {
-            let link = try DiaryCardLink.open(client: card.client, keys: desk.keys, crypto: crypto)
+            let placement = try DiaryCardPlacement.read(
+                client: card.client, uidIsRandom: card.target.hasRandomUID, keys: desk.keys, crypto: crypto)
+            guard case .diary(let link) = placement else {
+                unmade.withLock { $0 = card.placement }
+                return .newDiaryCard
+            }
             let secret: CardSecret
             do { secret = try link.kioskSecret() } catch {
                 link.close()
@@ -64,10 +69,7 @@ public final class ReaderDiaryCards: DiaryCardAccess {
         } catch {
             switch error {
             case .cardGone: return nil
-            case .notADiaryCard:
-                unmade.withLock { $0 = card.placement }
-                return .newDiaryCard
-            case .keysDoNotMatch, .refused: return .notAKioskCard(.otherRegion)
+            case .keysDoNotMatch, .refused, .notADiaryCard: return .notAKioskCard(.otherRegion)
             }
         }
     }

@@ -102,9 +102,20 @@ extension DESFireClient {
     /// GetKeySettings (45): the selected application's (or the card's) key settings and its number of keys (the
     /// byte's low bits; the high bits name the key type, 80 for AES).
     public func getKeySettings() throws(DESFireCommandError) -> (settings: DESFireKeySettings, keyCount: Int) {
+        let answer = try keySettingsAnswer()
+        return (DESFireKeySettings(rawValue: answer[0]), Int(answer[1] & 0x0F))
+    }
+
+    /// Whether the selected application's (or at the PICC level the card master key's) keys are AES keys, from
+    /// GetKeySettings' key-type bits (80); a factory-new card's master key is DES (00).
+    public func keysAreAES() throws(DESFireCommandError) -> Bool {
+        try keySettingsAnswer()[1] & 0xC0 == 0x80
+    }
+
+    private func keySettingsAnswer() throws(DESFireCommandError) -> [UInt8] {
         let answer = try run(0x45)
         guard answer.count == 2 else { throw malformed("GetKeySettings") }
-        return (DESFireKeySettings(rawValue: answer[0]), Int(answer[1] & 0x0F))
+        return answer
     }
 
     /// ChangeKeySettings (54): new key settings, enciphered. Needs the master key's session.

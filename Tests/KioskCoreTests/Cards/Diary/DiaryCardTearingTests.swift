@@ -127,6 +127,45 @@ final class EmulatedCardTransport: DESFireTransport {
         #expect(torn > 10, "every frame of the tap was torn once")
     }
 
+    /// Making a card torn at each of its frames in turn: the card reads as one still to be made, and making it
+    /// again succeeds; or it reads as a diary card, finished at that read. Either way it ends a whole diary card:
+    /// every key the region's, its UID random, its diary empty — never a card no kiosk can make or open.
+    @Test func makingACardTornAtAnyFrameEndsAWholeDiaryCard() throws {
+        var frame = 0
+        var madeAgain = 0
+        while true {
+            let transport = EmulatedCardTransport(EmulatedDESFire(uid: uid, cipher: crypto))
+            transport.tearAfter = frame
+            let torn: Bool
+            do {
+                _ = try DiaryCardMaker.make(
+                    client: DESFireClient(transport: transport, crypto: crypto), keys: keys, crypto: crypto)
+                torn = false
+            } catch {
+                torn = true
+            }
+            transport.placeAgain()
+            let client = DESFireClient(transport: transport, crypto: crypto)
+            let placement = try DiaryCardPlacement.read(
+                client: client, uidIsRandom: transport.card.anticollisionUID.count == 4, keys: keys, crypto: crypto)
+            switch placement {
+            case .diary(let link): link.close()
+            case .unmade:
+                madeAgain += 1
+                _ = try DiaryCardMaker.make(client: client, keys: keys, crypto: crypto)
+            }
+            let image = transport.card.image
+            #expect(image.randomUID, "torn at frame \(frame)")
+            #expect(image.piccKey.type == .aes && image.piccKey.version == 1, "torn at frame \(frame)")
+            #expect(image.applications.flatMap { $0.keys.map(\.version) } == [1, 1, 1], "torn at frame \(frame)")
+            #expect(try stays(transport, 0).isEmpty, "torn at frame \(frame)")
+            if !torn { break }
+            frame += 1
+        }
+        #expect(frame > 20, "every frame of the making was torn once")
+        #expect(madeAgain > 10 && madeAgain < frame, "some torn makings were made again, others finished")
+    }
+
     /// A re-key to a newer generation (the region rotated) torn at each of its frames in turn: the card opens at its
     /// next tap, which finishes the re-key, and then every key of the card is of the new generation — its master
     /// key too, which a torn re-key must not leave on a generation the region later retires.

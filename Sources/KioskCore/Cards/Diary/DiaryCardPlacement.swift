@@ -1,0 +1,43 @@
+/// What a MIFARE DESFire card placed on the reader of a kiosk of the region is (docs/diary-card.md, "At the
+/// station"), found once per placement (`ReaderDiaryCards`): a diary card of the region, opened; or a card still to
+/// be made one — new, or pulled away while it was being made (`DiaryCardMaker`).
+public enum DiaryCardPlacement {
+    /// A diary card of the region, opened with its keys.
+    case diary(DiaryCardLink)
+    /// A card staff can make a diary card: no diary application, or one whose identify key is not the region's yet
+    /// while the card master key is still the factory's DES key (a making pulled away).
+    case unmade
+
+    /// Reads the card behind `client`; `uidIsRandom`: its anticollision UID was a random one. A diary card whose UID
+    /// is not random was pulled away during its making's last step (`DiaryCardMaker.finish`), which is finished
+    /// here first; should that fail, the card is served as it is. Throws `.keysDoNotMatch` for a card of another
+    /// region or of a generation the token does not hold, `.cardGone` when it left.
+    public static func read(
+        client: DESFireClient, uidIsRandom: Bool, keys: any RegionKeys, crypto: any DESFireCrypto
+    ) throws(DiaryCardError) -> DiaryCardPlacement {
+        let link: DiaryCardLink
+        do throws(DiaryCardError) {
+            link = try DiaryCardLink.open(client: client, keys: keys, crypto: crypto)
+        } catch .notADiaryCard {
+            return .unmade
+        } catch .keysDoNotMatch {
+            let factoryMaster = try? DiaryCardLink.run { () throws(DESFireCommandError) in
+                try client.selectApplication(.picc)
+                return try !client.keysAreAES()
+            }
+            if factoryMaster == true { return .unmade }
+            throw .keysDoNotMatch
+        }
+        guard !uidIsRandom else { return .diary(link) }
+        let (uid, generation) = (link.uid, link.generation)
+        link.close()
+        do throws(DiaryCardError) {
+            try DiaryCardMaker.finish(client: client, uid: uid, generation: generation, keys: keys, crypto: crypto)
+        } catch .cardGone {
+            throw .cardGone
+        } catch {
+            // Not finished (a card master key this kiosk cannot open): the diary itself still serves.
+        }
+        return .diary(try DiaryCardLink.open(client: client, keys: keys, crypto: crypto))
+    }
+}
