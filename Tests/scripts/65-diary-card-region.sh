@@ -115,12 +115,22 @@ expect "card 2 enrolled at B" "$(sim b enrol --card 2 --matching yes)" "enrolled
 sim b staff-menu leave >/dev/null
 expect "card 2 at B" "$(sim b tap --card 2)" "Checked in"
 sim b remove >/dev/null
+# Staff at B make a factory-new DESFire card (DES master key) a diary card at the station, as on a board: staff mode,
+# "enrol a card", the card on the reader. It then checks in at C.
+sim b staff >/dev/null
+sim b staff-menu enrol >/dev/null
+expect "card 3 made at B's station" "$(sim b tap --card 3 --diary "${cards[@]}")" "Diary card made"
+sim b remove >/dev/null
+sim b staff-menu leave >/dev/null
 
 # The authority warns about A's venue for the hours around the stay there; C loads it from the authority's folder.
 now=$(date -u +%s)
 "$authority" warn-venue --dir "$work/authority" --code "$cwa_a" --from $((now - 7200)) --to $((now + 3600)) >/dev/null
 "$authority" publish --dir "$work/authority" >/dev/null
 expect "C loads the warning" "$(sim c load-warnings "$work/authority/www")" "1 record\|record"
+
+expect "card 3 at C" "$(sim c tap --card 3 --diary "${cards[@]}")" "Checked in"
+sim c remove >/dev/null
 
 # C: the tap checks in and says only that there is news for the card; the session shows the warning.
 tap_c=$(sim c tap --card 1 --diary "${cards[@]}")
