@@ -93,7 +93,7 @@ public protocol SimulatedCardSlot: Sendable {
     /// Places diary card `number`, a MIFARE DESFire EV1 whose memory is a file in `directory` (the simulation's own
     /// when nil), which several simulated kiosks may share: the card walks between them. Returns why it could not
     /// be placed, or nil.
-    func placeDiaryCard(number: Int, directory: String?, cipher: any AES128Cipher) -> String?
+    func placeDiaryCard(number: Int, directory: String?, cipher: any AES128Cipher & TripleDESCipher) -> String?
     func remove()
     /// Whether card `number` was placed before (its memory is kept).
     func knows(card number: Int) -> Bool

@@ -65,7 +65,7 @@ public final class SimulatedCardReader: Sendable {
     /// `diary-card-N.json` in `directory`, by default the simulation directory (`DESFireCardMemory`: another
     /// simulated kiosk pointed at the same file sees the same card), factory-fresh the first time (`kiosk simulate
     /// tap --card N --diary [--cards-dir DIR]`).
-    public func placeDiaryCard(number: Int, in directory: String? = nil, cipher: any AES128Cipher)
+    public func placeDiaryCard(number: Int, in directory: String? = nil, cipher: any AES128Cipher & TripleDESCipher)
         throws(DESFireCardMemory.Failure)
     {
         if hasCard { remove() }
@@ -78,7 +78,7 @@ public final class SimulatedCardReader: Sendable {
         emulator.place(.desfire(card))
     }
 
-    public func placeDiaryCard(number: Int, directory: String?, cipher: any AES128Cipher) -> String? {
+    public func placeDiaryCard(number: Int, directory: String?, cipher: any AES128Cipher & TripleDESCipher) -> String? {
         do throws(DESFireCardMemory.Failure) {
             try placeDiaryCard(number: number, in: directory, cipher: cipher)
             return nil

@@ -286,7 +286,8 @@ extension EmulatedDESFire {
         guard data.count == 1 else { return (0x7E, []) }
         let number = data[0] & 0x0F
         guard let slot = key(number) else { return (0x40, []) }
-        guard Self.authentications[code] == slot.type, let cipher = blocks(slot.type) else { return (0xAE, []) }
+        guard Self.authentications[code] == slot.type else { return (0xAE, []) }
+        let cipher = blocks(slot.type)
         let size = slot.type.blockSize
         let rndB = Self.randomBytes(size)
         guard
@@ -305,8 +306,8 @@ extension EmulatedDESFire {
     private mutating func authenticateSecondPass(_ step: Session.Authenticating, _ data: [UInt8]) -> Answer {
         let size = step.key.type.blockSize
         guard data.count == 2 * size else { return (0x7E, []) }
-        guard let cipher = blocks(step.key.type),
-            let token = try? cipher.decryptCBC(key: step.key.value, iv: step.encryptedRndB, blocks: data)
+        let cipher = blocks(step.key.type)
+        guard let token = try? cipher.decryptCBC(key: step.key.value, iv: step.encryptedRndB, blocks: data)
         else { return (0xAE, []) }
         let rndA = Array(token[0..<size])
         guard Array(token[size...]) == Self.rotatedLeft(step.rndB) else { return (0xAE, []) }

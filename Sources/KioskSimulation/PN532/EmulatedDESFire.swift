@@ -32,7 +32,7 @@ public struct EmulatedDESFire: Sendable {
     public let memory: DESFireCardMemory?
     /// The card's ciphers: AES-128, and two-key triple DES when the crypto it was given has it.
     let aes: DESFireAESBlocks
-    let tripleDES: DESFireTripleDESBlocks?
+    let tripleDES: DESFireTripleDESBlocks
     /// The UID sent in anticollision for the current activation.
     public internal(set) var anticollisionUID: [UInt8]
     /// What the last frame cost the card (its time model, `DESFireTiming`).
@@ -48,19 +48,8 @@ public struct EmulatedDESFire: Sendable {
         self.init(image: image, memory: nil, aes: cipher, tripleDES: cipher)
     }
 
-    /// A card with `image` whose `cipher` may lack triple DES: then AuthenticateISO, and so a DES master key (a
-    /// factory-fresh card's), answers AUTHENTICATION_ERROR. (`OpenSSLCrypto` has both.)
-    public init(image: DESFireCardImage, cipher: any AES128Cipher) {
-        self.init(image: image, memory: nil, aes: cipher, tripleDES: cipher as? any TripleDESCipher)
-    }
-
     /// A factory-fresh card.
     public init(uid: [UInt8], capacity: DESFireCapacity = .ev1_4K, cipher: any AES128Cipher & TripleDESCipher) {
-        self.init(image: DESFireCardImage(uid: uid, capacity: capacity), cipher: cipher)
-    }
-
-    /// A factory-fresh card whose `cipher` may lack triple DES (see `init(image:cipher:)`).
-    public init(uid: [UInt8], capacity: DESFireCapacity = .ev1_4K, cipher: any AES128Cipher) {
         self.init(image: DESFireCardImage(uid: uid, capacity: capacity), cipher: cipher)
     }
 
@@ -71,27 +60,18 @@ public struct EmulatedDESFire: Sendable {
         self.init(image: try memory.loadOrCreate(initial), memory: memory, aes: cipher, tripleDES: cipher)
     }
 
-    /// The card kept in `memory`'s file, its `cipher` perhaps without triple DES (see `init(image:cipher:)`).
-    public init(memory: DESFireCardMemory, initial: DESFireCardImage, cipher: any AES128Cipher)
-        throws(DESFireCardMemory.Failure)
-    {
-        self.init(
-            image: try memory.loadOrCreate(initial), memory: memory, aes: cipher,
-            tripleDES: cipher as? any TripleDESCipher)
-    }
-
     private init(
-        image: DESFireCardImage, memory: DESFireCardMemory?, aes: any AES128Cipher, tripleDES: (any TripleDESCipher)?
+        image: DESFireCardImage, memory: DESFireCardMemory?, aes: any AES128Cipher, tripleDES: any TripleDESCipher
     ) {
         self.image = image
         self.memory = memory
         self.aes = DESFireAESBlocks(aes)
-        self.tripleDES = tripleDES.map(DESFireTripleDESBlocks.init)
+        self.tripleDES = DESFireTripleDESBlocks(tripleDES)
         self.anticollisionUID = image.uid
     }
 
-    /// The cipher of keys of `type`, nil when the card has none for it.
-    func blocks(_ type: DESFireKeySlot.KeyType) -> (any DESFireBlockCipher)? {
+    /// The cipher of keys of `type`.
+    func blocks(_ type: DESFireKeySlot.KeyType) -> any DESFireBlockCipher {
         switch type {
         case .aes: aes
         case .tripleDES: tripleDES
