@@ -311,20 +311,13 @@ extension CheckInMachine {
                 printAction(.personalCard(secret)),
             ]
         case .failure(let failure):
-            mode.step = .awaitingBlankCard
-            staff = mode
-            return [
-                .show(
-                    texts.message(
-                        .staffCardNotEnrolledTitle, .staffCardNotEnrolledBody, .error,
-                        ["reason": texts.failure(failure)])), .indicate(.error),
-            ]
+            return enrolmentFailed(failure, mode)
         }
     }
 
-    /// The new DESFire card was made a diary card of the region, or why not. Its holder's settings are answered in
-    /// their first session, on the card: nothing of the card stays on this kiosk, and no personal QR card is
-    /// printed (a diary card's stays open only with the card itself, at any kiosk of the region).
+    /// The new DESFire card was made a diary card of the region, or why not. Its holder's settings start unanswered
+    /// (they allow matching in their own session, on the card): nothing of the card stays on this kiosk, and no
+    /// personal QR card is printed (a diary card's stays open only with the card itself, at any kiosk of the region).
     mutating func diaryCardMade(_ result: Result<Void, StationFailure>) -> [StationAction] {
         guard var mode = staff, mode.step == .enrolling, mode.pendingCard == nil else { return [] }
         switch result {
@@ -336,15 +329,21 @@ extension CheckInMachine {
                 .indicate(.accepted),
             ]
         case .failure(let failure):
-            mode.step = .awaitingBlankCard
-            staff = mode
-            return [
-                .show(
-                    texts.message(
-                        .staffCardNotEnrolledTitle, .staffCardNotEnrolledBody, .error,
-                        ["reason": texts.failure(failure)])), .indicate(.error),
-            ]
+            return enrolmentFailed(failure, mode)
         }
+    }
+
+    /// A card (a kiosk card or a diary card) was not enrolled: staff may put one on the reader again.
+    private mutating func enrolmentFailed(_ failure: StationFailure, _ mode: StaffMode) -> [StationAction] {
+        var mode = mode
+        mode.step = .awaitingBlankCard
+        staff = mode
+        return [
+            .show(
+                texts.message(
+                    .staffCardNotEnrolledTitle, .staffCardNotEnrolledBody, .error, ["reason": texts.failure(failure)])),
+            .indicate(.error),
+        ]
     }
 
     mutating func wipeDone(_ result: Result<Void, StationFailure>) -> [StationAction] {
