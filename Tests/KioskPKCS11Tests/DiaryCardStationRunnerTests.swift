@@ -1,5 +1,4 @@
 import Foundation
-import KioskCore
 import KioskDaemon
 import KioskNFC
 import KioskOpenSSL
@@ -8,6 +7,7 @@ import Logging
 import Synchronization
 import Testing
 
+@testable import KioskCore
 @testable import KioskPKCS11
 
 extension PKCS11SessionTests {
@@ -21,6 +21,60 @@ extension PKCS11SessionTests {
             "https://e.coronawarn.app?v=1#CAESEwgBEgdGcmlzZXVyGgZCZXJsaW4adggBEmCDAszMTXne1DAA5_YxmhRdd_NZN2VKl9L32Jl9-ZybE4b2eNIrhFOKYU4XAOHq3RPLDxdHTW6ANiO24rCOO4rj06HzcVZy3pel58-L1KSPG-_PneL2BoyZQRz3qlu2hoAaEATXwzyyIshzBHREtsdmc6kiBggBEAUYeA"
         let crypto = OpenSSLCrypto()
         let uid: [UInt8] = [0x04, 0x2A, 0x3B, 0x4C, 0x5D, 0x6E, 0x7F]
+
+        /// Warnings that concern every stay of the region: each stay matched on its first day.
+        struct EveryStayWarned: WarningSource {
+            func match(_ stays: [MatchableStay]) async -> ExposureResult? { nil }
+            func matchRegion(_ stays: [MatchableStay]) async -> ExposureResult? {
+                let matches = stays.map {
+                    ExposureMatch(
+                        stayId: $0.id, day: $0.start / 86_400, overlapMinutes: 30, transmissionRiskLevel: 5,
+                        normalizedTime: 150)
+                }
+                return ExposureResult(
+                    matches: matches, riskLevelByDay: Dictionary(matches.map { ($0.day, 1) }, uniquingKeysWith: max))
+            }
+        }
+
+        /// What the station did, in order: the diary card's tap, the light, the card's stays read to match.
+        final class OrderLog: Sendable {
+            private let entries = Mutex<[String]>([])
+            func add(_ entry: String) { entries.withLock { $0.append(entry) } }
+            var all: [String] { entries.withLock { $0 } }
+        }
+
+        struct LoggingIndicator: Indicator {
+            let log: OrderLog
+            func show(_ patterns: [IndicatorPattern], sound: Bool) async { log.add("light") }
+            func clear() async {}
+        }
+
+        /// The reader's diary cards, each tap and each reading of the stays to match logged.
+        struct LoggingDiaryCards: DiaryCardAccess {
+            let cards: ReaderDiaryCards
+            let log: OrderLog
+            func tap(_ card: DiaryCardOnReader, at venue: StayVenue, clock: ClockReading) async
+                -> (outcome: TapOutcome, language: Language?, cardWasFull: Bool, matchingAllowed: Bool)
+            {
+                log.add("tap")
+                return await cards.tap(card, at: venue, clock: clock)
+            }
+            func matchable(of card: DiaryCardOnReader, clock: ClockReading) async -> [MatchableStay] {
+                log.add("stays read to match")
+                return await cards.matchable(of: card, clock: clock)
+            }
+            func contents(of card: DiaryCardOnReader, clock: ClockReading) async throws(TapRefusal)
+                -> CheckInDesk.CardContents
+            { try await cards.contents(of: card, clock: clock) }
+            func forgetOldDays(clock: ClockReading) async throws(TapRefusal) {
+                try await cards.forgetOldDays(clock: clock)
+            }
+            func serve(_ request: VisitorSession.Request, of card: DiaryCardOnReader, clock: ClockReading)
+                async
+                throws(TapRefusal) -> ServedRequest
+            { try await cards.serve(request, of: card, clock: clock) }
+            func make(profile: CardProfile) async throws(StationFailure) { try await cards.make(profile: profile) }
+        }
 
         struct NoEnroller: CardEnroller {
             func enrol(_ secret: CardSecret) async throws(StationFailure) {
@@ -74,7 +128,10 @@ extension PKCS11SessionTests {
             let store: InMemoryCheckInStore
             let clock: ManualClockSource
 
-            init(keys: PKCS11RegionKeys, crypto: OpenSSLCrypto) async throws {
+            init(
+                keys: PKCS11RegionKeys, crypto: OpenSSLCrypto, warnings: any WarningSource = NoWarnings(),
+                log: OrderLog? = nil
+            ) async throws {
                 terminal = try PN532PseudoTerminal(emulator: PN532Emulator(card: nil))
                 terminal.start()
                 let box = Mutex<ReaderDiaryCards?>(nil)
@@ -92,9 +149,12 @@ extension PKCS11SessionTests {
                 runner = try StationRunner(
                     configuration: StationConfiguration(
                         staffCode: "STAFF-CODE-1", timeZone: VenueZone(identifier: "Europe/Zurich")),
-                    desk: CheckInDesk(store: store, crypto: crypto), indicator: RecordingIndicator(),
-                    printer: NoPrinter(), enroller: NoEnroller(), warnings: NoWarnings(), clock: clock,
-                    settings: InMemoryStationStateStore(), diaryCards: cards, logger: Logger(label: "test"))
+                    desk: CheckInDesk(store: store, crypto: crypto),
+                    indicator: log.map { LoggingIndicator(log: $0) } ?? RecordingIndicator(),
+                    printer: NoPrinter(), enroller: NoEnroller(), warnings: warnings, clock: clock,
+                    settings: InMemoryStationStateStore(),
+                    diaryCards: log.map { LoggingDiaryCards(cards: cards, log: $0) } ?? cards,
+                    logger: Logger(label: "test"))
                 _ = await runner.handle(.codeScanned("STAFF-CODE-1"))
                 _ = await runner.handle(.codeScanned(DiaryCardStationRunnerTests.cwaCode))
                 _ = await runner.handle(.staffCommand(.leave))
@@ -231,6 +291,46 @@ extension PKCS11SessionTests {
                 return
             }
             #expect(try station.store.counts().stays == 0, "the kiosk keeps nothing of it")
+        }
+
+        /// A diary card whose holder allows matching, at a kiosk holding the region's warnings: its tap is answered,
+        /// light included, before the card's ring is read to match it; the news found then is told while the card
+        /// still lies on the reader (the report's steps are in the order the kiosk did them).
+        @Test func aDiaryCardsLightComesBeforeItsRingIsReadForNews() async throws {
+            let token = try Token()
+            defer { token.close() }
+            let bench = try PN532PseudoTerminal(
+                emulator: PN532Emulator(card: .desfire(EmulatedDESFire(uid: uid, cipher: crypto))))
+            bench.start()
+            do {
+                let device = try NFCDevice(connection: "pn532_uart:\(bench.slavePath)")
+                let target = try #require(try device.poll(count: 1, period: 1))
+                let client = try #require(try DESFireCard.identify(target, over: device, crypto: crypto)).client
+                _ = try DiaryCardMaker.make(
+                    client: client, keys: token.keys, profile: CardProfile(matchingAllowed: true), crypto: crypto)
+            }
+            let card = try #require(bench.emulator.desfireCard)
+            _ = bench.emulator.removeCard()
+            let log = OrderLog()
+            let station = try await Station(keys: token.keys, crypto: crypto, warnings: EveryStayWarned(), log: log)
+            defer { station.reader.stop() }
+            var events = station.reader.events.makeAsyncIterator()
+            station.terminal.emulator.place(.desfire(card))
+            let read = try await nextRead(&events)
+            let report = await station.runner.handle(.cardRead(read))
+            guard case .checkedIn = tapped(report) else {
+                Issue.record("not checked in: \(report.steps)")
+                return
+            }
+            let news = StationTexts().newsForCard.body
+            let lit = try #require(report.steps.firstIndex(of: .indicated(.accepted)))
+            let told = try #require(
+                report.steps.firstIndex {
+                    if case .shown(let message) = $0 { message.body.contains(news) } else { false }
+                })
+            #expect(lit < told, "the light before the news")
+            #expect(log.all.suffix(3) == ["tap", "light", "stays read to match"], "\(log.all)")
+            #expect(await station.runner.screen().lines.joined(separator: " ").contains(news))
         }
     }
 }

@@ -150,6 +150,12 @@ public struct CheckInMachine: Sendable {
         case .tick: actions += tick(now: now)
         case .tapDone(let outcome, let warning, let language, let cardWasFull):
             actions += tapDone(outcome, warning: warning, language: language, cardWasFull: cardWasFull, now: now.now)
+        case .tapNews(let warning, let placement):
+            guard case .diary(let card)? = person?.cardOnReader, card.placement == placement, person?.session == nil
+            else { break }
+            let told = tell(warning, after: lastShown?.message)
+            actions += told.actions
+            if told.recorded { actions.append(.persist(state)) }
         case .enrolDone(let result): actions += enrolDone(result, now: now)
         case .diaryCardMade(let result): actions += diaryCardMade(result)
         case .printDone(let kind, let result): actions += printDone(kind, result, now: now)
@@ -457,31 +463,41 @@ public struct CheckInMachine: Sendable {
             message.body += " " + texts.cardWasFull
             actions[index] = .show(message)
         }
-        if let warning, !warning.exposureDays.isEmpty {
-            var index = state.warnings.firstIndex { crypto.constantTimeEquals($0.tag, warning.acknowledgementTag) }
-            if index == nil {
-                state.warnings.append(
-                    WarningRecord(
-                        tag: warning.acknowledgementTag, expiryHour: warning.expiryHour,
-                        owner: warning.ownerMark.isEmpty ? nil : warning.ownerMark))
-                index = state.warnings.count - 1
-                changed = true
-            }
-            if let index, !state.warnings[index].acknowledged {
-                // The warning belongs to the card: the public screen only says there is news for it (no day, no
-                // place) and offers its holder's session, where it is read, acknowledged and its slip printed. No
-                // light or sound of its own: the tap's already played, and bystanders learn nothing more.
-                // The news replaces the tap's message on the screen, so it begins with what the tap did.
-                let tapped = actions.compactMap { action -> StationMessage? in
-                    if case .show(let message) = action { message } else { nil }
-                }.last
-                let news = person?.cardOnReader == nil ? texts.newsForCardShowCode : texts.newsForCard
-                actions.append(.show(tapped.map { texts.news(news, after: $0) } ?? news))
-            }
+        if let warning {
+            let tapped = actions.compactMap { action -> StationMessage? in
+                if case .show(let message) = action { message } else { nil }
+            }.last
+            let told = tell(warning, after: tapped)
+            changed = changed || told.recorded
+            actions += told.actions
         }
         // Feedback first: the stay is already durable; this state only keeps the counter and the warnings.
         if changed { actions.append(.persist(state)) }
         return actions
+    }
+
+    /// A warning for the card just tapped: recorded in the station's state, and, until its holder acknowledged it,
+    /// told. The warning belongs to the card: the public screen only says there is news for it (no day, no place)
+    /// and offers its holder's session, where it is read, acknowledged and its slip printed. No light or sound of its
+    /// own: the tap's already played, and bystanders learn nothing more. The news replaces the tap's message
+    /// (`tapped`) on the screen, so it begins with what the tap did. `recorded`: the state changed (to be saved).
+    private mutating func tell(_ warning: WarningNotice, after tapped: StationMessage?) -> (
+        actions: [StationAction], recorded: Bool
+    ) {
+        guard !warning.exposureDays.isEmpty else { return ([], false) }
+        var recorded = false
+        var index = state.warnings.firstIndex { crypto.constantTimeEquals($0.tag, warning.acknowledgementTag) }
+        if index == nil {
+            state.warnings.append(
+                WarningRecord(
+                    tag: warning.acknowledgementTag, expiryHour: warning.expiryHour,
+                    owner: warning.ownerMark.isEmpty ? nil : warning.ownerMark))
+            index = state.warnings.count - 1
+            recorded = true
+        }
+        guard let index, !state.warnings[index].acknowledged else { return ([], recorded) }
+        let news = person?.cardOnReader == nil ? texts.newsForCardShowCode : texts.newsForCard
+        return ([.show(tapped.map { texts.news(news, after: $0) } ?? news)], recorded)
     }
 
     static func pattern(for refusal: TapRefusal) -> IndicatorPattern {

@@ -16,6 +16,9 @@ public enum StationEvent: Sendable {
     /// warning, the notice for it.
     /// `cardWasFull`: a diary card's stay younger than 14 days gave way on the full card (its holder is told).
     case tapDone(TapOutcome, warning: WarningNotice?, language: Language? = nil, cardWasFull: Bool = false)
+    /// A warning for the diary card on the reader, found after its tap was answered (reading the card's ring to match
+    /// it takes longer than the tap): told as news while its holder is still here (`placement`), dropped otherwise.
+    case tapNews(WarningNotice, placement: UInt64)
     /// The result of carrying out `.enrolCard`.
     case enrolDone(Result<Void, StationFailure>)
     /// The runner made the new DESFire card on the reader a diary card of the region (`.makeDiaryCard`), or why not.

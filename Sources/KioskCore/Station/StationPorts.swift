@@ -31,9 +31,12 @@ public protocol DeviceStatusSource: Sendable {
 /// with the region's keys, and refuses with `.cardLeft` once the placement named has left. The daemon serves it with
 /// the NFC reader and the region's token; `DiaryDesk` decides.
 public protocol DiaryCardAccess: Sendable {
-    /// A tap at `venue` (`DiaryDesk.tap(_:at:clock:collectingMatchable:)`).
-    func tap(_ card: DiaryCardOnReader, at venue: StayVenue, clock: ClockReading, collectingMatchable: Bool) async
-        -> (outcome: TapOutcome, matchable: [MatchableStay], language: Language?, cardWasFull: Bool)
+    /// A tap at `venue` (`DiaryDesk.stationTap(_:at:clock:)`).
+    func tap(_ card: DiaryCardOnReader, at venue: StayVenue, clock: ClockReading) async
+        -> (outcome: TapOutcome, language: Language?, cardWasFull: Bool, matchingAllowed: Bool)
+    /// The card's stays to match against warnings, read from the card while it lies there (`DiaryDesk.matchable`);
+    /// none when it left.
+    func matchable(of card: DiaryCardOnReader, clock: ClockReading) async -> [MatchableStay]
     /// What the holder's session shows (`DiaryDesk.contents`).
     func contents(of card: DiaryCardOnReader, clock: ClockReading) async throws(TapRefusal) -> CheckInDesk.CardContents
     /// The daily expiry: the region's day keys older than 14 days are destroyed (`DiaryDesk.forgetOldDays`).

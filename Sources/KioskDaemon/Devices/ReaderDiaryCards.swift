@@ -83,23 +83,30 @@ public final class ReaderDiaryCards: DiaryCardAccess {
         older?.link.close()
     }
 
-    public func tap(_ card: DiaryCardOnReader, at venue: StayVenue, clock: ClockReading, collectingMatchable: Bool)
-        async
-        -> (outcome: TapOutcome, matchable: [MatchableStay], language: Language?, cardWasFull: Bool)
+    public func tap(_ card: DiaryCardOnReader, at venue: StayVenue, clock: ClockReading) async
+        -> (outcome: TapOutcome, language: Language?, cardWasFull: Bool, matchingAllowed: Bool)
     {
         let desk = self.desk
         let answer = await onCard(card) { link throws(TapRefusal) in
-            let tap = desk.tap(link, at: venue, clock: clock, collectingMatchable: collectingMatchable)
+            let tap = desk.stationTap(link, at: venue, clock: clock)
             if case .refused(let refusal) = tap.outcome, refusal == .diaryUnreadable || refusal == .cardLeft {
                 throw refusal
             }
             return TapAnswer(
-                outcome: tap.outcome, matchable: tap.matchable, language: tap.language, cardWasFull: tap.cardWasFull)
+                outcome: tap.outcome, language: tap.language, cardWasFull: tap.cardWasFull,
+                matchingAllowed: tap.matchingAllowed)
         }
         switch answer {
-        case .success(let tap): return (tap.outcome, tap.matchable, tap.language, tap.cardWasFull)
-        case .failure(let refusal): return (.refused(refusal), [], nil, false)
+        case .success(let tap): return (tap.outcome, tap.language, tap.cardWasFull, tap.matchingAllowed)
+        case .failure(let refusal): return (.refused(refusal), nil, false, false)
         }
+    }
+
+    public func matchable(of card: DiaryCardOnReader, clock: ClockReading) async -> [MatchableStay] {
+        let desk = self.desk
+        // A card that cannot be read now is matched at its next tap or in its holder's session.
+        let answer = await onCard(card) { link throws(TapRefusal) in try desk.matchable(of: link, clock: clock) }
+        return (try? answer.get()) ?? []
     }
 
     public func contents(of card: DiaryCardOnReader, clock: ClockReading) async throws(TapRefusal)
@@ -151,9 +158,9 @@ public final class ReaderDiaryCards: DiaryCardAccess {
 
     private struct TapAnswer: Sendable {
         var outcome: TapOutcome
-        var matchable: [MatchableStay]
         var language: Language?
         var cardWasFull: Bool
+        var matchingAllowed: Bool
     }
 
     /// Runs `body` on the card of `card`'s placement while it lies on the reader: with the card opened at its

@@ -35,6 +35,9 @@ public actor StationRunner {
     private let speech: (@Sendable (SpeechCue) -> Void)?
     private let logger: Logger
     private let queue = DispatchQueue(label: "kiosk-station-store")
+    /// The diary card whose tap was just answered and whose holder allows matching: its news is looked for once the
+    /// tap's light and message are out (`news(for:)`), since that reads the card's ring.
+    private var newsToLookFor: DiaryCardOnReader?
 
     public private(set) var counters = StationCounters()
 
@@ -99,6 +102,10 @@ public actor StationRunner {
                 }
                 pending.append(followUp)
                 if case .persistDone(.failure) = followUp { break }
+            }
+            if case .tapDone = next, let card = newsToLookFor {
+                newsToLookFor = nil
+                if let news = await news(for: card) { pending.append(news) }
             }
         }
         // Speech follows the screen as it stands after the event (a tick speaks a screen that changed with time).
@@ -254,10 +261,8 @@ public actor StationRunner {
         counters.taps += 1
         let reading = clock.read()
         let desk = self.desk
-        let zone = machine.configuration.timeZone
-        let tapped = card.secret
-        // The card's stays are opened once: the tap, and the stays to match when warnings are held (a kiosk card's
-        // off the actor, a diary card's on the card).
+        // A kiosk card's stays are opened once, off the actor: the tap, and the stays to match when warnings are
+        // held. A diary card's are read from the card after the tap was answered (`news(for:)`).
         let matching = await warnings.holdsWarnings
         let outcome: TapOutcome
         let matchable: [MatchableStay]
@@ -269,12 +274,14 @@ public actor StationRunner {
                 desk.tap(secret, at: venue, clock: reading, collectingMatchable: matching)
             }
         case .diary(let onReader):
+            matchable = []
             guard let diaryCards else {
-                (outcome, matchable, language) = (.refused(.diaryUnreadable), [], nil)
+                (outcome, language) = (.refused(.diaryUnreadable), nil)
                 break
             }
-            (outcome, matchable, language, cardWasFull) = await diaryCards.tap(
-                onReader, at: venue, clock: reading, collectingMatchable: matching)
+            let tap = await diaryCards.tap(onReader, at: venue, clock: reading)
+            (outcome, language, cardWasFull) = (tap.outcome, tap.language, tap.cardWasFull)
+            if matching, tap.matchingAllowed { newsToLookFor = onReader }
         }
         report.steps.append(.tapRecorded(outcome))
         let outcomeName: String
@@ -294,22 +301,42 @@ public actor StationRunner {
         // Debug only: at the default level a line per tap, with the journal's timestamp, would be a visit log.
         logger.debug("Tap served", metadata: ["checkin.outcome": "\(outcomeName)"])
 
-        var notice: WarningNotice?
-        if !matchable.isEmpty, let result = await match(matchable, of: card), !result.matches.isEmpty {
-            let found: Result<WarningNotice?, TapRefusal> = await offload {
-                do throws(TapRefusal) {
-                    return .success(try desk.warningNotice(for: tapped, result: result, stays: matchable, zone: zone))
-                } catch {
-                    return .failure(error)
-                }
-            }
-            switch found {
-            case .success(let value): notice = value
-            case .failure(let error):
-                logger.warning("Warnings not checked", metadata: ["checkin.error": "\(RefusalReason(error).rawValue)"])
+        let notice = await warningNotice(for: card, matchable: matchable)
+        return .tapDone(outcome, warning: notice, language: language, cardWasFull: cardWasFull)
+    }
+
+    /// What a diary card's tap matches, after the tap was answered: its stays read from the card while it lies there,
+    /// matched; a warning found is `.tapNews` for the machine to tell if its holder is still here.
+    private func news(for onReader: DiaryCardOnReader) async -> StationEvent? {
+        guard let diaryCards else { return nil }
+        var card = VisitorCard.diary(onReader)
+        defer { card.wipe(using: desk.crypto) }
+        let matchable = await diaryCards.matchable(of: onReader, clock: clock.read())
+        guard let notice = await warningNotice(for: card, matchable: matchable) else { return nil }
+        return .tapNews(notice, placement: onReader.placement)
+    }
+
+    /// The notice of a warning about `matchable`, the stays of `card` (none matched: nil).
+    private func warningNotice(for card: VisitorCard, matchable: [MatchableStay]) async -> WarningNotice? {
+        guard !matchable.isEmpty, let result = await match(matchable, of: card), !result.matches.isEmpty else {
+            return nil
+        }
+        let desk = self.desk
+        let zone = machine.configuration.timeZone
+        let tapped = card.secret
+        let found: Result<WarningNotice?, TapRefusal> = await offload {
+            do throws(TapRefusal) {
+                return .success(try desk.warningNotice(for: tapped, result: result, stays: matchable, zone: zone))
+            } catch {
+                return .failure(error)
             }
         }
-        return .tapDone(outcome, warning: notice, language: language, cardWasFull: cardWasFull)
+        switch found {
+        case .success(let value): return value
+        case .failure(let error):
+            logger.warning("Warnings not checked", metadata: ["checkin.error": "\(RefusalReason(error).rawValue)"])
+            return nil
+        }
     }
 
     /// The warnings that concern `stays`: a diary card's, at any venue of the region, against the region's records
@@ -509,6 +536,7 @@ public actor StationRunner {
         case .clockChanged: "clockChanged"
         case .tick: "tick"
         case .tapDone: "tapDone"
+        case .tapNews: "tapNews"
         case .enrolDone: "enrolDone"
         case .diaryCardMade: "diaryCardMade"
         case .printDone: "printDone"

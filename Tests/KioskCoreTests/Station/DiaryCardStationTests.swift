@@ -131,24 +131,40 @@ import Testing
         #expect(!harness.machine.screen(now: harness.now).lines.contains(told))
     }
 
-    @Test func aTapCollectsStaysToMatchOnlyWhenItsHolderAllows() throws {
+    @Test func aTapSaysWhetherItsHolderAllowsMatchingAndOnlyThenAreItsStaysReadToMatch() throws {
         let (harness, card) = try harness()
         let desk = try #require(harness.diary?.desk)
         let venue = try #require(harness.machine.state.venue).stayVenue
-        let first = desk.tap(card, at: venue, clock: harness.now, collectingMatchable: true)
+        let first = desk.stationTap(card, at: venue, clock: harness.now)
         guard case .checkedIn = first.outcome else {
             Issue.record("not checked in: \(first.outcome)")
             return
         }
-        #expect(first.matchable.isEmpty, "matching was never allowed")
+        #expect(!first.matchingAllowed, "matching was never allowed")
+        #expect(try desk.matchable(of: card, clock: harness.now).isEmpty)
         try desk.saveSettings(CardProfile(matchingAllowed: true), of: card)
         let later = ClockReading(now: harness.now.now.addingTimeInterval(600), isSynchronized: true)
-        let second = desk.tap(card, at: venue, clock: later, collectingMatchable: true)
-        #expect(second.matchable.count == 1)
-        let third = desk.tap(
-            card, at: venue, clock: ClockReading(now: later.now.addingTimeInterval(600), isSynchronized: true),
-            collectingMatchable: false)
-        #expect(third.matchable.isEmpty, "no warnings held: nothing read for them")
+        let second = desk.stationTap(card, at: venue, clock: later)
+        #expect(second.matchingAllowed)
+        #expect(try desk.matchable(of: card, clock: later).count == 1)
+    }
+
+    /// A diary card's news comes after its tap's light: the machine tells a warning found then as news while the
+    /// card still lies on the reader, and drops it once its holder has gone.
+    @Test func newsFoundAfterTheTapIsToldOnlyWhileTheCardIsThere() throws {
+        var (harness, _) = try harness()
+        let tapped = harness.run(.cardRead(.diary(try onReader())))
+        #expect(tapped.patterns == [.accepted])
+        let notice = WarningNotice(
+            acknowledgementTag: [UInt8](repeating: 0xA1, count: 32), exposureDays: [20_400], isHighRisk: false,
+            expiryHour: 500_000)
+        let told = harness.run(.tapNews(notice, placement: 7))
+        #expect(told.patterns.isEmpty, "no light or sound of its own")
+        #expect(told.messages.last?.body.contains(StationTexts().newsForCard.body) == true)
+        #expect(told.contains { if case .persist = $0 { true } else { false } })
+        #expect(harness.run(.tapNews(notice, placement: 8)).messages.isEmpty, "another placement's")
+        harness.run(.cardRemoved)
+        #expect(harness.run(.tapNews(notice, placement: 7)).messages.isEmpty, "its holder has gone")
     }
 
     @Test func theDailyExpiryMovesTheRatchetOnlyWithASynchronizedClock() throws {

@@ -116,7 +116,7 @@ struct MachineHarness {
                 case .recordTap(.diary(let card), let venue):
                     var (outcome, language, full): (TapOutcome, Language?, Bool) = (.refused(.cardLeft), nil, false)
                     if let diary, diary.placement == card.placement {
-                        let tap = diary.desk.tap(diary.card, at: venue, clock: clock.read(), collectingMatchable: false)
+                        let tap = diary.desk.stationTap(diary.card, at: venue, clock: clock.read())
                         (outcome, language, full) = (tap.outcome, tap.language, tap.cardWasFull)
                     }
                     tapOutcomes.append(outcome)

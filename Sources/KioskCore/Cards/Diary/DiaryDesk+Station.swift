@@ -4,26 +4,32 @@ public import Foundation
 /// from any card (`TapOutcome`, `CheckInDesk.CardContents`, `ServedRequest`), so that `CheckInMachine` decides the
 /// same for both. The one place a diary card's failure becomes a tap's refusal.
 extension DiaryDesk {
-    /// A tap of the card in the field at `venue`. With `collectingMatchable`, and when its holder allows matching,
-    /// also the card's stays as they stand after the tap, ready to match against warnings (the ring is read then).
-    /// `cardWasFull`: a stay younger than 14 days gave way on the full card, and its holder was not told yet.
-    public func tap(_ card: some DiaryCardFiles, at venue: StayVenue, clock: ClockReading, collectingMatchable: Bool)
-        -> (outcome: TapOutcome, matchable: [MatchableStay], language: Language?, cardWasFull: Bool)
+    /// A tap of the card in the field at `venue`, as the station takes it. `cardWasFull`: a stay younger than 14
+    /// days gave way on the full card, and its holder was not told yet; `matchingAllowed`: the tap was made and its
+    /// holder allows their stays to be matched (the header said so), so the station may look for news
+    /// (`matchable(of:clock:)`) — after the tap's light, since that reads the ring.
+    public func stationTap(_ card: some DiaryCardFiles, at venue: StayVenue, clock: ClockReading)
+        -> (outcome: TapOutcome, language: Language?, cardWasFull: Bool, matchingAllowed: Bool)
     {
-        let tap: Tap
-        switch self.tap(card, at: venue, clock: clock) {
-        case .success(let done): tap = done
-        case .failure(let failure): return (.refused(Self.refusal(failure)), [], nil, false)
+        switch tap(card, at: venue, clock: clock) {
+        case .success(let tap):
+            let refused = if case .refused = tap.outcome { true } else { false }
+            return (tap.outcome, tap.language, tap.pushedOut, !refused && tap.matchingAllowed)
+        case .failure(let failure): return (.refused(Self.refusal(failure)), nil, false, false)
         }
-        // The stays after the tap, when the holder allows matching (as the tap's header said); a ring that cannot be
-        // read now matches nothing (the tap is on the card already).
-        let refused = if case .refused = tap.outcome { true } else { false }
-        guard !refused, collectingMatchable, tap.matchingAllowed, let stays = try? stays(of: card, clock: clock)
-        else { return (tap.outcome, [], tap.language, tap.pushedOut) }
-        return (
-            tap.outcome, CheckInDesk.CardContents.matchable(stays, retention: policy.retention, clock: clock),
-            tap.language, tap.pushedOut
-        )
+    }
+
+    /// The card's stays as they stand, ready to match against warnings (the ring is read); none when its holder
+    /// does not allow matching. Throws the refusal of a card that cannot be read now (the tap is on it already).
+    public func matchable(of card: some DiaryCardFiles, clock: ClockReading) throws(TapRefusal) -> [MatchableStay] {
+        do throws(Failure) {
+            let header = try readHeader(card).header
+            guard header.profile.matchingAllowed == true else { return [] }
+            return CheckInDesk.CardContents.matchable(
+                try stays(of: card, header: header, clock: clock), retention: policy.retention, clock: clock)
+        } catch {
+            throw Self.refusal(error)
+        }
     }
 
     /// What the holder's session shows: the card's stays and settings.
