@@ -250,7 +250,7 @@ let package = Package(
         // A region's published warnings in one compact index: memory, build time, a card's tap.
         .executableTarget(
             name: "kiosk-bench-region",
-            dependencies: ["KioskCore", "KioskOpenSSL", argumentParser],
+            dependencies: ["KioskCore", "KioskExchange", "KioskOpenSSL", argumentParser],
             path: "Tools/kiosk-bench-region",
             swiftSettings: strictness
         ),

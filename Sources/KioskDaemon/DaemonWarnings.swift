@@ -91,12 +91,14 @@ public final class DaemonWarnings: WarningSource {
     /// The matches of the region's records (CKPW/1 and CWA, `warnings.keepRegion`) for stays at any venue of the
     /// region — a diary card's — as one result, with the same rules as `match`: the authority's published risk
     /// criteria, a holder's own reports never warning them, nil when nothing matched. Nil too when the region's
-    /// records are not kept. CrowdNotifier events are not kept for the region.
-    public func matchRegion(_ stays: [MatchableStay]) async -> ExposureResult? {
+    /// records are not kept. CrowdNotifier events are not kept for the region. Throws when the region's file could
+    /// not be read (`RegionWarningIndex` reads the records a lookup finds from it): nothing was checked then, and
+    /// nil would say that nothing matched.
+    public func matchRegion(_ stays: [MatchableStay]) async throws(RegionWarningReadError) -> ExposureResult? {
         guard let region else { return nil }
         let now = Int64(clock.read().now.timeIntervalSince1970)
         let parameters = await client?.parameters ?? self.parameters
-        let result = WarningMatcher.match(
+        let result = try WarningMatcher.match(
             stays: stays, region: region.index, now: now, parameters: parameters, crypto: crypto)
         return result.matches.isEmpty ? nil : result
     }

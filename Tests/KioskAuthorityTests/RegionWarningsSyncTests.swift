@@ -59,7 +59,7 @@ import Testing
             #expect(await first.index.count == 1)
             let published = region.index.ckprRecordCount
             #expect(published >= 21)
-            let matched = WarningMatcher.match(stays: [stay], region: region.index, now: now, crypto: crypto)
+            let matched = try WarningMatcher.match(stays: [stay], region: region.index, now: now, crypto: crypto)
             #expect(matched.matches.map(\.stayId) == ["x"])
 
             // Restarted: the index is read back, nothing is fetched again.

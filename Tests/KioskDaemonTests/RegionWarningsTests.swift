@@ -113,7 +113,7 @@ import Testing
             #expect(loaded.ok, "\(loaded.lines)")
             // The kiosk's own venue's records: none, either way; `match` is as before.
             #expect(await warnings.match(stays) == nil)
-            let result = await warnings.matchRegion(stays)
+            let result = try await warnings.matchRegion(stays)
             if keepRegion {
                 let matched = try #require(result)
                 #expect(Set(matched.matches.map(\.stayId)) == ["x", "y"])
@@ -143,8 +143,8 @@ import Testing
         #expect(index.ckprRecordCount == 1)
         #expect(index.cwaWarningCount == 0)
         #expect(
-            await warnings.matchRegion([stay("old", at: venueX, day: old), stay("y", at: venueY, day: old)]) == nil)
-        #expect(await warnings.matchRegion([stay("new", at: venueX, day: day)]) != nil)
+            try await warnings.matchRegion([stay("old", at: venueX, day: old), stay("y", at: venueY, day: old)]) == nil)
+        #expect(try await warnings.matchRegion([stay("new", at: venueX, day: day)]) != nil)
 
         // Fifteen days on, the fresh one is past the age too: gone at the next sync (which fails: no server), from
         // memory and from the file.
@@ -175,7 +175,24 @@ import Testing
         #expect(loaded.lines.filter { $0.contains("refused") }.count == 3, "\(loaded.lines)")
         let index = try #require(warnings.region).index
         #expect(index.ckprRecordCount == 0 && index.cwaWarningCount == 0 && index.cwaReportCount == 0)
-        #expect(await warnings.matchRegion([stay("x", at: venueX, day: day), stay("y", at: venueY, day: day)]) == nil)
+        #expect(
+            try await warnings.matchRegion([stay("x", at: venueX, day: day), stay("y", at: venueY, day: day)]) == nil)
+    }
+
+    @Test func aRegionFileCutShortIsNotTakenForNoWarning() async throws {
+        let (root, state, stick) = try Self.folders()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let key = try ECDSAPrivateKey()
+        try writeCKPW("ckpw-1.bin", venue: venueX, day: day, createdAt: now - 3600, signer: key, in: stick)
+        let warnings = try makeWarnings(state: state, key: key, keepRegion: true)
+        #expect(await warnings.load(directory: stick, venues: [kioskVenue]).ok)
+        let stays = [stay("x", at: venueX, day: day)]
+        #expect(try await warnings.matchRegion(stays) != nil)
+        // The records are read from the file at a lookup: cut short, the lookup throws instead of answering nil.
+        let handle = try #require(FileHandle(forUpdatingAtPath: state + "/warnings/" + RegionWarnings.fileName))
+        try handle.truncate(atOffset: 5)
+        try handle.close()
+        await #expect(throws: RegionWarningReadError.cutShort) { try await warnings.matchRegion(stays) }
     }
 
     @Test func aRestartedKioskHasTheRegionAgain() async throws {
@@ -187,21 +204,21 @@ import Testing
         let stays = [stay("x", at: venueX, day: day), stay("y", at: venueY, day: day)]
         let first = try makeWarnings(state: state, key: key, keepRegion: true)
         #expect(await first.load(directory: stick, venues: [kioskVenue]).ok)
-        let before = try #require(await first.matchRegion(stays))
+        let before = try #require(try await first.matchRegion(stays))
 
         // A new daemon on the same state directory, the stick gone: the stored index.
         let restarted = try makeWarnings(state: state, key: key, keepRegion: true)
         #expect(try #require(restarted.region).startedEmpty == false)
-        #expect(await restarted.matchRegion(stays) == before)
+        #expect(try await restarted.matchRegion(stays) == before)
 
         // Without the stored index, the hours taken are forgotten, so that they are taken again.
         try FileManager.default.removeItem(atPath: state + "/warnings/" + RegionWarnings.fileName)
         let emptied = try makeWarnings(state: state, key: key, keepRegion: true)
         #expect(try #require(emptied.region).startedEmpty)
         #expect(await emptied.cwaClient?.state.seenHours.isEmpty == true)
-        #expect(await emptied.matchRegion(stays) == nil)
+        #expect(try await emptied.matchRegion(stays) == nil)
         #expect(await emptied.load(directory: stick, venues: [kioskVenue]).ok)
-        #expect(await emptied.matchRegion(stays) == before)
+        #expect(try await emptied.matchRegion(stays) == before)
 
         // Switched off, the stored index is removed.
         _ = try makeWarnings(state: state, key: key, keepRegion: false)

@@ -5,6 +5,10 @@ import KioskOpenSSL
 import KioskSimulation
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// From consent to a file on a stick, and back: another kiosk that only knows the venue's `locationId` reads the
 /// exact intervals and risk levels.
 @Suite struct ReportExportTests {
@@ -139,6 +143,26 @@ import Testing
         try AtomicFile.write([2, 2], named: "f", in: directory.path)
         #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: directory.path + "/f"))) == [2, 2])
         #expect(throws: ExportError.invalidName) { try AtomicFile.write([1], named: "../escape", in: directory.path) }
+    }
+
+    @Test func aFileWrittenInPiecesIsInPlaceOnlyOnceCommitted() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path + "/f"
+        try AtomicFile.write([1], named: "f", in: directory.path)
+        do {
+            let file = try AtomicFile.Writer(named: "f", in: directory.path)
+            try file.append([2, 2])
+            // Let go before `commit`: the target keeps what it held, nothing is left beside it.
+        }
+        #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))) == [1])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["f"])
+        let file = try AtomicFile.Writer(named: "f", in: directory.path)
+        try file.append([3, 3])
+        try file.append([4])
+        try file.commit()
+        #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))) == [3, 3, 4])
+        #expect(throws: ExportError.ioError(EBADF)) { try file.append([5]) }
     }
 
     @Test func printedPartsAreCompleteBatches() throws {

@@ -156,7 +156,8 @@ public struct KioskConfiguration: Sendable, Equatable {
         public var message = Warnings.defaultMessage
         /// Whether every valid record of the region's packages is kept too (`RegionWarnings`), not only those that
         /// could concern this kiosk's venue: diary cards carry stays from any venue of the region and are matched at
-        /// the tap. Costs memory (about 76 bytes a CKPR/1 record, 25 a CWA warning) and disk of the same size.
+        /// the tap. Costs disk (76 bytes a CKPR/1 record, 25 a CWA warning: the records lie in the region's file) and
+        /// memory (8 bytes a record: a compact key to find it by).
         public var keepRegion = false
 
         public init() {}

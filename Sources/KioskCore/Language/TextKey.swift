@@ -222,6 +222,7 @@ public enum TextKey: String, Sendable, CaseIterable {
     case sessionHomeTitle = "session.home.title"
     case sessionNewsForYou = "session.newsForYou"
     case sessionMatchingOff = "session.matchingOff"
+    case sessionWarningsUnchecked = "session.warningsUnchecked"
     case sessionReadWarning = "session.readWarning"
     case sessionShare = "session.share"
     case sessionDeleteOne = "session.deleteOne"

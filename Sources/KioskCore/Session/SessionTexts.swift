@@ -74,6 +74,8 @@ public struct SessionTexts: Sendable {
     func cardCount(_ count: Int) -> String { catalog.count(.sessionCardCount, count) }
     var newsForYou: String { t(.sessionNewsForYou) }
     var matchingOff: String { t(.sessionMatchingOff) }
+    /// Some warnings could not be read: the stays were not checked against every one.
+    var warningsUnchecked: String { t(.sessionWarningsUnchecked) }
     var readWarning: String { t(.sessionReadWarning) }
     var share: String { t(.sessionShare) }
     var deleteOne: String { t(.sessionDeleteOne) }

@@ -63,16 +63,20 @@ public struct VisitorSession: Sendable {
         /// The acknowledgement tags of the station's warning records that belong to this card
         /// (`CheckInDesk.warningRecords(ownedBy:among:)`): what a deletion by its holder takes with it.
         public var ownedWarnings: [[UInt8]]
+        /// Whether some of the warnings the stays were to be checked against could not be read (the region's, for a
+        /// diary card): the session then says so, rather than let the holder take no news for no warning.
+        public var warningsUnchecked: Bool
 
         public init(
             contents: CheckInDesk.CardContents, warning: WarningNotice?, warningAcknowledged: Bool,
-            outputs: Set<OutputKind>, ownedWarnings: [[UInt8]] = []
+            outputs: Set<OutputKind>, ownedWarnings: [[UInt8]] = [], warningsUnchecked: Bool = false
         ) {
             self.contents = contents
             self.warning = warning
             self.warningAcknowledged = warningAcknowledged
             self.outputs = outputs
             self.ownedWarnings = ownedWarnings
+            self.warningsUnchecked = warningsUnchecked
         }
     }
 
@@ -738,6 +742,7 @@ public struct VisitorSession: Sendable {
             lines.append(texts.newsForYou)
         }
         if contents.profile.matchingAllowed != true { lines.append(texts.matchingOff) }
+        if view.warningsUnchecked { lines.append(texts.warningsUnchecked) }
         var choices = [ScreenModel.Choice]()
         if view.warning != nil { choices.append(.init(id: "warning", label: texts.readWarning)) }
         choices += page.choices

@@ -13,13 +13,14 @@ public protocol WarningSource: Sendable {
     /// them against nothing.
     var holdsWarnings: Bool { get async }
     /// Matches a diary card's stays, at any venue of the region, against the region's records the kiosk keeps
-    /// (`warnings.keepRegion`); nil when none are kept or nothing matched.
-    func matchRegion(_ stays: [MatchableStay]) async -> ExposureResult?
+    /// (`warnings.keepRegion`); nil when none are kept or nothing matched. Throws when the records could not be read:
+    /// the stays were not checked against them.
+    func matchRegion(_ stays: [MatchableStay]) async throws(RegionWarningReadError) -> ExposureResult?
 }
 
 extension WarningSource {
     public var holdsWarnings: Bool { get async { true } }
-    public func matchRegion(_ stays: [MatchableStay]) async -> ExposureResult? { nil }
+    public func matchRegion(_ stays: [MatchableStay]) async throws(RegionWarningReadError) -> ExposureResult? { nil }
 }
 
 /// The devices' states for the status slip ("printer" → "ok", …); no personal data.

@@ -62,22 +62,24 @@ extension WarningMatcher {
 
     /// Matches `stays` against every kept record of a region: CKPR/1 records and CWA records, combined as
     /// `combined` does (the same answer as `match(stays:index:…)` and `match(stays:cwa:…)` over the same records).
+    /// Throws when the region's file could not be read: then nothing was checked, and no answer is given.
     public static func match(
         stays: [MatchableStay], region: RegionWarningIndex, now: Int64,
         parameters: PresenceTracingParameters = .cwaProduction, crypto: some CryptoProvider
-    ) -> ExposureResult {
-        let ckpr = match(stays: stays, index: region, now: now, parameters: parameters, crypto: crypto)
-        let cwa = match(stays: stays, now: now, parameters: parameters) {
-            region.cwaWindows(locationId: $0, crypto: crypto)
+    ) throws(RegionWarningReadError) -> ExposureResult {
+        let ckpr = try match(stays: stays, index: region, now: now, parameters: parameters, crypto: crypto)
+        let cwa = try match(stays: stays, now: now, parameters: parameters) {
+            (locationId: [UInt8]) throws(RegionWarningReadError) -> [CWAWindow] in
+            try region.cwaWindows(locationId: locationId, crypto: crypto)
         }
         return combined([ckpr, cwa], parameters: parameters)
     }
 
-    /// The CWA matching rules over the windows `windowsOf` gives for a venue's `locationId`.
-    static func match(
+    /// The CWA matching rules over the windows `windowsOf` gives for a venue's `locationId`; throws what it throws.
+    static func match<Failure: Error>(
         stays: [MatchableStay], now: Int64, parameters: PresenceTracingParameters,
-        windowsOf: ([UInt8]) -> [CWAWindow]
-    ) -> ExposureResult {
+        windowsOf: ([UInt8]) throws(Failure) -> [CWAWindow]
+    ) throws(Failure) -> ExposureResult {
         var matches = [ExposureMatch]()
         let deadline = ageDeadline(now: now, parameters: parameters)
         // Windows per venue: each record is hashed, MAC-checked and decrypted once per venue, however many stays
@@ -88,7 +90,7 @@ extension WarningMatcher {
             if let known = windowsByVenue[stay.locationId] {
                 windows = known
             } else {
-                windows = windowsOf(stay.locationId)
+                windows = try windowsOf(stay.locationId)
                 windowsByVenue[stay.locationId] = windows
             }
             guard !windows.isEmpty else { continue }

@@ -60,11 +60,13 @@ public struct WarningIndex: Sendable {
     }
 }
 
-/// Where the matcher finds the CKPR/1 records published under a tag: a kiosk's own `WarningIndex`, or a region's
-/// `RegionWarningIndex`.
+/// Where the matcher finds the CKPR/1 records published under a tag: a kiosk's own `WarningIndex` (in memory: a
+/// lookup cannot fail), or a region's `RegionWarningIndex` (read from its file: a lookup can).
 public protocol TaggedRecordLookup {
+    /// What a lookup throws when it could not look: `Never` for records held in memory.
+    associatedtype LookupFailure: Error = Never
     /// The records filed under `tag`, in the order they were kept.
-    func records(tagged tag: [UInt8]) -> [[UInt8]]
+    func records(tagged tag: [UInt8]) throws(LookupFailure) -> [[UInt8]]
 }
 
 extension WarningIndex: TaggedRecordLookup {}
@@ -133,11 +135,12 @@ public enum WarningMatcher {
     }
 
     /// Matches `stays` against the kept records: tag lookup, constant-time MAC check, decryption, validation, overlap
-    /// in minutes, and risk per CWA's rules. Stays older than the parameters' maximum age are ignored.
-    public static func match(
-        stays: [MatchableStay], index: some TaggedRecordLookup, now: Int64,
+    /// in minutes, and risk per CWA's rules. Stays older than the parameters' maximum age are ignored. Throws what a
+    /// lookup throws (then there is no answer at all).
+    public static func match<Lookup: TaggedRecordLookup>(
+        stays: [MatchableStay], index: Lookup, now: Int64,
         parameters: PresenceTracingParameters = .cwaProduction, crypto: some CryptoProvider
-    ) -> ExposureResult {
+    ) throws(Lookup.LookupFailure) -> ExposureResult {
         var matches = [ExposureMatch]()
         let deadline = ageDeadline(now: now, parameters: parameters)
         // Keys per venue, and the records of each venue and day (looked up by tag, MAC-checked and decrypted), are
@@ -160,9 +163,14 @@ public enum WarningMatcher {
                     reports = known
                 } else {
                     guard let tag = try? CKPR.tag(day: UInt32(day), keys: keys) else { continue }
-                    reports = index.records(tagged: tag).compactMap { record in
-                        (try? CKPR.openAfterTagMatch(record, day: UInt32(day), keys: keys)).map { (record, $0) }
+                    var found = [(record: [UInt8], report: PresenceReport)]()
+                    for record in try index.records(tagged: tag) {
+                        guard let report = try? CKPR.openAfterTagMatch(record, day: UInt32(day), keys: keys) else {
+                            continue
+                        }
+                        found.append((record, report))
                     }
+                    reports = found
                     opened[cacheKey] = reports
                 }
                 for (record, report) in reports where stay.ownReports.isEmpty || !stay.ownReports.contains(record) {

@@ -318,7 +318,7 @@ public actor StationRunner {
 
     /// The notice of a warning about `matchable`, the stays of `card` (none matched: nil).
     private func warningNotice(for card: VisitorCard, matchable: [MatchableStay]) async -> WarningNotice? {
-        guard !matchable.isEmpty, let result = await match(matchable, of: card), !result.matches.isEmpty else {
+        guard !matchable.isEmpty, let result = await match(matchable, of: card).result, !result.matches.isEmpty else {
             return nil
         }
         let desk = self.desk
@@ -340,10 +340,21 @@ public actor StationRunner {
     }
 
     /// The warnings that concern `stays`: a diary card's, at any venue of the region, against the region's records
-    /// when the kiosk keeps them, else (and a kiosk card's) against the venue's.
-    private func match(_ stays: [MatchableStay], of card: VisitorCard) async -> ExposureResult? {
-        if case .diary = card, let result = await warnings.matchRegion(stays) { return result }
-        return await warnings.match(stays)
+    /// when the kiosk keeps them, else (and a kiosk card's) against the venue's. `checked` is false when the region's
+    /// records could not be read: the result is then the venue's records' alone, and nothing may say that the stays
+    /// were checked against every warning.
+    private func match(_ stays: [MatchableStay], of card: VisitorCard) async -> (
+        result: ExposureResult?, checked: Bool
+    ) {
+        guard case .diary = card else { return (await warnings.match(stays), true) }
+        do throws(RegionWarningReadError) {
+            if let result = try await warnings.matchRegion(stays) { return (result, true) }
+            return (await warnings.match(stays), true)
+        } catch {
+            logger.warning(
+                "Warnings not checked against the region's records", metadata: ["warnings.error": "\(error)"])
+            return (await warnings.match(stays), false)
+        }
     }
 
     // MARK: - The card holder's session
@@ -379,13 +390,17 @@ public actor StationRunner {
         case .failure(let refusal): return .failure(.refused(refusal))
         }
         var notice: WarningNotice?
-        if !contents.matchable.isEmpty, await warnings.holdsWarnings,
-            let result = await match(contents.matchable, of: card), !result.matches.isEmpty
-        {
-            let matchable = contents.matchable
-            notice =
-                await offload { try? desk.warningNotice(for: opened, result: result, stays: matchable, zone: zone) }
-                ?? nil
+        var warningsUnchecked = false
+        if !contents.matchable.isEmpty, await warnings.holdsWarnings {
+            let matched = await match(contents.matchable, of: card)
+            warningsUnchecked = !matched.checked
+            if let result = matched.result, !result.matches.isEmpty {
+                let matchable = contents.matchable
+                notice =
+                    await offload {
+                        try? desk.warningNotice(for: opened, result: result, stays: matchable, zone: zone)
+                    } ?? nil
+            }
         }
         // Which of the station's warning records are this card's (its keys, so off the actor like every store call).
         let records = machine.state.warnings
@@ -394,7 +409,7 @@ public actor StationRunner {
         return .success(
             VisitorSession.CardView(
                 contents: contents, warning: notice, warningAcknowledged: false,
-                outputs: reports?.availableOutputs ?? [], ownedWarnings: owned))
+                outputs: reports?.availableOutputs ?? [], ownedWarnings: owned, warningsUnchecked: warningsUnchecked))
     }
 
     /// Carries out a request of the holder's session with the card's keys (`CheckInDesk.serve`, off the actor); a

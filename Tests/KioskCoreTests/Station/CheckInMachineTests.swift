@@ -682,6 +682,27 @@ import Testing
         #expect(screen.lines.contains { $0.contains("not checked against warnings") })
     }
 
+    /// When the warnings could not all be read, the holder's session says so: no news must not read as no warning.
+    @Test func aSessionSaysWhenTheStaysCouldNotBeCheckedAgainstEveryWarning() throws {
+        var harness = MachineHarness()
+        harness.bind()
+        let card = StationFixtures.card()
+        try harness.desk.saveProfile(CardProfile(matchingAllowed: true), of: card)
+        harness.run(.cardRead(.card(card)))
+        harness.run(.chosen("session"))
+        let checked = harness.machine.screen(now: harness.now)
+        #expect(!checked.lines.contains(Catalog.english[.sessionWarningsUnchecked]))
+        harness.run(.chosen("done"))
+        harness.run(.cardRemoved)
+
+        harness.warningsUnchecked.insert(card.printedText)
+        harness.run(.chosen("session"))
+        harness.run(.cardRead(.card(card)))
+        let unchecked = harness.machine.screen(now: harness.now)
+        #expect(unchecked.lines.contains(Catalog.english[.sessionWarningsUnchecked]), "\(unchecked.lines)")
+        #expect(!unchecked.offers("warning"))
+    }
+
     @Test func expiryRunsAtStartAndHourly() {
         var harness = MachineHarness()
         let result21 = harness.run(.tick)

@@ -61,6 +61,8 @@ struct MachineHarness {
     let desk: CheckInDesk
     /// Warnings to report for a card (by its printed text).
     var warnings: [String: WarningNotice] = [:]
+    /// Cards (by their printed text) whose stays, to be matched, could not be checked against every warning.
+    var warningsUnchecked: Set<String> = []
     /// The randomness the harness answers `.requestRandom` with.
     var randomByte: UInt8 = 0x42
     /// Staff cards enrolled by any harness so far (their random bytes differ).
@@ -164,7 +166,8 @@ struct MachineHarness {
             return .success(
                 VisitorSession.CardView(
                     contents: contents, warning: warning, warningAcknowledged: false, outputs: outputs,
-                    ownedWarnings: owned))
+                    ownedWarnings: owned,
+                    warningsUnchecked: !contents.matchable.isEmpty && warningsUnchecked.contains(card.printedText)))
         } catch {
             return .failure(.refused(error))
         }

@@ -3,7 +3,8 @@ import KioskOpenSSL
 import Testing
 
 /// A region's index gives, for random records and stays, exactly the matches the kiosk's own `WarningIndex` and
-/// `CWAWarningSet` give for the same records; records past the maximum age are dropped without changing an answer.
+/// `CWAWarningSet` give for the same records, built in memory and read back from its stored file alike; records past
+/// the maximum age are dropped without changing an answer.
 @Suite struct RegionWarningIndexTests {
     let crypto = OpenSSLCrypto()
     let today: Int64 = 20_000
@@ -129,16 +130,38 @@ import Testing
         return (ckpr, WarningMatcher.combined([ckpr, cwaResult]))
     }
 
+    /// `index` written as a new stored file (`rewriting`, with `added` merged in, at `now`): the index over it, and
+    /// its bytes.
+    static func rewritten(
+        _ index: RegionWarningIndex, adding added: RegionWarningIndex.Builder = .init(), now: Int64
+    ) throws -> (index: RegionWarningIndex, bytes: ContiguousArray<UInt8>) {
+        var rewrite = index.rewriting(adding: added, now: now)
+        var bytes = ContiguousArray<UInt8>()
+        while let piece = try rewrite.next() { bytes += piece }
+        return (try rewrite.index(over: RegionWarningBytes(bytes)), bytes)
+    }
+
+    /// The index a stored file's bytes hold, read as at a restart.
+    static func opened(_ bytes: ContiguousArray<UInt8>) throws -> RegionWarningIndex {
+        guard case .index(let index) = try RegionWarningIndex.stored(in: RegionWarningBytes(bytes)) else {
+            throw RegionWarningReadError.malformed
+        }
+        return index
+    }
+
     @Test(arguments: 0..<24) func matchesEqualTheKiosksOwnMatcher(seed: UInt64) throws {
         let testCase = try makeCase(seed: seed)
-        let region = regionIndex(testCase, builtAt: testCase.now)
+        let built = regionIndex(testCase, builtAt: testCase.now)
+        let stored = try Self.opened(Self.rewritten(built, now: testCase.now).bytes)
         let expected = expected(testCase, now: testCase.now)
-        #expect(
-            WarningMatcher.match(stays: testCase.stays, index: region, now: testCase.now, crypto: crypto)
-                == expected.ckpr)
-        #expect(
-            WarningMatcher.match(stays: testCase.stays, region: region, now: testCase.now, crypto: crypto)
-                == expected.all)
+        for region in [built, stored] {
+            #expect(
+                try WarningMatcher.match(stays: testCase.stays, index: region, now: testCase.now, crypto: crypto)
+                    == expected.ckpr)
+            #expect(
+                try WarningMatcher.match(stays: testCase.stays, region: region, now: testCase.now, crypto: crypto)
+                    == expected.all)
+        }
     }
 
     @Test func theCasesMatchRecordsOfEachKind() throws {
@@ -149,38 +172,38 @@ import Testing
             let testCase = try makeCase(seed: seed)
             let region = regionIndex(testCase, builtAt: testCase.now)
             ckprMatches +=
-                WarningMatcher.match(stays: testCase.stays, index: region, now: testCase.now, crypto: crypto)
+                try WarningMatcher.match(stays: testCase.stays, index: region, now: testCase.now, crypto: crypto)
                 .matches.count
             allMatches +=
-                WarningMatcher.match(stays: testCase.stays, region: region, now: testCase.now, crypto: crypto)
+                try WarningMatcher.match(stays: testCase.stays, region: region, now: testCase.now, crypto: crypto)
                 .matches.count
         }
         #expect(ckprMatches > 0)
         #expect(allMatches > ckprMatches)
     }
 
-    @Test func oldRecordsAreDroppedWhenBuiltAndPruned() throws {
+    @Test func oldRecordsAreDroppedWhenBuiltAndRewritten() throws {
         let testCase = try makeCase(seed: 99)
         let region = regionIndex(testCase, builtAt: testCase.now)
         let everything = regionIndex(testCase, builtAt: 0)
         #expect(region.ckprRecordCount < everything.ckprRecordCount)
         #expect(region.cwaWarningCount < everything.cwaWarningCount)
+        #expect(everything.holdsRecords(pastAgeAt: testCase.now) && !region.holdsRecords(pastAgeAt: testCase.now))
         #expect(
-            WarningMatcher.match(stays: testCase.stays, region: everything, now: testCase.now, crypto: crypto)
+            try WarningMatcher.match(stays: testCase.stays, region: everything, now: testCase.now, crypto: crypto)
                 == WarningMatcher.match(stays: testCase.stays, region: region, now: testCase.now, crypto: crypto))
 
-        // Pruning days later keeps the answer of the kiosk's matcher at that time.
+        // Rewritten days later (a prune), the answer is the kiosk's matcher's at that time.
         for later in [Int64(3), 7, 30] {
             let now = testCase.now + later * 86_400
-            var pruned = everything
-            pruned.prune(now: now)
+            let pruned = try Self.rewritten(everything, now: now).index
             #expect(pruned.ckprRecordCount <= region.ckprRecordCount)
+            #expect(!pruned.holdsRecords(pastAgeAt: now))
             #expect(
-                WarningMatcher.match(stays: testCase.stays, region: pruned, now: now, crypto: crypto)
+                try WarningMatcher.match(stays: testCase.stays, region: pruned, now: now, crypto: crypto)
                     == expected(testCase, now: now).all)
         }
-        var empty = everything
-        empty.prune(now: testCase.now + 30 * 86_400)
+        let empty = try Self.rewritten(everything, now: testCase.now + 30 * 86_400).index
         #expect(empty.ckprRecordCount == 0 && empty.cwaWarningCount == 0 && empty.cwaReportCount == 0)
     }
 
@@ -195,20 +218,20 @@ import Testing
         builder.add(package)
         let now = today * 86_400 + 50_000
         let region = builder.build(now: now)
-        #expect(region.records(tagged: try CKPR.tag(day: UInt32(today), keys: keys)) == [record])
-        #expect(region.entryStorageBytes >= 76)
+        #expect(try region.records(tagged: try CKPR.tag(day: UInt32(today), keys: keys)) == [record])
+        #expect(region.keyStorageBytes >= 8)
         let stay = MatchableStay(id: "s", locationId: venue, start: Int64(start) * 600, end: Int64(start) * 600 + 1800)
-        let result = WarningMatcher.match(stays: [stay], region: region, now: now, crypto: crypto)
+        let result = try WarningMatcher.match(stays: [stay], region: region, now: now, crypto: crypto)
         #expect(result.matches.map(\.overlapMinutes) == [30])
         // Fifteen days on, the package is past the maximum age.
-        var pruned = region
-        pruned.prune(now: now + 15 * 86_400)
-        #expect(pruned.ckprRecordCount == 0)
+        #expect(region.holdsRecords(pastAgeAt: now + 15 * 86_400))
+        #expect(try Self.rewritten(region, now: now + 15 * 86_400).index.ckprRecordCount == 0)
     }
 }
 
-/// Adding packages one by one to a built index (`merging`, what a kiosk does at each sync) gives the index built from
-/// all of them at once; the stored bytes give the same index back, and bytes that are not a stored index give none.
+/// Adding packages one by one to an index (`rewriting(adding:…)`, what a kiosk does at each sync: the index's file and
+/// the package merged into a new file) gives the index built from all of them at once; the stored file gives the same
+/// index back, and bytes that are not a stored file give none.
 @Suite struct RegionWarningIndexMergeTests {
     let crypto = OpenSSLCrypto()
     let cases = RegionWarningIndexTests()
@@ -231,39 +254,91 @@ import Testing
         return builders
     }
 
-    @Test(arguments: 0..<12) func packagesMergedOneByOneGiveTheIndexBuiltAtOnce(seed: UInt64) throws {
-        let testCase = try cases.makeCase(seed: seed)
-        let whole = cases.regionIndex(testCase, builtAt: testCase.now)
-        var merged = RegionWarningIndex()
-        for part in parts(testCase, 3) { merged = merged.merging(part, now: testCase.now) }
-        #expect(merged.ckprRecordCount == whole.ckprRecordCount)
-        #expect(merged.cwaWarningCount == whole.cwaWarningCount)
-        #expect(merged.cwaReportCount == whole.cwaReportCount)
-        #expect(
-            WarningMatcher.match(stays: testCase.stays, region: merged, now: testCase.now, crypto: crypto)
-                == WarningMatcher.match(stays: testCase.stays, region: whole, now: testCase.now, crypto: crypto))
-        // The same packages again add nothing.
-        var again = merged
-        for part in parts(testCase, 3) { again = again.merging(part, now: testCase.now) }
-        #expect(again.ckprRecordCount == merged.ckprRecordCount && again.cwaWarningCount == merged.cwaWarningCount)
-        #expect(again.cwaReportCount == merged.cwaReportCount)
+    /// The entries of a stored file (its bytes before the protected reports, whose order is a dictionary's).
+    func entries(_ bytes: ContiguousArray<UInt8>, of index: RegionWarningIndex) -> ContiguousArray<UInt8> {
+        ContiguousArray(bytes.prefix(5 + index.ckprRecordCount * 76 + index.cwaWarningCount * 25))
     }
 
-    @Test(arguments: 0..<6) func theStoredBytesGiveTheIndexBack(seed: UInt64) throws {
+    @Test(arguments: 0..<12) func packagesMergedOneByOneGiveTheIndexBuiltAtOnce(seed: UInt64) throws {
+        let testCase = try cases.makeCase(seed: seed)
+        let whole = try RegionWarningIndexTests.rewritten(
+            cases.regionIndex(testCase, builtAt: testCase.now), now: testCase.now)
+        var merged = (index: RegionWarningIndex(), bytes: ContiguousArray<UInt8>())
+        for part in parts(testCase, 3) {
+            merged = try RegionWarningIndexTests.rewritten(merged.index, adding: part, now: testCase.now)
+        }
+        #expect(merged.index.ckprRecordCount == whole.index.ckprRecordCount)
+        #expect(merged.index.cwaWarningCount == whole.index.cwaWarningCount)
+        #expect(merged.index.cwaReportCount == whole.index.cwaReportCount)
+        #expect(entries(merged.bytes, of: merged.index) == entries(whole.bytes, of: whole.index))
+        #expect(
+            try WarningMatcher.match(stays: testCase.stays, region: merged.index, now: testCase.now, crypto: crypto)
+                == WarningMatcher.match(stays: testCase.stays, region: whole.index, now: testCase.now, crypto: crypto))
+        // The same packages again add nothing.
+        var again = merged
+        for part in parts(testCase, 3) {
+            again = try RegionWarningIndexTests.rewritten(again.index, adding: part, now: testCase.now)
+        }
+        #expect(entries(again.bytes, of: again.index) == entries(merged.bytes, of: merged.index))
+        #expect(again.index.cwaReportCount == merged.index.cwaReportCount)
+    }
+
+    @Test func aRunLongerThanAPieceIsMergedWhole() throws {
+        // 2,000 records under one tag (152,000 bytes: more than two pieces of the file read at a time), among 3,000
+        // random ones, in three packages; some published again in another package, a day later: the same entries as
+        // built at once.
+        var rng = RegionWarningIndexTests.SeededGenerator(state: 7)
+        let now = cases.today * 86_400
+        let tag = cases.randomBytes(CKPR.tagLength, &rng)
+        var packages = [[(record: [UInt8], publishedAt: Int64)]](repeating: [], count: 3)
+        for index in 0..<5_000 {
+            let record =
+                (index % 5 < 2 ? tag : cases.randomBytes(CKPR.tagLength, &rng))
+                + cases.randomBytes(CKPR.recordLength - CKPR.tagLength, &rng)
+            let publishedAt = now - Int64(index % 3) * 86_400
+            packages[index % 3].append((record, publishedAt))
+            if index % 7 == 0 { packages[(index + 1) % 3].append((record, publishedAt + 86_400)) }
+        }
+        var all = RegionWarningIndex.Builder()
+        var merged = (index: RegionWarningIndex(), bytes: ContiguousArray<UInt8>())
+        for package in packages {
+            var added = RegionWarningIndex.Builder()
+            for (record, publishedAt) in package {
+                added.add(ckprRecords: [record], publishedAt: publishedAt)
+                all.add(ckprRecords: [record], publishedAt: publishedAt)
+            }
+            merged = try RegionWarningIndexTests.rewritten(merged.index, adding: added, now: now)
+        }
+        let whole = try RegionWarningIndexTests.rewritten(all.build(now: now), now: now)
+        #expect(merged.index.ckprRecordCount == 5_000)
+        #expect(try merged.index.records(tagged: tag).count == 2_000)
+        #expect(merged.bytes == whole.bytes)
+    }
+
+    @Test(arguments: 0..<6) func theStoredFileGivesTheIndexBack(seed: UInt64) throws {
         let testCase = try cases.makeCase(seed: seed)
         let index = cases.regionIndex(testCase, builtAt: testCase.now)
-        let stored = index.stored
-        let builder = try #require(stored.withUnsafeBytes { RegionWarningIndex.Builder(stored: $0) })
-        let restored = builder.build(now: testCase.now)
+        let stored = try RegionWarningIndexTests.rewritten(index, now: testCase.now).bytes
+        #expect(Array(stored.prefix(5)) == Array("KRWI".utf8) + [2])
+        let restored = try RegionWarningIndexTests.opened(stored)
         #expect(restored.ckprRecordCount == index.ckprRecordCount)
         #expect(restored.cwaWarningCount == index.cwaWarningCount)
         #expect(restored.cwaReportCount == index.cwaReportCount)
         #expect(
-            WarningMatcher.match(stays: testCase.stays, region: restored, now: testCase.now, crypto: crypto)
+            try WarningMatcher.match(stays: testCase.stays, region: restored, now: testCase.now, crypto: crypto)
                 == WarningMatcher.match(stays: testCase.stays, region: index, now: testCase.now, crypto: crypto))
-        // Cut short, lengthened, or of another version: not an index.
-        for bytes in [Array(stored.dropLast()), stored + [0], [UInt8](stored.prefix(4)) + [2] + stored.dropFirst(5)] {
-            #expect(bytes.withUnsafeBytes { RegionWarningIndex.Builder(stored: $0) } == nil)
+        // Cut short, lengthened, of another version, or with its first entry out of order: not a stored index.
+        var disordered = stored
+        disordered.replaceSubrange(5..<(5 + CKPR.tagLength), with: repeatElement(0xFF, count: CKPR.tagLength))
+        let damaged: [ContiguousArray<UInt8>] = [
+            ContiguousArray(stored.dropLast()), stored + [0],
+            ContiguousArray(stored.prefix(4)) + [3] + stored.dropFirst(5),
+            disordered,
+        ]
+        for bytes in damaged {
+            #expect(throws: RegionWarningReadError.malformed) {
+                try RegionWarningIndex.stored(in: RegionWarningBytes(bytes))
+            }
         }
     }
 }
