@@ -69,7 +69,8 @@ public final class ReaderDiaryCards: DiaryCardAccess {
         } catch {
             switch error {
             case .cardGone: return nil
-            case .keysDoNotMatch, .refused, .notADiaryCard: return .notAKioskCard(.otherRegion)
+            case .notADiaryCard: return .notAKioskCard(.unsupportedCardType)
+            case .keysDoNotMatch, .refused: return .notAKioskCard(.otherRegion)
             }
         }
     }

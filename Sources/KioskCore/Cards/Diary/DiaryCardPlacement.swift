@@ -4,13 +4,14 @@
 public enum DiaryCardPlacement {
     /// A diary card of the region, opened with its keys.
     case diary(DiaryCardLink)
-    /// A card staff can make a diary card: no diary application, or one whose identify key is not the region's yet
-    /// while the card master key is still the factory's DES key (a making pulled away).
+    /// A card staff can make a diary card: its card master key is still the factory's (NXP's DES key of zeros), and
+    /// it has no diary application, or one whose identify key is not the region's yet (a making pulled away).
     case unmade
 
     /// Reads the card behind `client`; `uidIsRandom`: its anticollision UID was a random one. A diary card whose UID
     /// is not random was pulled away during its making's last step (`DiaryCardMaker.finish`), which is finished
-    /// here first; should that fail, the card is served as it is. Throws `.keysDoNotMatch` for a card of another
+    /// here first; should that fail, the card is served as it is. Throws `.notADiaryCard` for a DESFire card of
+    /// something else (a transit card: its master key is not the factory's), `.keysDoNotMatch` for a card of another
     /// region or of a generation the token does not hold, `.cardGone` when it left.
     public static func read(
         client: DESFireClient, uidIsRandom: Bool, keys: any RegionKeys, crypto: any DESFireCrypto
@@ -19,13 +20,10 @@ public enum DiaryCardPlacement {
         do throws(DiaryCardError) {
             link = try DiaryCardLink.open(client: client, keys: keys, crypto: crypto)
         } catch .notADiaryCard {
-            return .unmade
+            if opensWithTheFactoryKey(client) { return .unmade }
+            throw .notADiaryCard
         } catch .keysDoNotMatch {
-            let factoryMaster = try? DiaryCardLink.run { () throws(DESFireCommandError) in
-                try client.selectApplication(.picc)
-                return try !client.keysAreAES()
-            }
-            if factoryMaster == true { return .unmade }
+            if opensWithTheFactoryKey(client) { return .unmade }
             throw .keysDoNotMatch
         }
         guard !uidIsRandom else { return .diary(link) }
@@ -39,5 +37,18 @@ public enum DiaryCardPlacement {
             // Not finished (a card master key this kiosk cannot open): the diary itself still serves.
         }
         return .diary(try DiaryCardLink.open(client: client, keys: keys, crypto: crypto))
+    }
+
+    /// Whether the card master key is still NXP's factory key (AuthenticateISO with it succeeds); the session it
+    /// opens is closed again.
+    static func opensWithTheFactoryKey(_ client: DESFireClient) -> Bool {
+        defer { client.close() }
+        do {
+            try client.selectApplication(.picc)
+            try client.authenticate(keyNumber: 0, key: .factoryDefault)
+            return true
+        } catch {
+            return false
+        }
     }
 }

@@ -166,6 +166,27 @@ final class EmulatedCardTransport: DESFireTransport {
         #expect(madeAgain > 10 && madeAgain < frame, "some torn makings were made again, others finished")
     }
 
+    /// A factory-new card reads as one to be made; a DESFire card of something else (its master key another's, as
+    /// a transit card's) does not, and is never made or formatted.
+    @Test func onlyACardWithTheFactoryKeyReadsAsOneToMake() throws {
+        let fresh = EmulatedCardTransport(EmulatedDESFire(uid: uid, cipher: crypto))
+        let new = try DiaryCardPlacement.read(
+            client: DESFireClient(transport: fresh, crypto: crypto), uidIsRandom: false, keys: keys, crypto: crypto)
+        guard case .unmade = new else {
+            Issue.record("a factory card did not read as one to make")
+            return
+        }
+        let other = EmulatedCardTransport(EmulatedDESFire(uid: uid, cipher: crypto))
+        let client = DESFireClient(transport: other, crypto: crypto)
+        try client.authenticate(keyNumber: 0, key: .factoryDefault)
+        try client.changeKey(0x80, to: [UInt8](repeating: 0x7E, count: 16), version: 3, currentKey: nil)
+        #expect(throws: DiaryCardError.notADiaryCard) {
+            _ = try DiaryCardPlacement.read(client: client, uidIsRandom: false, keys: keys, crypto: crypto)
+        }
+        #expect(throws: DiaryCardError.self) { _ = try DiaryCardMaker.make(client: client, keys: keys, crypto: crypto) }
+        #expect(other.card.image.piccKey.version == 3, "its master key is untouched")
+    }
+
     /// A re-key to a newer generation (the region rotated) torn at each of its frames in turn: the card opens at its
     /// next tap, which finishes the re-key, and then every key of the card is of the new generation — its master
     /// key too, which a torn re-key must not leave on a generation the region later retires.
