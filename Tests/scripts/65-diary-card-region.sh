@@ -168,7 +168,9 @@ mapfile -t codes < <(zbarimg --raw -q "$receipt" 2>/dev/null)
 "$authority" accept --dir "$work/authority" "${codes[@]}" >/dev/null
 "$authority" publish --dir "$work/authority" >/dev/null
 sim b load-warnings "$work/authority/www" >/dev/null
-sim b advance 5m >/dev/null
+# Card 2 checks out half an hour after it checked in, so that its stay holds all of card 1's window at B however the
+# report's window was aligned to 10-minute intervals (a 5-minute stay could fall beside it).
+sim b advance 30m >/dev/null
 expect "card 2 warned at B" "$(sim b tap --card 2)" "news"
 sim b remove >/dev/null
 
