@@ -59,7 +59,9 @@ extension PKCS11SessionTests {
                 log.add("tap")
                 return await cards.tap(card, at: venue, clock: clock)
             }
-            func matchable(of card: DiaryCardOnReader, clock: ClockReading) async -> [MatchableStay] {
+            func matchable(of card: DiaryCardOnReader, clock: ClockReading) async -> (
+                stays: [MatchableStay], profile: CardProfile
+            )? {
                 log.add("stays read to match")
                 return await cards.matchable(of: card, clock: clock)
             }

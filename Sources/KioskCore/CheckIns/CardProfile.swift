@@ -9,6 +9,10 @@
 ///   PIN), and from `CardProfile.pinAttempts` of them on the session is locked until `lockedUntil` (UNIX seconds),
 ///   longer after each further wrong PIN: the limit survives a restart because it is stored.
 /// - `language` and `alwaysSpeak`: how the kiosk talks to this holder.
+/// - `acknowledgedWarning`: a diary card's only (docs/diary-card.md): what tells the warning its holder read and
+///   acknowledged last (`acknowledgement(of:using:)`: its exposure days, the same at every kiosk of the region), kept
+///   on the card, so that no kiosk tells it again and none keeps a record of it. A kiosk card's acknowledgements are
+///   the station's.
 public struct CardProfile: Sendable, Equatable {
     public var matchingAllowed: Bool?
     public var pinVerifier: [UInt8]?
@@ -16,6 +20,32 @@ public struct CardProfile: Sendable, Equatable {
     public var lockedUntil: Int64?
     public var language: String?
     public var alwaysSpeak: Bool
+    public var acknowledgedWarning: [UInt8]?
+
+    /// How many bytes a profile keeps of an acknowledgement.
+    public static let acknowledgedTagBytes = 8
+    static let acknowledgementLabel = Array("CheckInKiosk warning days v1".utf8)
+
+    /// What a diary card keeps of an acknowledged `warning`: the first 8 bytes of SHA-256 over a label and its
+    /// exposure days. Unlike the station's tag it needs no kiosk's key, so that every kiosk of the region recognises
+    /// it; it lies in the card's enciphered header, beside the stays it is about. nil when the hash fails.
+    public static func acknowledgement(of warning: WarningNotice, using crypto: some CryptoProvider) -> [UInt8]? {
+        var message = acknowledgementLabel
+        for day in warning.exposureDays {
+            for shift in stride(from: 56, through: 0, by: -8) {
+                message.append(UInt8(truncatingIfNeeded: day >> shift))
+            }
+        }
+        return (try? crypto.sha256(message)).map { Array($0.prefix(acknowledgedTagBytes)) }
+    }
+
+    /// Whether `warning` is the one its holder acknowledged last (compared in constant time).
+    public func acknowledges(_ warning: WarningNotice, using crypto: some CryptoProvider) -> Bool {
+        guard let acknowledgedWarning, let acknowledgement = Self.acknowledgement(of: warning, using: crypto) else {
+            return false
+        }
+        return crypto.constantTimeEquals(acknowledgedWarning, acknowledgement)
+    }
 
     /// Wrong PINs in a row before the card's session is locked.
     public static let pinAttempts = 5
@@ -44,6 +74,7 @@ public struct CardProfile: Sendable, Equatable {
         self.lockedUntil = lockedUntil
         self.language = language
         self.alwaysSpeak = alwaysSpeak
+        self.acknowledgedWarning = nil
     }
 
     /// A card that was never asked anything.
@@ -82,11 +113,12 @@ public struct CardProfile: Sendable, Equatable {
 
     // MARK: Coding
 
-    /// `"KPRF" | u8 version=1 | u8 flags | u8 wrongPINs | i64 lockedUntil | u8 pinLength | pin verifier |
-    /// u8 languageLength | language`; flags: bit 0 matching answered, bit 1 matching allowed, bit 2 always speak,
-    /// bit 3 locked.
+    /// `"KPRF" | u8 version | u8 flags | u8 wrongPINs | i64 lockedUntil | u8 pinLength | pin verifier |
+    /// u8 languageLength | language`, and in version 2 `| u8 length | acknowledgedWarning`; flags: bit 0 matching
+    /// answered, bit 1 matching allowed, bit 2 always speak, bit 3 locked. Version 1 is written when there is no
+    /// acknowledged warning (every kiosk card's profile), so what was stored before reads the same.
     func encoded() -> [UInt8] {
-        var bytes = Array("KPRF".utf8) + [1]
+        var bytes = Array("KPRF".utf8) + [acknowledgedWarning == nil ? 1 : 2]
         var flags: UInt8 = 0
         if let matchingAllowed {
             flags |= 1
@@ -104,18 +136,31 @@ public struct CardProfile: Sendable, Equatable {
         let languageBytes = Array((language ?? "").utf8.prefix(16))
         bytes.append(UInt8(languageBytes.count))
         bytes += languageBytes
+        if let acknowledgedWarning {
+            let tag = acknowledgedWarning.prefix(Self.acknowledgedTagBytes)
+            bytes.append(UInt8(tag.count))
+            bytes += tag
+        }
         return bytes
     }
 
     init?(encoded bytes: [UInt8]) {
         var reader = ByteReader(bytes)
-        guard let magic = reader.read(4), magic == Array("KPRF".utf8), reader.readInteger(UInt8.self) == 1,
+        guard let magic = reader.read(4), magic == Array("KPRF".utf8), let version = reader.readInteger(UInt8.self),
+            version == 1 || version == 2,
             let flags = reader.readInteger(UInt8.self), let wrong = reader.readInteger(UInt8.self),
             let locked = reader.read(8),
             let verifierLength = reader.readInteger(UInt8.self), let verifier = reader.read(Int(verifierLength)),
-            let languageLength = reader.readInteger(UInt8.self), let language = reader.read(Int(languageLength)),
-            reader.remaining == 0
+            let languageLength = reader.readInteger(UInt8.self), let language = reader.read(Int(languageLength))
         else { return nil }
+        if version == 2 {
+            guard let tagLength = reader.readInteger(UInt8.self), tagLength > 0, let tag = reader.read(Int(tagLength))
+            else { return nil }
+            acknowledgedWarning = tag
+        } else {
+            acknowledgedWarning = nil
+        }
+        guard reader.remaining == 0 else { return nil }
         matchingAllowed = flags & 1 == 0 ? nil : flags & 2 != 0
         alwaysSpeak = flags & 4 != 0
         wrongPINs = Int(wrong)

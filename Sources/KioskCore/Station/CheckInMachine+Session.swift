@@ -64,7 +64,7 @@ extension CheckInMachine {
         guard var open = person?.session else { return [] }
         switch result {
         case .success(var view):
-            view.warningAcknowledged = isAcknowledged(view.warning)
+            view.warningAcknowledged = isAcknowledged(view)
             let effect = open.answered(.contents(view), now: now.now)
             person?.session = open
             return perform(effect, now: now)
@@ -99,6 +99,9 @@ extension CheckInMachine {
         if case .success = result, let request, request.deletesStays {
             forgotten = forgetWarnings(open.view?.ownedWarnings ?? [])
         }
+        if case .acknowledgeWarning(let tag)? = request, case .success = result {
+            forgotten.append(.acknowledgeWarning(tag: tag))
+        }
         if request == .block, case .success = result {
             return forgotten + closeSession(message: SessionTexts(language).blockedMessage) + [.indicate(.accepted)]
         }
@@ -106,7 +109,7 @@ extension CheckInMachine {
         switch result {
         case .success(var value):
             if case .contents(var view) = value {
-                view.warningAcknowledged = isAcknowledged(view.warning)
+                view.warningAcknowledged = isAcknowledged(view)
                 value = .contents(view)
             }
             answer = value
@@ -125,8 +128,10 @@ extension CheckInMachine {
         return state.warnings.count == before ? [] : [.persist(state)]
     }
 
-    private func isAcknowledged(_ warning: WarningNotice?) -> Bool {
-        guard let warning else { return false }
+    /// Whether the view's warning was acknowledged: on the card for a diary card, else in the station's records.
+    private func isAcknowledged(_ view: VisitorSession.CardView) -> Bool {
+        guard let warning = view.warning else { return false }
+        if view.contents.profile.acknowledges(warning, using: crypto) { return true }
         return state.warnings.contains {
             $0.acknowledged && crypto.constantTimeEquals($0.tag, warning.acknowledgementTag)
         }
@@ -143,6 +148,15 @@ extension CheckInMachine {
         case .request(let request):
             guard var open = person?.session else { return [] }
             switch request {
+            case .acknowledgeWarning where open.card.isDiary:
+                // A diary card keeps what its holder acknowledged, recognised at every kiosk of the region: nothing of
+                // it stays on this one.
+                guard let warning = open.view?.warning,
+                    let kept = CardProfile.acknowledgement(of: warning, using: crypto)
+                else { return [] }
+                let onCard = VisitorSession.Request.acknowledgeWarning(tag: kept)
+                person?.pendingRequest = onCard
+                return [.cardRequest(open.card, onCard)]
             case .acknowledgeWarning(let tag):
                 // Only the card's holder, in their session, acknowledges its warning.
                 let expiry = open.view?.warning?.expiryHour ?? 0

@@ -153,9 +153,8 @@ public struct CheckInMachine: Sendable {
         case .tapNews(let warning, let placement):
             guard case .diary(let card)? = person?.cardOnReader, card.placement == placement, person?.session == nil
             else { break }
-            let told = tell(warning, after: lastShown?.message)
-            actions += told.actions
-            if told.recorded { actions.append(.persist(state)) }
+            // A diary card's warning is told, never recorded here: what its holder acknowledged is on the card.
+            actions += tell(warning, after: lastShown?.message, recording: false).actions
         case .enrolDone(let result): actions += enrolDone(result, now: now)
         case .diaryCardMade(let result): actions += diaryCardMade(result)
         case .printDone(let kind, let result): actions += printDone(kind, result, now: now)
@@ -481,13 +480,14 @@ public struct CheckInMachine: Sendable {
     /// and offers its holder's session, where it is read, acknowledged and its slip printed. No light or sound of its
     /// own: the tap's already played, and bystanders learn nothing more. The news replaces the tap's message
     /// (`tapped`) on the screen, so it begins with what the tap did. `recorded`: the state changed (to be saved).
-    private mutating func tell(_ warning: WarningNotice, after tapped: StationMessage?) -> (
+    /// Without `recording` (a diary card's, whose runner left out what its holder acknowledged) it is only told.
+    private mutating func tell(_ warning: WarningNotice, after tapped: StationMessage?, recording: Bool = true) -> (
         actions: [StationAction], recorded: Bool
     ) {
         guard !warning.exposureDays.isEmpty else { return ([], false) }
         var recorded = false
         var index = state.warnings.firstIndex { crypto.constantTimeEquals($0.tag, warning.acknowledgementTag) }
-        if index == nil {
+        if index == nil, recording {
             state.warnings.append(
                 WarningRecord(
                     tag: warning.acknowledgementTag, expiryHour: warning.expiryHour,
@@ -495,7 +495,7 @@ public struct CheckInMachine: Sendable {
             index = state.warnings.count - 1
             recorded = true
         }
-        guard let index, !state.warnings[index].acknowledged else { return ([], recorded) }
+        if let index, state.warnings[index].acknowledged { return ([], recorded) }
         let news = person?.cardOnReader == nil ? texts.newsForCardShowCode : texts.newsForCard
         return ([.show(tapped.map { texts.news(news, after: $0) } ?? news)], recorded)
     }

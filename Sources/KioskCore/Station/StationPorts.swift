@@ -35,9 +35,11 @@ public protocol DiaryCardAccess: Sendable {
     /// A tap at `venue` (`DiaryDesk.stationTap(_:at:clock:)`).
     func tap(_ card: DiaryCardOnReader, at venue: StayVenue, clock: ClockReading) async
         -> (outcome: TapOutcome, language: Language?, cardWasFull: Bool, matchingAllowed: Bool)
-    /// The card's stays to match against warnings, read from the card while it lies there (`DiaryDesk.matchable`);
-    /// none when it left.
-    func matchable(of card: DiaryCardOnReader, clock: ClockReading) async -> [MatchableStay]
+    /// The card's stays to match against warnings and its holder's profile, read from the card while it lies there
+    /// (`DiaryDesk.matchable`); nil when it left or could not be read.
+    func matchable(of card: DiaryCardOnReader, clock: ClockReading) async -> (
+        stays: [MatchableStay], profile: CardProfile
+    )?
     /// What the holder's session shows (`DiaryDesk.contents`).
     func contents(of card: DiaryCardOnReader, clock: ClockReading) async throws(TapRefusal) -> CheckInDesk.CardContents
     /// The daily expiry: the region's day keys older than 14 days are destroyed (`DiaryDesk.forgetOldDays`).

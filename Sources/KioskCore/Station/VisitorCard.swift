@@ -13,6 +13,11 @@ public enum VisitorCard: Sendable, Equatable {
         }
     }
 
+    /// Whether it is a diary card (its holder's choices, their acknowledged warning included, are kept on it).
+    public var isDiary: Bool {
+        if case .diary = self { true } else { false }
+    }
+
     /// Overwrites the secret of this copy.
     public mutating func wipe(using crypto: some CryptoProvider) {
         switch self {

@@ -103,11 +103,21 @@ public final class ReaderDiaryCards: DiaryCardAccess {
         }
     }
 
-    public func matchable(of card: DiaryCardOnReader, clock: ClockReading) async -> [MatchableStay] {
+    public func matchable(of card: DiaryCardOnReader, clock: ClockReading) async -> (
+        stays: [MatchableStay], profile: CardProfile
+    )? {
         let desk = self.desk
         // A card that cannot be read now is matched at its next tap or in its holder's session.
-        let answer = await onCard(card) { link throws(TapRefusal) in try desk.matchable(of: link, clock: clock) }
-        return (try? answer.get()) ?? []
+        let answer = await onCard(card) { link throws(TapRefusal) in
+            let found = try desk.matchable(of: link, clock: clock)
+            return MatchableAnswer(stays: found.stays, profile: found.profile)
+        }
+        return (try? answer.get()).map { ($0.stays, $0.profile) }
+    }
+
+    private struct MatchableAnswer: Sendable {
+        var stays: [MatchableStay]
+        var profile: CardProfile
     }
 
     public func contents(of card: DiaryCardOnReader, clock: ClockReading) async throws(TapRefusal)

@@ -306,13 +306,17 @@ public actor StationRunner {
     }
 
     /// What a diary card's tap matches, after the tap was answered: its stays read from the card while it lies there,
-    /// matched; a warning found is `.tapNews` for the machine to tell if its holder is still here.
+    /// matched; a warning found that its holder has not acknowledged (the card says which they did) is `.tapNews`
+    /// for the machine to tell if its holder is still here.
     private func news(for onReader: DiaryCardOnReader) async -> StationEvent? {
-        guard let diaryCards else { return nil }
+        guard let diaryCards, let found = await diaryCards.matchable(of: onReader, clock: clock.read()) else {
+            return nil
+        }
         var card = VisitorCard.diary(onReader)
         defer { card.wipe(using: desk.crypto) }
-        let matchable = await diaryCards.matchable(of: onReader, clock: clock.read())
-        guard let notice = await warningNotice(for: card, matchable: matchable) else { return nil }
+        guard let notice = await warningNotice(for: card, matchable: found.stays),
+            !found.profile.acknowledges(notice, using: desk.crypto)
+        else { return nil }
         return .tapNews(notice, placement: onReader.placement)
     }
 

@@ -141,16 +141,16 @@ import Testing
             return
         }
         #expect(!first.matchingAllowed, "matching was never allowed")
-        #expect(try desk.matchable(of: card, clock: harness.now).isEmpty)
+        #expect(try desk.matchable(of: card, clock: harness.now).stays.isEmpty)
         try desk.saveSettings(CardProfile(matchingAllowed: true), of: card)
         let later = ClockReading(now: harness.now.now.addingTimeInterval(600), isSynchronized: true)
         let second = desk.stationTap(card, at: venue, clock: later)
         #expect(second.matchingAllowed)
-        #expect(try desk.matchable(of: card, clock: later).count == 1)
+        #expect(try desk.matchable(of: card, clock: later).stays.count == 1)
     }
 
     /// A diary card's news comes after its tap's light: the machine tells a warning found then as news while the
-    /// card still lies on the reader, and drops it once its holder has gone.
+    /// card still lies on the reader, and drops it once its holder has gone; it keeps no record of it.
     @Test func newsFoundAfterTheTapIsToldOnlyWhileTheCardIsThere() throws {
         var (harness, _) = try harness()
         let tapped = harness.run(.cardRead(.diary(try onReader())))
@@ -161,7 +161,8 @@ import Testing
         let told = harness.run(.tapNews(notice, placement: 7))
         #expect(told.patterns.isEmpty, "no light or sound of its own")
         #expect(told.messages.last?.body.contains(StationTexts().newsForCard.body) == true)
-        #expect(told.contains { if case .persist = $0 { true } else { false } })
+        #expect(!told.contains { if case .persist = $0 { true } else { false } })
+        #expect(harness.machine.state.warnings.isEmpty, "nothing of a diary card's warning is kept by the kiosk")
         #expect(harness.run(.tapNews(notice, placement: 8)).messages.isEmpty, "another placement's")
         harness.run(.cardRemoved)
         #expect(harness.run(.tapNews(notice, placement: 7)).messages.isEmpty, "its holder has gone")
@@ -244,5 +245,56 @@ import Testing
         let staffCard = harness.run(.cardRead(.newDiaryCard))
         #expect(!staffCard.contains { if case .makeDiaryCard = $0 { true } else { false } })
         #expect(staffCard.patterns == [.refused])
+    }
+
+    /// A diary card's holder acknowledges their warning in their session: it is kept on the card (its profile), the
+    /// kiosk keeps no record of it, and the card's next session, at any kiosk, shows it acknowledged.
+    @Test func aDiaryCardsHolderAcknowledgesTheirWarningOnTheCard() throws {
+        var (harness, card) = try harness()
+        let desk = try #require(harness.diary?.desk)
+        try desk.saveSettings(CardProfile(matchingAllowed: true), of: card)
+        let placed = try onReader()
+        harness.run(.cardRead(.diary(placed)))
+        let notice = WarningNotice(
+            acknowledgementTag: (0..<32).map { UInt8($0) }, exposureDays: [RetentionPolicy.dayNumber(harness.now.now)],
+            isHighRisk: false, expiryHour: 900_000)
+        harness.warnings[placed.secret.printedText] = notice
+        harness.run(.chosen("session"))
+        harness.run(.chosen("warning"))
+        let acknowledged = harness.run(.chosen("acknowledge"))
+        #expect(
+            acknowledged.contains {
+                if case .cardRequest(.diary, .acknowledgeWarning) = $0 { true } else { false }
+            })
+        #expect(harness.machine.state.warnings.isEmpty, "the kiosk keeps no record of it")
+        #expect(
+            harness.machine.screen(now: harness.now).choices.contains { $0.id == "back" }, "the warning stays shown")
+        let profile = try DiaryHeader(encoded: card.header).profile
+        #expect(profile.acknowledgedWarning == CardProfile.acknowledgement(of: notice, using: crypto))
+        #expect(profile.acknowledges(notice, using: crypto))
+        harness.run(.cardRemoved)
+
+        // Put back: another placement, the same card.
+        harness.diary?.placement = 8
+        harness.run(.cardRead(.diary(try onReader(8))))
+        let session = harness.run(.chosen("session"))
+        #expect(!session.messages.contains { $0.title == StationTexts().newsForCard.title })
+        harness.run(.chosen("warning"))
+        let screen = harness.machine.screen(now: harness.now)
+        #expect(screen.choices.contains { $0.id == "back" }, "the warning is shown: \(screen.choices.map(\.id))")
+        #expect(!screen.choices.contains { $0.id == "acknowledge" }, "and already acknowledged")
+    }
+
+    /// The largest profile a diary card keeps — a PIN's verifier, a language, an acknowledged warning — fits its
+    /// header and reads back the same; one without an acknowledgement reads back without one.
+    @Test func anAcknowledgedWarningFitsTheHeaderBesideAPIN() throws {
+        var header = DiaryHeader(ringRecords: 34)
+        header.profile = CardProfile(
+            matchingAllowed: true, pinVerifier: [UInt8](repeating: 0x5A, count: 32), wrongPINs: 4,
+            lockedUntil: 1_790_000_000, language: "it", alwaysSpeak: true)
+        header.profile.acknowledgedWarning = [1, 2, 3, 4, 5, 6, 7, 8]
+        #expect(try DiaryHeader(encoded: header.encoded()).profile == header.profile)
+        header.profile.acknowledgedWarning = nil
+        #expect(try DiaryHeader(encoded: header.encoded()).profile.acknowledgedWarning == nil)
     }
 }

@@ -22,8 +22,10 @@ import Testing
             return (tapped.outcome, tapped.language, false, allowed)
         }
 
-        func matchable(of card: DiaryCardOnReader, clock: ClockReading) async -> [MatchableStay] {
-            (try? desk.contents(of: card.secret, clock: clock).matchable) ?? []
+        func matchable(of card: DiaryCardOnReader, clock: ClockReading) async -> (
+            stays: [MatchableStay], profile: CardProfile
+        )? {
+            (try? desk.contents(of: card.secret, clock: clock)).map { ($0.matchable, $0.profile) }
         }
 
         func make(profile: CardProfile) async throws(StationFailure) { throw .enrolment(reason: "not in this test") }

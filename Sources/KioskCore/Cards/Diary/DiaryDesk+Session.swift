@@ -22,6 +22,15 @@ extension DiaryDesk {
         try write(card, header: header, over: original, record: nil)
     }
 
+    /// Keeps on the card that its holder read and acknowledged a warning (`tag`: `CardProfile.acknowledgement`, in the
+    /// profile): no kiosk of the region tells it again, and none keeps a record of it.
+    public func acknowledge(_ tag: [UInt8], of card: some DiaryCardFiles) throws(Failure) {
+        let (original, read) = try readHeader(card)
+        var header = read
+        header.profile.acknowledgedWarning = Array(tag.prefix(CardProfile.acknowledgedTagBytes))
+        try write(card, header: header, over: original, record: nil)
+    }
+
     /// Checks a typed PIN as `CheckInDesk.checkPIN` does (the same count and locks, `CardProfile.check`), the
     /// count kept on the card. A count that cannot be written refuses.
     public func checkPIN(_ pin: String, of card: some DiaryCardFiles, now: Int64) throws(Failure)

@@ -19,14 +19,18 @@ extension DiaryDesk {
         }
     }
 
-    /// The card's stays as they stand, ready to match against warnings (the ring is read); none when its holder
-    /// does not allow matching. Throws the refusal of a card that cannot be read now (the tap is on it already).
-    public func matchable(of card: some DiaryCardFiles, clock: ClockReading) throws(TapRefusal) -> [MatchableStay] {
+    /// The card's stays as they stand, ready to match against warnings (the ring is read), and its holder's profile
+    /// (the warning they acknowledged last: not news any more); no stays when its holder does not allow matching.
+    /// Throws the refusal of a card that cannot be read now (the tap is on it already).
+    public func matchable(of card: some DiaryCardFiles, clock: ClockReading) throws(TapRefusal) -> (
+        stays: [MatchableStay], profile: CardProfile
+    ) {
         do throws(Failure) {
             let header = try readHeader(card).header
-            guard header.profile.matchingAllowed == true else { return [] }
-            return CheckInDesk.CardContents.matchable(
+            guard header.profile.matchingAllowed == true else { return ([], header.profile) }
+            let stays = CheckInDesk.CardContents.matchable(
                 try stays(of: card, header: header, clock: clock), retention: policy.retention, clock: clock)
+            return (stays, header.profile)
         } catch {
             throw Self.refusal(error)
         }
@@ -66,7 +70,10 @@ extension DiaryDesk {
             switch request {
             case .checkPIN(let pin): return .pin(try checkPIN(pin, of: card, now: now))
             case .deliver(let preview): return .deliver(preview)
-            case .acknowledgeWarning, .printWarningSlip: return .done
+            case .acknowledgeWarning(let tag):
+                try acknowledge(tag, of: card)
+                return .done
+            case .printWarningSlip: return .done
             case .setPIN(let pin): try setPIN(pin, of: card)
             case .saveProfile(let profile): try saveSettings(profile, of: card)
             case .deleteStay(let id): try delete([id], of: card)
