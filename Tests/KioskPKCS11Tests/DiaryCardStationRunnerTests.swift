@@ -164,25 +164,30 @@ extension PKCS11SessionTests {
             }
         }
 
+        /// A factory-new card made a diary card of `keys`' region with `profile` on a bench reader (libnfc, the PN532
+        /// emulator), then taken off it to be carried to the kiosk's: the bench and the card.
+        func benchMadeCard(_ keys: PKCS11RegionKeys, profile: CardProfile) throws -> (
+            PN532PseudoTerminal, EmulatedDESFire
+        ) {
+            let bench = try PN532PseudoTerminal(
+                emulator: PN532Emulator(card: .desfire(EmulatedDESFire(uid: uid, cipher: crypto))))
+            bench.start()
+            let device = try NFCDevice(connection: "pn532_uart:\(bench.slavePath)")
+            let target = try #require(try device.poll(count: 1, period: 1))
+            let client = try #require(try DESFireCard.identify(target, over: device, crypto: crypto)).client
+            _ = try DiaryCardMaker.make(client: client, keys: keys, profile: profile, crypto: crypto)
+            let card = try #require(bench.emulator.desfireCard)
+            _ = bench.emulator.removeCard()
+            return (bench, card)
+        }
+
         @Test func aDiaryCardChecksInAndOutAndItsHolderDeletesEverythingOnTheCard() async throws {
             let token = try Token()
             defer { token.close() }
             let keys = token.keys
 
             // The card made on a bench reader, then carried to the kiosk's.
-            let bench = try PN532PseudoTerminal(
-                emulator: PN532Emulator(card: .desfire(EmulatedDESFire(uid: uid, cipher: crypto))))
-            bench.start()
-            do {
-                let device = try NFCDevice(connection: "pn532_uart:\(bench.slavePath)")
-                let target = try #require(try device.poll(count: 1, period: 1))
-                let client = try #require(try DESFireCard.identify(target, over: device, crypto: crypto)).client
-                _ = try DiaryCardMaker.make(
-                    client: client, keys: keys, profile: CardProfile(matchingAllowed: false, language: "fr"),
-                    crypto: crypto)
-            }
-            let card = try #require(bench.emulator.desfireCard)
-            _ = bench.emulator.removeCard()
+            let (bench, card) = try benchMadeCard(keys, profile: CardProfile(matchingAllowed: false, language: "fr"))
 
             let station = try await Station(keys: keys, crypto: crypto)
             let (terminal, runner, store, clock) = (station.terminal, station.runner, station.store, station.clock)
@@ -301,18 +306,7 @@ extension PKCS11SessionTests {
         @Test func aDiaryCardsLightComesBeforeItsRingIsReadForNews() async throws {
             let token = try Token()
             defer { token.close() }
-            let bench = try PN532PseudoTerminal(
-                emulator: PN532Emulator(card: .desfire(EmulatedDESFire(uid: uid, cipher: crypto))))
-            bench.start()
-            do {
-                let device = try NFCDevice(connection: "pn532_uart:\(bench.slavePath)")
-                let target = try #require(try device.poll(count: 1, period: 1))
-                let client = try #require(try DESFireCard.identify(target, over: device, crypto: crypto)).client
-                _ = try DiaryCardMaker.make(
-                    client: client, keys: token.keys, profile: CardProfile(matchingAllowed: true), crypto: crypto)
-            }
-            let card = try #require(bench.emulator.desfireCard)
-            _ = bench.emulator.removeCard()
+            let (_, card) = try benchMadeCard(token.keys, profile: CardProfile(matchingAllowed: true))
             let log = OrderLog()
             let station = try await Station(keys: token.keys, crypto: crypto, warnings: EveryStayWarned(), log: log)
             defer { station.reader.stop() }
