@@ -108,6 +108,8 @@ public actor StationRunner {
                 if let news = await news(for: card) { pending.append(news) }
             }
         }
+        // Nothing of this event's visitor waits for the next one.
+        newsToLookFor = nil
         // Speech follows the screen as it stands after the event (a tick speaks a screen that changed with time).
         if let cue = machine.speech(now: clock.read()) {
             report.steps.append(.spoke(cue))
