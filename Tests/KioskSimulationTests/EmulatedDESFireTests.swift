@@ -76,7 +76,7 @@ final class CardBox: @unchecked Sendable {
         try client.plain([0xCA, 1, 0, 0, 0x0F, 0x81])
         try client.select([1, 0, 0])
         try client.authenticate(0, key: DESFireTestClient.zeroKey)
-        // The session the kiosk's DESFireAESAuthentication derived opens the card's enciphered UID.
+        // The session the kiosk's DESFireAuthentication derived opens the card's enciphered UID.
         #expect(try client.cardUID() == Self.uid)
         // A wrong key: the kiosk's side sees the card's RndA′ fail (or the card refuses RndB′).
         var wrong = box.client

@@ -134,6 +134,3 @@ public struct DESFireAuthentication: Sendable {
         return DESFireBytes.equalInConstantTime(Array(key[0..<8]), Array(key[8..<16]))
     }
 }
-
-/// The name the AES authentication had before AuthenticateISO joined it.
-public typealias DESFireAESAuthentication = DESFireAuthentication
